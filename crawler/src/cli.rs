@@ -1,0 +1,301 @@
+//! The `crawler` command line: flags (clap) turned into validated options, and the
+//! subcommands that read the store.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use shared::{CanonicalUrl, Config, StoreReader};
+
+use crate::crawl::{CrawlOptions, Crawler};
+use crate::robots::RobotsRules;
+
+/// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
+/// that survives `kill -9`.
+#[derive(Debug, Parser)]
+#[command(name = "crawler", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl from seeds (or continue the crawl stored in --data).
+    Crawl(CrawlArgs),
+    /// Print the crawl's figures: pages stored, frontier, hosts, errors.
+    Status {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every stored URL that will not be indexed, with its reason.
+    Report {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// One JSON object per line instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tell what the crawl did with one URL, and why.
+    Explain {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// The URL.
+        url: String,
+    },
+    /// robots.txt tools for site owners.
+    Robots {
+        /// What to do.
+        #[command(subcommand)]
+        command: RobotsCommand,
+    },
+}
+
+/// `crawler robots ...`.
+#[derive(Debug, Subcommand)]
+pub enum RobotsCommand {
+    /// Print `allowed` or `disallowed` per URL, exactly as the crawler decides.
+    Check {
+        /// The robots.txt product token to check for.
+        #[arg(long, value_name = "TOKEN")]
+        agent: String,
+        /// The robots.txt file.
+        #[arg(long, value_name = "FILE")]
+        robots: PathBuf,
+        /// URLs to check.
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    },
+}
+
+/// `crawler crawl` flags.
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// The data directory: the store is DIR/store.
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// A seed URL (repeatable).
+    #[arg(long, value_name = "URL")]
+    pub seed: Vec<String>,
+    /// A file of seed URLs, one per line (# comments).
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
+    /// A TOML config file (see data/example.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Only queue URLs under this prefix (repeatable; default: the seeds' hosts).
+    #[arg(long, value_name = "URL_PREFIX")]
+    pub scope: Vec<String>,
+    /// Stop when the store holds this many pages.
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// Do not follow links deeper than this from a seed.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+    /// Stop after this long (e.g. 90s, 10m, 2h).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub max_time: Option<Duration>,
+    /// robots.txt product token and product name in User-Agent.
+    #[arg(long, value_name = "TOKEN")]
+    pub agent: Option<String>,
+    /// Contact address sent in the From header.
+    #[arg(long, value_name = "EMAIL")]
+    pub from: Option<String>,
+    /// Least gap between two requests to one host, in ms (default 1000).
+    #[arg(long, value_name = "MS")]
+    pub delay_ms: Option<u64>,
+    /// Most requests in flight to one host (default 1).
+    #[arg(long, value_name = "N")]
+    pub host_concurrency: Option<usize>,
+    /// Allow loopback addresses (sites on this machine).
+    #[arg(long)]
+    pub allow_loopback: bool,
+}
+
+impl CrawlArgs {
+    /// Turns flags and config file into crawl options; flags win over the file.
+    pub fn into_options(self) -> Result<CrawlOptions> {
+        let mut config = Config::load(self.config.as_deref())?;
+        let c = &mut config.crawler;
+        if let Some(agent) = self.agent {
+            c.agent = agent;
+        }
+        if self.from.is_some() {
+            c.from = self.from;
+        }
+        if let Some(ms) = self.delay_ms {
+            c.delay_ms = ms;
+        }
+        if let Some(n) = self.host_concurrency {
+            c.host_concurrency = n;
+        }
+        if let Some(n) = self.max_pages {
+            c.max_pages = n;
+        }
+        if let Some(n) = self.max_depth {
+            c.max_depth = n;
+        }
+        c.allow_loopback |= self.allow_loopback;
+        config.validate()?;
+        let mut seeds = self.seed;
+        if let Some(file) = &self.seeds {
+            let text = std::fs::read_to_string(file).with_context(|| format!("cannot read seeds file {}", file.display()))?;
+            seeds.extend(
+                text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from),
+            );
+        }
+        Ok(CrawlOptions { data: self.data, seeds, scope: self.scope, config: config.crawler, max_time: self.max_time })
+    }
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Crawl(args) => {
+            let options = args.into_options()?;
+            let data = options.data.clone();
+            let crawler = Crawler::open(options).with_context(|| format!("cannot open crawl in {}", data.display()))?;
+            let shutdown = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            let summary = crawler.run(shutdown).await?;
+            println!(
+                "{} pages stored ({} fetched in this run, {} errors), {} URLs left in the frontier; stopped: {:?} after {:.1?}",
+                summary.pages_stored, summary.fetched, summary.errors, summary.frontier_left, summary.stop, summary.elapsed
+            );
+            Ok(())
+        }
+        Command::Status { data, json } => status(&data, json),
+        Command::Report { data, json } => report(&data, json),
+        Command::Explain { data, url } => explain(&data, &url),
+        Command::Robots { command: RobotsCommand::Check { agent, robots, urls } } => {
+            let text = std::fs::read(&robots).with_context(|| format!("cannot read {}", robots.display()))?;
+            let rules = RobotsRules::parse(&String::from_utf8_lossy(&text), &agent);
+            let mut out = std::io::stdout().lock();
+            for url in urls {
+                let verdict = match CanonicalUrl::parse(&url) {
+                    Ok(parsed) if rules.allows(parsed.path_and_query()) => "allowed",
+                    Ok(_) => "disallowed",
+                    Err(e) => bail!("{url}: {e}"),
+                };
+                writeln!(out, "{verdict} {url}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn open_store(data: &Path) -> Result<StoreReader> {
+    StoreReader::open(data).with_context(|| format!("no readable crawl in {}", data.display()))
+}
+
+/// Why a stored page will not be indexed, if it will not.
+fn not_indexed_reason(page: &shared::PageRecord) -> Option<String> {
+    if let Some(error) = &page.error {
+        return Some(format!("fetch failed: {error}"));
+    }
+    if let Some(target) = &page.redirect_to {
+        return Some(format!("redirect {} to {target}", page.status));
+    }
+    if !(200..300).contains(&page.status) {
+        return Some(format!("status {}", page.status));
+    }
+    if page.body_len == 0 {
+        return Some("not an HTML page (or empty)".into());
+    }
+    if page.robots.noindex {
+        return Some("robots noindex".into());
+    }
+    page.duplicate_of.as_ref().map(|owner| format!("duplicate of {owner}"))
+}
+
+fn status(data: &Path, json: bool) -> Result<()> {
+    let store = open_store(data)?;
+    let counters = store.counters()?;
+    let mut hosts = std::collections::BTreeSet::new();
+    let mut errors = std::collections::BTreeMap::<String, u64>::new();
+    for page in store.pages() {
+        let page = page?;
+        if let Ok(url) = CanonicalUrl::parse(&page.url) {
+            hosts.insert(url.origin());
+        }
+        let kind = match (&page.error, page.status) {
+            (Some(error), _) => Some(error.split(':').next().unwrap_or("error").to_string()),
+            (None, 400..=499) => Some("http_4xx".into()),
+            (None, 500..) => Some("http_5xx".into()),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            *errors.entry(kind).or_default() += 1;
+        }
+    }
+    let frontier = store.frontier_len();
+    if json {
+        let value = serde_json::json!({
+            "pages_stored": counters.pages_stored,
+            "frontier": frontier,
+            "hosts": hosts.len(),
+            "errors": errors,
+            "halted_hosts": Vec::<String>::new(),
+        });
+        println!("{value}");
+    } else {
+        println!("pages stored: {}\nfrontier:     {frontier}\nhosts:        {}", counters.pages_stored, hosts.len());
+        for (kind, n) in errors {
+            println!("errors {kind}: {n}");
+        }
+    }
+    Ok(())
+}
+
+fn report(data: &Path, json: bool) -> Result<()> {
+    let store = open_store(data)?;
+    let mut out = std::io::stdout().lock();
+    for page in store.pages() {
+        let page = page?;
+        if let Some(reason) = not_indexed_reason(&page) {
+            if json {
+                writeln!(out, "{}", serde_json::json!({"url": page.url, "reason": reason}))?;
+            } else {
+                writeln!(out, "{}\t{reason}", page.url)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn explain(data: &Path, url: &str) -> Result<()> {
+    let store = open_store(data)?;
+    let canonical = CanonicalUrl::parse(url)?;
+    let Some(page) = store.page(canonical.as_str())? else {
+        println!("{canonical}: not stored (not yet fetched, out of scope, or disallowed by robots.txt)");
+        return Ok(());
+    };
+    println!("{canonical}");
+    println!("  status {} at depth {}, fetched at {} ms since the epoch", page.status, page.depth, page.fetched_at_ms);
+    println!("  title: {:?}", page.title);
+    let r = page.robots;
+    println!("  robots: noindex={} nofollow={} noarchive={} nosnippet={}", r.noindex, r.nofollow, r.noarchive, r.nosnippet);
+    match not_indexed_reason(&page) {
+        Some(reason) => println!("  not indexed: {reason}"),
+        None => println!("  indexable"),
+    }
+    let inlinks: std::collections::BTreeSet<String> = store
+        .all_outlinks()
+        .filter_map(Result::ok)
+        .filter(|(source, links)| source != canonical.as_str() && links.0.iter().any(|l| l.target == canonical.as_str() && !l.nofollow))
+        .map(|(source, _)| source)
+        .collect();
+    println!("  in-links from {} pages", inlinks.len());
+    Ok(())
+}

@@ -1,0 +1,523 @@
+//! The crawl loop: one scheduler that owns the frontier and the store, and fetch tasks that
+//! do the network and parsing work and hand their results back.
+//!
+//! The scheduler is the only code that writes the store, so "is this URL new?" and "queue it"
+//! happen in one place, in one write batch per page, with no races between tasks.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use shared::config::CrawlerConfig;
+use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsFetch, RobotsRecord};
+use shared::{CanonicalUrl, now_ms};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::error::Error;
+use crate::extract::{Extracted, apply_robots_header, extract};
+use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
+use crate::frontier::{Frontier, Job, RobotsState};
+use crate::politeness::Politeness;
+use crate::robots::RobotsPolicy;
+use crate::scope::Scope;
+use crate::store::{PageCommit, PageStore};
+
+/// What to crawl and how.
+#[derive(Clone, Debug)]
+pub struct CrawlOptions {
+    /// The data directory; the store is `DATA/store`.
+    pub data: PathBuf,
+    /// Seed URLs (queued at depth 0 unless already seen).
+    pub seeds: Vec<String>,
+    /// URL prefixes to stay under; empty: the seeds' origins.
+    pub scope: Vec<String>,
+    /// Settings.
+    pub config: CrawlerConfig,
+    /// Stop after this long.
+    pub max_time: Option<Duration>,
+}
+
+/// Figures of a running crawl.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrawlProgress {
+    /// Pages in the store (all runs).
+    pub pages_stored: u64,
+    /// Pages fetched in this run.
+    pub fetched: u64,
+    /// Fetches that failed or answered 5xx in this run.
+    pub errors: u64,
+    /// URLs waiting.
+    pub frontier: u64,
+}
+
+/// Why a crawl run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Nothing left that can be fetched in this run.
+    FrontierDone,
+    /// `--max-pages` reached.
+    MaxPages,
+    /// `--max-time` passed.
+    MaxTime,
+    /// Asked to stop (Ctrl-C).
+    Shutdown,
+}
+
+/// What a crawl run did.
+#[derive(Clone, Debug)]
+pub struct CrawlSummary {
+    /// Pages in the store (all runs).
+    pub pages_stored: u64,
+    /// Pages fetched in this run.
+    pub fetched: u64,
+    /// Failed fetches in this run.
+    pub errors: u64,
+    /// URLs left in the frontier.
+    pub frontier_left: u64,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+/// A crawl, ready to run.
+pub struct Crawler {
+    options: CrawlOptions,
+    store: PageStore,
+    fetcher: Fetcher,
+    scope: Scope,
+    seeds: Vec<CanonicalUrl>,
+    progress: watch::Sender<CrawlProgress>,
+}
+
+/// What a fetch task hands back.
+enum Outcome {
+    Robots { origin: String, result: RobotsResult },
+    Page { origin: String, key: Vec<u8>, entry: FrontierEntry, url: CanonicalUrl, fetched_at_ms: u64, result: PageResult },
+}
+
+enum RobotsResult {
+    Answer(RobotsRecord),
+    Unavailable(String),
+}
+
+type PageResult = Result<(Fetched, Option<Extracted>), FetchError>;
+
+impl Crawler {
+    /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
+    pub fn open(options: CrawlOptions) -> Result<Self, Error> {
+        let parse = |what, input: &String| {
+            CanonicalUrl::parse(input).map_err(|source| Error::BadUrl { what, input: input.clone(), source })
+        };
+        let seeds = options.seeds.iter().map(|s| parse("seed", s)).collect::<Result<Vec<_>, _>>()?;
+        let scope_urls = options.scope.iter().map(|s| parse("scope", s)).collect::<Result<Vec<_>, _>>()?;
+        let store = PageStore::open(&options.data)?;
+        let fetcher = Fetcher::new(&options.config)?;
+        let progress = watch::Sender::new(CrawlProgress {
+            pages_stored: store.counters().pages_stored,
+            frontier: store.counters().frontier_len,
+            ..CrawlProgress::default()
+        });
+        Ok(Self { scope: Scope::new(&scope_urls, &seeds), options, store, fetcher, seeds, progress })
+    }
+
+    /// Follows the crawl's figures as it runs.
+    pub fn progress(&self) -> watch::Receiver<CrawlProgress> {
+        self.progress.subscribe()
+    }
+
+    /// Crawls until the frontier is done, a limit is hit, or `shutdown` completes.
+    pub async fn run(mut self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<CrawlSummary, Error> {
+        let started = Instant::now();
+        let seeds = std::mem::take(&mut self.seeds);
+        let seed_entries = seeds
+            .into_iter()
+            .map(|url| {
+                let entry = FrontierEntry { url: url.as_str().to_string(), depth: 0, referrer: None, redirects: 0 };
+                (url, entry)
+            })
+            .collect();
+        self.store.enqueue(seed_entries)?;
+        if self.store.counters().frontier_len == 0 && self.store.counters().pages_stored == 0 {
+            return Err(Error::NoSeeds);
+        }
+
+        let config = self.options.config.clone();
+        let mut frontier = Frontier::new(Politeness::new(&config));
+        let now = Instant::now();
+        for origin in self.store.queued_origins()? {
+            let robots = self.cached_robots(&origin)?;
+            frontier.load_origin(&origin, robots, now);
+        }
+        info!(hosts = frontier.host_count(), queued = self.store.counters().frontier_len, "crawl starting");
+
+        let deadline = self.options.max_time.map(|d| started + d);
+        let mut tasks: JoinSet<Outcome> = JoinSet::new();
+        let mut pages_in_flight = 0u64;
+        let mut run = CrawlProgress::default();
+        let mut next_report = Instant::now() + Duration::from_secs(5);
+        let shutdown = shutdown;
+        tokio::pin!(shutdown);
+        let mut stop: Option<StopReason> = None;
+
+        loop {
+            let now = Instant::now();
+            if stop.is_none() && config.max_pages > 0 && self.store.counters().pages_stored >= config.max_pages {
+                stop = Some(StopReason::MaxPages);
+            }
+            // Hand out work while there are free slots and no limit is hit.
+            let page_budget_left = |in_flight: u64, store: &PageStore| {
+                config.max_pages == 0 || store.counters().pages_stored + in_flight < config.max_pages
+            };
+            while stop.is_none() && tasks.len() < config.max_in_flight {
+                if !page_budget_left(pages_in_flight, &self.store) {
+                    break;
+                }
+                let job = frontier.next_job(now, &mut self.store, &mut |entry| {
+                    debug!(url = %entry.url, "disallowed by robots.txt");
+                })?;
+                let Some(job) = job else { break };
+                if matches!(job, Job::Page { .. }) {
+                    pages_in_flight += 1;
+                }
+                let fetcher = self.fetcher.clone();
+                let agent = config.agent.clone();
+                tasks.spawn(perform(job, fetcher, agent));
+            }
+            if tasks.is_empty() && (stop.is_some() || frontier.is_idle()) {
+                break;
+            }
+            if matches!(stop, Some(StopReason::Shutdown | StopReason::MaxTime)) {
+                tasks.abort_all();
+            }
+
+            let can_hand_out = stop.is_none()
+                && tasks.len() < config.max_in_flight
+                && page_budget_left(pages_in_flight, &self.store);
+            let wake = frontier.next_wake().filter(|_| can_hand_out);
+            tokio::select! {
+                joined = tasks.join_next(), if !tasks.is_empty() => {
+                    match joined {
+                        Some(Ok(outcome)) => {
+                            if matches!(outcome, Outcome::Page { .. }) {
+                                pages_in_flight = pages_in_flight.saturating_sub(1);
+                            }
+                            self.handle(outcome, &mut frontier, &mut run)?;
+                        }
+                        Some(Err(e)) if e.is_cancelled() => pages_in_flight = 0,
+                        Some(Err(e)) => warn!(error = %e, "fetch task failed"),
+                        None => {}
+                    }
+                }
+                () = sleep_until_opt(wake) => {}
+                () = &mut shutdown, if stop.is_none() => {
+                    info!("shutting down: fetches in flight are dropped and retried next run");
+                    stop = Some(StopReason::Shutdown);
+                }
+                () = sleep_until_opt(deadline), if stop.is_none() => {
+                    stop = Some(StopReason::MaxTime);
+                }
+            }
+
+            run.pages_stored = self.store.counters().pages_stored;
+            run.frontier = self.store.counters().frontier_len;
+            self.progress.send_replace(run.clone());
+            if Instant::now() >= next_report {
+                next_report = Instant::now() + Duration::from_secs(5);
+                let secs = started.elapsed().as_secs_f64().max(0.001);
+                info!(
+                    pages_stored = run.pages_stored,
+                    fetched = run.fetched,
+                    errors = run.errors,
+                    frontier = run.frontier,
+                    pages_per_sec = format!("{:.1}", run.fetched as f64 / secs),
+                    "progress"
+                );
+            }
+        }
+
+        let summary = CrawlSummary {
+            pages_stored: self.store.counters().pages_stored,
+            fetched: run.fetched,
+            errors: run.errors,
+            frontier_left: self.store.counters().frontier_len,
+            stop: stop.unwrap_or(StopReason::FrontierDone),
+            elapsed: started.elapsed(),
+        };
+        info!(?summary, "crawl finished");
+        Ok(summary)
+    }
+
+    fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
+        Ok(match self.store.robots(origin)? {
+            Some(record) if record.expires_at_ms > now_ms() => {
+                RobotsState::Known(RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into())
+            }
+            _ => RobotsState::Unknown,
+        })
+    }
+
+    fn handle(&mut self, outcome: Outcome, frontier: &mut Frontier, run: &mut CrawlProgress) -> Result<(), Error> {
+        let now = Instant::now();
+        match outcome {
+            Outcome::Robots { origin, result } => {
+                let state = match result {
+                    RobotsResult::Answer(record) => {
+                        self.store.put_robots(&origin, &record)?;
+                        RobotsState::Known(RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into())
+                    }
+                    RobotsResult::Unavailable(why) => {
+                        run.errors += 1;
+                        let attempts = match frontier.robots_state(&origin) {
+                            Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
+                            _ => 1,
+                        };
+                        let config = &self.options.config;
+                        if attempts >= config.robots_attempts {
+                            warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
+                            RobotsState::Parked
+                        } else {
+                            let wait = Duration::from_millis(config.robots_retry_ms.saturating_mul(1 << (attempts - 1).min(16)));
+                            info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
+                            RobotsState::Waiting { attempts, until: now + wait }
+                        }
+                    }
+                };
+                frontier.robots_done(&origin, state, now);
+            }
+            Outcome::Page { origin, key, entry, url, fetched_at_ms, result } => {
+                run.fetched += 1;
+                let (page, outlinks, follow) = match result {
+                    Ok((fetched, extracted)) => {
+                        if fetched.status >= 500 {
+                            run.errors += 1;
+                        }
+                        self.page_record(&url, &entry, fetched, extracted, fetched_at_ms)?
+                    }
+                    Err(error) => {
+                        run.errors += 1;
+                        debug!(%url, %error, "fetch failed");
+                        (failed_record(&url, &entry, &error, fetched_at_ms), Outlinks::default(), false)
+                    }
+                };
+                let discovered = self.discovered(&url, &entry, &page, &outlinks, follow);
+                let queued = self.store.commit_page(PageCommit { done: &key, page: &page, outlinks: &outlinks, discovered })?;
+                frontier.push(queued, now);
+                frontier.page_done(&origin, &key, now);
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds the stored record; the flag says whether its links may be followed.
+    fn page_record(
+        &self,
+        url: &CanonicalUrl,
+        entry: &FrontierEntry,
+        mut fetched: Fetched,
+        extracted: Option<Extracted>,
+        fetched_at_ms: u64,
+    ) -> Result<(PageRecord, Outlinks, bool), Error> {
+        let extracted = extracted.unwrap_or_default();
+        let mut robots = extracted.robots;
+        for (_, value) in fetched.headers.iter().filter(|(name, _)| name == "x-robots-tag") {
+            apply_robots_header(&mut robots, value, &self.options.config.agent);
+        }
+        let mut links = extracted.links;
+        if robots.nofollow {
+            links.iter_mut().for_each(|l| l.nofollow = true);
+        }
+        let text = fetched.text.take().unwrap_or_default();
+        let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
+        let duplicate_of = if is_page {
+            self.store.content_owner(extracted.text_hash)?.filter(|owner| owner != url.as_str())
+        } else {
+            None
+        };
+        let redirect_to = if (300..400).contains(&fetched.status) {
+            fetched
+                .header("location")
+                .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok())
+                .map(String::from)
+        } else {
+            None
+        };
+        let follow = is_page && duplicate_of.is_none() && !robots.nofollow;
+        let record = PageRecord {
+            url: url.as_str().to_string(),
+            final_url: url.as_str().to_string(),
+            status: fetched.status,
+            error: None,
+            truncated: fetched.truncated,
+            headers: fetched.headers,
+            body: if is_page { CompressedBody::compress(&text) } else { CompressedBody::default() },
+            body_len: if is_page { fetched.body_len } else { 0 },
+            fetched_at_ms,
+            content_hash: if is_page { extracted.text_hash } else { 0 },
+            title: extracted.title,
+            description: extracted.description,
+            robots,
+            depth: entry.depth,
+            redirect_to,
+            duplicate_of,
+        };
+        Ok((record, Outlinks(links), follow))
+    }
+
+    /// The URLs a stored page adds to the frontier: followable links in scope and depth, and
+    /// a redirect's target (same depth, one hop more).
+    fn discovered(
+        &self,
+        url: &CanonicalUrl,
+        entry: &FrontierEntry,
+        page: &PageRecord,
+        outlinks: &Outlinks,
+        follow: bool,
+    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
+        let config = &self.options.config;
+        let mut out = Vec::new();
+        if let Some(target) = page.redirect_to.as_deref().and_then(|t| CanonicalUrl::parse(t).ok()) {
+            if entry.redirects < config.max_redirects && self.scope.contains(&target) {
+                let next = FrontierEntry {
+                    url: target.as_str().to_string(),
+                    depth: entry.depth,
+                    referrer: entry.referrer.clone(),
+                    redirects: entry.redirects + 1,
+                };
+                out.push((target, next));
+            } else {
+                debug!(%url, target = %target, "redirect not followed (limit or scope)");
+            }
+        }
+        if follow && entry.depth < config.max_depth {
+            for link in outlinks.0.iter().filter(|l| !l.nofollow) {
+                let Ok(target) = CanonicalUrl::parse(&link.target) else { continue };
+                if self.scope.contains(&target) {
+                    let next = FrontierEntry {
+                        url: link.target.clone(),
+                        depth: entry.depth + 1,
+                        referrer: Some(url.as_str().to_string()),
+                        redirects: 0,
+                    };
+                    out.push((target, next));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn failed_record(url: &CanonicalUrl, entry: &FrontierEntry, error: &FetchError, fetched_at_ms: u64) -> PageRecord {
+    PageRecord {
+        url: url.as_str().to_string(),
+        final_url: url.as_str().to_string(),
+        status: 0,
+        error: Some(format!("{}: {error}", error.kind())),
+        truncated: false,
+        headers: Vec::new(),
+        body: CompressedBody::default(),
+        body_len: 0,
+        fetched_at_ms,
+        content_hash: 0,
+        title: String::new(),
+        description: String::new(),
+        robots: Default::default(),
+        depth: entry.depth,
+        redirect_to: None,
+        duplicate_of: None,
+    }
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Runs one job: the network part, then parsing off the async threads.
+async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
+    match job {
+        Job::Robots { origin } => {
+            let result = fetch_robots(&fetcher, &origin).await;
+            Outcome::Robots { origin, result }
+        }
+        Job::Page { origin, key, entry, url } => {
+            let result = fetcher.fetch(&url, entry.referrer.as_deref(), BodyKind::Page).await;
+            let fetched_at_ms = now_ms();
+            let result = match result {
+                Ok(mut fetched) if (200..300).contains(&fetched.status) && fetched.text.is_some() => {
+                    let text = fetched.text.take().unwrap_or_default();
+                    let page_url = url.as_url().clone();
+                    let parsed = tokio::task::spawn_blocking(move || {
+                        let extracted = extract(&text, &page_url, &agent);
+                        (text, extracted)
+                    })
+                    .await;
+                    match parsed {
+                        Ok((text, extracted)) => {
+                            fetched.text = Some(text);
+                            Ok((fetched, Some(extracted)))
+                        }
+                        // Extraction never panics by design; if it did, keep the page without links.
+                        Err(_) => Ok((fetched, None)),
+                    }
+                }
+                Ok(fetched) => Ok((fetched, None)),
+                Err(e) => Err(e),
+            };
+            Outcome::Page { origin, key, entry, url, fetched_at_ms, result }
+        }
+    }
+}
+
+/// Most redirects followed for robots.txt (RFC 9309 asks for at least five).
+const ROBOTS_REDIRECTS: usize = 5;
+const HOUR_MS: u64 = 3_600_000;
+
+/// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
+/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable.
+async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
+    let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
+        return RobotsResult::Unavailable(format!("bad origin {origin}"));
+    };
+    for _ in 0..=ROBOTS_REDIRECTS {
+        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots).await {
+            Ok(fetched) => fetched,
+            Err(e) => return RobotsResult::Unavailable(e.to_string()),
+        };
+        let fetch = match fetched.status {
+            200..=299 => RobotsFetch::Rules(fetched.text.clone().unwrap_or_default()),
+            300..=399 => {
+                match fetched.header("location").and_then(|l| CanonicalUrl::join(url.as_url(), l).ok()) {
+                    Some(next) => {
+                        url = next;
+                        continue;
+                    }
+                    None => RobotsFetch::NoRules,
+                }
+            }
+            401 | 403 => RobotsFetch::Forbidden,
+            429 => return RobotsResult::Unavailable("429 Too Many Requests".into()),
+            400..=499 => RobotsFetch::NoRules,
+            status => return RobotsResult::Unavailable(format!("status {status}")),
+        };
+        let now = now_ms();
+        let ttl = max_age_ms(&fetched).unwrap_or(24 * HOUR_MS).clamp(HOUR_MS, 24 * HOUR_MS);
+        return RobotsResult::Answer(RobotsRecord { fetch, fetched_at_ms: now, expires_at_ms: now + ttl });
+    }
+    // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
+    let now = now_ms();
+    RobotsResult::Answer(RobotsRecord { fetch: RobotsFetch::NoRules, fetched_at_ms: now, expires_at_ms: now + 24 * HOUR_MS })
+}
+
+fn max_age_ms(fetched: &Fetched) -> Option<u64> {
+    let cache_control = fetched.header("cache-control")?;
+    cache_control.split(',').find_map(|directive| {
+        let (name, value) = directive.split_once('=')?;
+        (name.trim().eq_ignore_ascii_case("max-age")).then(|| value.trim().parse::<u64>().ok())?
+    }).map(|secs| secs.saturating_mul(1000))
+}

@@ -1,0 +1,260 @@
+//! What the crawler reads out of a page: links with anchor text, title, description, robots
+//! META directives and a fingerprint of the visible text.
+//!
+//! Broken HTML is not an error: the parser recovers as browsers do and extraction returns what
+//! it could read.
+
+use scraper::{ElementRef, Html, Node, Selector};
+use shared::CanonicalUrl;
+use shared::record::{Outlink, RobotsDirectives};
+use url::Url;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Most links kept from one page.
+pub const MAX_LINKS: usize = 5_000;
+/// Longest anchor text kept, in characters.
+const MAX_ANCHOR_CHARS: usize = 200;
+/// Longest title or description kept, in characters.
+const MAX_TITLE_CHARS: usize = 500;
+
+/// What a page says about itself and where it links.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    /// `<title>`, whitespace collapsed.
+    pub title: String,
+    /// `<meta name="description">`.
+    pub description: String,
+    /// Directives from `<meta name="robots">` and `<meta name="OUR-TOKEN">`.
+    pub robots: RobotsDirectives,
+    /// Links, canonical, deduplicated by (target, anchor), in document order.
+    pub links: Vec<Outlink>,
+    /// xxh3-64 of the whitespace-normalized visible text.
+    pub text_hash: u64,
+}
+
+struct Selectors {
+    base: Selector,
+    links: Selector,
+    title: Selector,
+    meta: Selector,
+}
+
+fn selectors() -> &'static Selectors {
+    static SELECTORS: std::sync::OnceLock<Selectors> = std::sync::OnceLock::new();
+    SELECTORS.get_or_init(|| {
+        let parse = |s| Selector::parse(s).expect("static selector is valid");
+        Selectors {
+            base: parse("base[href]"),
+            links: parse("a[href], area[href], frame[src], iframe[src]"),
+            title: parse("title"),
+            meta: parse("meta[name][content]"),
+        }
+    })
+}
+
+/// Extracts from `html`, fetched from `page_url`; `agent` is our robots token.
+pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
+    let document = Html::parse_document(html);
+    let s = selectors();
+
+    let base = document
+        .select(&s.base)
+        .next()
+        .and_then(|base| base.value().attr("href"))
+        .and_then(|href| page_url.join(href.trim()).ok())
+        .unwrap_or_else(|| page_url.clone());
+
+    let title = document.select(&s.title).next().map(|t| collapse(&t.text().collect::<String>(), MAX_TITLE_CHARS));
+
+    let mut robots = RobotsDirectives::default();
+    let mut description = String::new();
+    for meta in document.select(&s.meta) {
+        let name = meta.value().attr("name").unwrap_or_default().trim();
+        let content = meta.value().attr("content").unwrap_or_default();
+        if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
+            apply_directives(&mut robots, content);
+        } else if name.eq_ignore_ascii_case("description") && description.is_empty() {
+            description = collapse(content, MAX_TITLE_CHARS);
+        }
+    }
+
+    let mut links = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for element in document.select(&s.links) {
+        if links.len() >= MAX_LINKS {
+            break;
+        }
+        let attr = if matches!(element.value().name(), "frame" | "iframe") { "src" } else { "href" };
+        let Some(href) = element.value().attr(attr) else { continue };
+        let Ok(target) = CanonicalUrl::join(&base, href) else { continue };
+        let rel = element.value().attr("rel").unwrap_or_default().to_ascii_lowercase();
+        let nofollow = robots.nofollow
+            || rel.split_ascii_whitespace().any(|r| matches!(r, "nofollow" | "ugc" | "sponsored"));
+        let anchor = anchor_text(element);
+        if seen.insert((target.as_str().to_string(), anchor.clone(), nofollow)) {
+            links.push(Outlink { target: target.into(), anchor, nofollow });
+        }
+    }
+
+    Extracted {
+        title: title.unwrap_or_default(),
+        description,
+        robots,
+        links,
+        text_hash: xxh3_64(visible_text(&document).as_bytes()),
+    }
+}
+
+/// Applies a comma-separated robots directive list (META content or `X-Robots-Tag`); the
+/// most restrictive reading wins across several tags.
+pub fn apply_directives(robots: &mut RobotsDirectives, content: &str) {
+    for directive in content.split(',') {
+        match directive.trim().to_ascii_lowercase().as_str() {
+            "noindex" => robots.noindex = true,
+            "nofollow" => robots.nofollow = true,
+            "none" => {
+                robots.noindex = true;
+                robots.nofollow = true;
+            }
+            "noarchive" => robots.noarchive = true,
+            "nosnippet" => robots.nosnippet = true,
+            _ => {}
+        }
+    }
+}
+
+/// Applies `X-Robots-Tag` header values: unprefixed ones apply to every robot, `agent:`-
+/// prefixed ones only when the agent is ours.
+pub fn apply_robots_header(robots: &mut RobotsDirectives, value: &str, agent: &str) {
+    let directives = match value.split_once(':') {
+        Some((prefix, rest)) if !prefix.contains(',') && is_agent_prefix(prefix) => {
+            if !prefix.trim().eq_ignore_ascii_case(agent) {
+                return;
+            }
+            rest
+        }
+        _ => value,
+    };
+    apply_directives(robots, directives);
+}
+
+/// `unavailable_after: <date>` is a directive with a colon, not an agent prefix.
+fn is_agent_prefix(prefix: &str) -> bool {
+    let prefix = prefix.trim().to_ascii_lowercase();
+    !prefix.is_empty() && prefix != "unavailable_after" && !prefix.contains(' ')
+}
+
+fn anchor_text(element: ElementRef<'_>) -> String {
+    let text = collapse(&element.text().collect::<String>(), MAX_ANCHOR_CHARS);
+    if !text.is_empty() {
+        return text;
+    }
+    // An image link: its alt text is the anchor.
+    element
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .find_map(|e| e.value().attr("alt").or_else(|| e.value().attr("title")))
+        .map(|alt| collapse(alt, MAX_ANCHOR_CHARS))
+        .unwrap_or_default()
+}
+
+/// The text a reader sees, whitespace collapsed: scripts, styles and templates left out.
+fn visible_text(document: &Html) -> String {
+    let mut out = String::new();
+    for node in document.root_element().descendants() {
+        let Node::Text(text) = node.value() else { continue };
+        let hidden = node.ancestors().any(|a| {
+            a.value()
+                .as_element()
+                .is_some_and(|e| matches!(e.name(), "script" | "style" | "noscript" | "template" | "head"))
+        });
+        if !hidden {
+            for word in text.split_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+            }
+        }
+    }
+    out
+}
+
+fn collapse(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > max_chars * 4 {
+            break;
+        }
+    }
+    out.chars().take(max_chars).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(html: &str) -> Extracted {
+        extract(html, &Url::parse("http://a.test/dir/page.html").unwrap(), "siftbot")
+    }
+
+    #[test]
+    fn links_resolve_against_base_and_page() {
+        let got = page(
+            r#"<html><head><title> My
+               Page </title></head><body>
+               <a href="other.html">Other   page</a>
+               <a href="../up.html#frag"><img alt="Up"></a>
+               <a href="mailto:x@y.z">mail</a>
+               <a href="/x" rel="nofollow ugc">paid</a>
+               <a href="javascript:void(0)">js</a>
+               </body></html>"#,
+        );
+        assert_eq!(got.title, "My Page");
+        let links: Vec<_> = got.links.iter().map(|l| (l.target.as_str(), l.anchor.as_str(), l.nofollow)).collect();
+        assert_eq!(
+            links,
+            vec![
+                ("http://a.test/dir/other.html", "Other page", false),
+                ("http://a.test/up.html", "Up", false),
+                ("http://a.test/x", "paid", true),
+            ]
+        );
+
+        let based = page(r#"<head><base href="http://b.test/root/"></head><a href="x.html">x</a>"#);
+        assert_eq!(based.links[0].target, "http://b.test/root/x.html");
+    }
+
+    #[test]
+    fn robots_meta() {
+        let got = page(r#"<meta name="ROBOTS" content="NoIndex"><meta name="siftbot" content="nofollow"><meta name="otherbot" content="noarchive"><a href="a">a</a>"#);
+        assert!(got.robots.noindex && got.robots.nofollow && !got.robots.noarchive);
+        assert!(got.links[0].nofollow, "a nofollow page's links are nofollow");
+        assert!(page(r#"<meta name="robots" content="none">"#).robots.noindex);
+
+        let mut robots = RobotsDirectives::default();
+        apply_robots_header(&mut robots, "otherbot: noindex", "siftbot");
+        assert!(!robots.noindex);
+        apply_robots_header(&mut robots, "SiftBot: noarchive, nosnippet", "siftbot");
+        apply_robots_header(&mut robots, "unavailable_after: 2030-01-01", "siftbot");
+        assert!(robots.noarchive && robots.nosnippet && !robots.noindex);
+    }
+
+    #[test]
+    fn text_hash_ignores_markup_and_scripts() {
+        let a = page("<p>Hello   <b>world</b></p><script>var x = 1;</script>");
+        let b = page("<div>Hello\nworld</div><script>var y = 2;</script>");
+        assert_eq!(a.text_hash, b.text_hash);
+        assert_ne!(a.text_hash, page("<p>Hello there</p>").text_hash);
+    }
+
+    #[test]
+    fn broken_html_is_read_as_far_as_possible() {
+        let got = page("<p><a href='x'>x<a href=\"y\">y</div></p>\u{0}<b><i>");
+        assert!(got.links.iter().any(|l| l.target.ends_with("/y")));
+    }
+}

@@ -1,0 +1,272 @@
+//! HTTP for a robot: the client, the headers a polite robot sends, bounded bodies and
+//! charset decoding.
+//!
+//! Redirects are not followed here: each 3xx comes back as an answer and the crawler queues
+//! its target as a URL of its own, so every hop passes robots.txt, the scope, the seen-set
+//! and politeness like any other URL.
+
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use shared::CanonicalUrl;
+use shared::config::CrawlerConfig;
+
+use crate::resolve::{AddressPolicy, PolicyResolver};
+
+/// What the crawler asks for in `Accept`.
+const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
+
+/// Why a fetch produced no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The address is refused by the [`AddressPolicy`].
+    #[error("address refused: {0}")]
+    AddressRefused(String),
+    /// No answer within the timeout.
+    #[error("timed out")]
+    Timeout,
+    /// Connection refused, reset, DNS failure ...
+    #[error("connection failed: {0}")]
+    Connect(String),
+    /// The answer broke off while the body was read.
+    #[error("body read failed: {0}")]
+    Body(String),
+}
+
+impl FetchError {
+    /// A short name of the kind of failure, for counters.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FetchError::AddressRefused(_) => "address_refused",
+            FetchError::Timeout => "timeout",
+            FetchError::Connect(_) => "connect",
+            FetchError::Body(_) => "body",
+        }
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Fetched {
+    /// Status code.
+    pub status: u16,
+    /// Headers, names lowercase.
+    pub headers: Vec<(String, String)>,
+    /// The body decoded to UTF-8, for text answers; `None` for other media types.
+    pub text: Option<String>,
+    /// Body bytes read (before decoding).
+    pub body_len: u64,
+    /// The body was cut at the size limit.
+    pub truncated: bool,
+}
+
+impl Fetched {
+    /// A header's value, by lowercase name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// What kind of body to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// A page: read HTML and XHTML (and answers without a media type).
+    Page,
+    /// robots.txt: read any text.
+    Robots,
+}
+
+/// The crawler's HTTP client.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    policy: AddressPolicy,
+    max_body_bytes: usize,
+}
+
+impl Fetcher {
+    /// A client configured from the crawler config.
+    pub fn new(config: &CrawlerConfig) -> Result<Self, reqwest::Error> {
+        // reqwest is built without a bundled TLS crypto provider; ring is ours. Installing
+        // twice (a second crawl in one process) is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let policy = if config.allow_loopback {
+            AddressPolicy::AllowLoopback
+        } else {
+            AddressPolicy::PublicOnly
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
+        if let Some(from) = &config.from
+            && let Ok(value) = HeaderValue::from_str(from)
+        {
+            headers.insert(header::FROM, value);
+        }
+        let client = reqwest::Client::builder()
+            .user_agent(user_agent(config))
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .no_proxy()
+            .connect_timeout(config.connect_timeout())
+            .timeout(config.request_timeout())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .dns_resolver(PolicyResolver::new(policy, config.resolve.clone()))
+            .build()?;
+        Ok(Self { client, policy, max_body_bytes: config.max_body_bytes })
+    }
+
+    /// Fetches one URL. `referrer` goes into `Referer`.
+    pub async fn fetch(
+        &self,
+        url: &CanonicalUrl,
+        referrer: Option<&str>,
+        kind: BodyKind,
+    ) -> Result<Fetched, FetchError> {
+        // IP literals never reach the resolver: check them here.
+        if let Some(host) = url.as_url().host()
+            && let Some(ip) = match host {
+                url::Host::Ipv4(v4) => Some(std::net::IpAddr::V4(v4)),
+                url::Host::Ipv6(v6) => Some(std::net::IpAddr::V6(v6)),
+                url::Host::Domain(_) => None,
+            }
+        {
+            self.policy
+                .check(ip)
+                .map_err(|why| FetchError::AddressRefused(format!("{ip}: {why}")))?;
+        }
+        let mut request = self.client.get(url.as_str());
+        if let Some(referrer) = referrer {
+            request = request.header(header::REFERER, referrer);
+        }
+        let mut response = request.send().await.map_err(classify)?;
+        let status = response.status().as_u16();
+        let headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .take(200)
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes());
+                (name.as_str().to_string(), value.chars().take(8192).collect())
+            })
+            .collect();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let wanted = match kind {
+            BodyKind::Page => {
+                content_type.is_empty()
+                    || content_type.starts_with("text/html")
+                    || content_type.starts_with("application/xhtml+xml")
+            }
+            BodyKind::Robots => true,
+        };
+        if !wanted || (300..400).contains(&status) {
+            return Ok(Fetched { status, headers, text: None, body_len: 0, truncated: false });
+        }
+        let limit = match kind {
+            BodyKind::Page => self.max_body_bytes,
+            BodyKind::Robots => crate::robots::MAX_ROBOTS_BYTES,
+        };
+        let mut body = Vec::new();
+        let mut truncated = false;
+        while let Some(chunk) = response.chunk().await.map_err(classify_body)? {
+            let room = limit - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let body_len = body.len() as u64;
+        let text = decode(&body, &content_type);
+        Ok(Fetched { status, headers, text: Some(text), body_len, truncated })
+    }
+}
+
+/// `<token>/<version> (+<info url>)`.
+pub fn user_agent(config: &CrawlerConfig) -> String {
+    format!("{}/{} (+{})", config.agent, shared::VERSION, config.info_url)
+}
+
+fn classify(error: reqwest::Error) -> FetchError {
+    if error.is_timeout() {
+        return FetchError::Timeout;
+    }
+    // The resolver's refusal arrives as the source of a connect error.
+    let mut chain = String::new();
+    let mut source: Option<&dyn std::error::Error> = Some(&error);
+    while let Some(err) = source {
+        chain.push_str(&err.to_string());
+        chain.push_str(": ");
+        source = err.source();
+    }
+    let chain = chain.trim_end_matches(": ").to_string();
+    if chain.contains("address refused") || chain.contains("refused (use --allow-loopback)") {
+        FetchError::AddressRefused(chain)
+    } else {
+        FetchError::Connect(chain)
+    }
+}
+
+fn classify_body(error: reqwest::Error) -> FetchError {
+    if error.is_timeout() { FetchError::Timeout } else { FetchError::Body(error.to_string()) }
+}
+
+/// Decodes a body to UTF-8: the BOM wins, then the `charset` of `Content-Type`, then a
+/// `<meta charset>` in the first 1024 bytes; unlabeled bytes are UTF-8 when valid, else
+/// windows-1252 (what browsers assume). Undecodable bytes become U+FFFD.
+pub fn decode(body: &[u8], content_type: &str) -> String {
+    let label = charset_param(content_type).or_else(|| meta_charset(&body[..body.len().min(1024)]));
+    let encoding = label.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()));
+    let encoding = match encoding {
+        Some(encoding) => encoding,
+        None if std::str::from_utf8(body).is_ok() => encoding_rs::UTF_8,
+        None => encoding_rs::WINDOWS_1252,
+    };
+    let (text, _, _) = encoding.decode(body);
+    text.into_owned()
+}
+
+fn charset_param(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        (key.trim() == "charset").then(|| value.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+fn meta_charset(head: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let at = head.find("charset=")? + "charset=".len();
+    let value: String = head[at..]
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        .collect();
+    (!value.is_empty()).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charset_decoding() {
+        assert_eq!(decode(b"caf\xe9", "text/html; charset=ISO-8859-1"), "café");
+        assert_eq!(decode(b"<meta charset=\"latin1\">caf\xe9", "text/html"), "<meta charset=\"latin1\">café");
+        assert_eq!(decode("café".as_bytes(), "text/html"), "café");
+        assert_eq!(decode(b"caf\xe9", ""), "café", "invalid UTF-8 falls back to windows-1252");
+        assert_eq!(decode(b"\xef\xbb\xbfcaf\xc3\xa9", "text/html; charset=latin1"), "café", "BOM wins");
+    }
+
+    #[test]
+    fn user_agent_names_the_bot() {
+        let config = CrawlerConfig::default();
+        let ua = user_agent(&config);
+        assert!(ua.starts_with(&format!("siftbot/{} (+http", shared::VERSION)), "{ua}");
+    }
+}

@@ -1,0 +1,274 @@
+//! The in-memory side of the frontier: one queue per origin and a heap of "origin ready at
+//! time T" that hands an origin out only when its politeness delay has passed and it has a
+//! free fetch slot.
+//!
+//! The queues themselves live in RocksDB (`frontier` column family, see [`PageStore`]); each
+//! origin keeps at most [`BUFFER_PER_HOST`] of its next entries in memory, so a crawl of
+//! millions of URLs runs in bounded memory. The buffer always holds the smallest keys of the
+//! origin that are neither in flight nor fetched, so breadth-first order is kept per origin.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::record::FrontierEntry;
+use shared::{CanonicalUrl, StoreError};
+use tokio::time::Instant;
+
+use crate::politeness::Politeness;
+use crate::robots::RobotsPolicy;
+use crate::store::{PageStore, QueuedUrl};
+
+/// Entries of one origin held in memory at most.
+pub const BUFFER_PER_HOST: usize = 256;
+
+/// Where an origin stands with its robots.txt.
+#[derive(Clone, Debug)]
+pub enum RobotsState {
+    /// Not fetched yet: the next job for this origin fetches it.
+    Unknown,
+    /// A fetch is under way.
+    Fetching,
+    /// Known: obey it.
+    Known(Arc<RobotsPolicy>),
+    /// The last fetch failed (429, 5xx, network): retry at `until`.
+    Waiting {
+        /// Failed attempts so far in this run.
+        attempts: u32,
+        /// When to try again.
+        until: Instant,
+    },
+    /// Unreachable too often: no more work for this origin in this run.
+    Parked,
+}
+
+/// One unit of work for a fetch task.
+#[derive(Debug)]
+pub enum Job {
+    /// Fetch the origin's robots.txt.
+    Robots {
+        /// `scheme://host[:port]`.
+        origin: String,
+    },
+    /// Fetch a page.
+    Page {
+        /// `scheme://host[:port]`.
+        origin: String,
+        /// Its frontier key.
+        key: Vec<u8>,
+        /// Its entry.
+        entry: FrontierEntry,
+        /// The parsed URL.
+        url: CanonicalUrl,
+    },
+}
+
+struct HostQueue {
+    buffered: BTreeMap<Vec<u8>, FrontierEntry>,
+    more_in_store: bool,
+    in_flight: HashSet<Vec<u8>>,
+    robots_in_flight: bool,
+    next_at: Instant,
+    scheduled: bool,
+    robots: RobotsState,
+    delay: Duration,
+    concurrency: usize,
+}
+
+impl HostQueue {
+    fn busy(&self) -> usize {
+        self.in_flight.len() + usize::from(self.robots_in_flight)
+    }
+}
+
+/// The per-origin queues and the ready heap.
+pub struct Frontier {
+    hosts: HashMap<String, HostQueue>,
+    ready: BinaryHeap<Reverse<(Instant, String)>>,
+    politeness: Politeness,
+}
+
+impl Frontier {
+    /// An empty frontier.
+    pub fn new(politeness: Politeness) -> Self {
+        Self { hosts: HashMap::new(), ready: BinaryHeap::new(), politeness }
+    }
+
+    /// Origins known.
+    pub fn host_count(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// Registers an origin whose entries are in the store (on start), with its robots state.
+    pub fn load_origin(&mut self, origin: &str, robots: RobotsState, now: Instant) {
+        let host = self.host_mut(origin, now);
+        host.robots = robots;
+        host.more_in_store = true;
+        self.schedule(origin, now);
+    }
+
+    /// Adds newly queued URLs.
+    pub fn push(&mut self, queued: Vec<QueuedUrl>, now: Instant) {
+        for QueuedUrl { key, entry } in queued {
+            let Some(origin) = shared::store::frontier_key_origin(&key).map(str::to_string) else {
+                continue;
+            };
+            let host = self.host_mut(&origin, now);
+            if host.in_flight.contains(&key) {
+                continue;
+            }
+            host.buffered.insert(key, entry);
+            if host.buffered.len() > BUFFER_PER_HOST {
+                host.buffered.pop_last();
+                host.more_in_store = true;
+            }
+            self.schedule(&origin, now);
+        }
+    }
+
+    fn host_mut(&mut self, origin: &str, now: Instant) -> &mut HostQueue {
+        let politeness = &self.politeness;
+        self.hosts.entry(origin.to_string()).or_insert_with(|| HostQueue {
+            buffered: BTreeMap::new(),
+            more_in_store: false,
+            in_flight: HashSet::new(),
+            robots_in_flight: false,
+            next_at: now,
+            scheduled: false,
+            robots: RobotsState::Unknown,
+            delay: politeness.delay_for(origin, None),
+            concurrency: politeness.concurrency_for(origin),
+        })
+    }
+
+    fn schedule(&mut self, origin: &str, now: Instant) {
+        if let Some(host) = self.hosts.get_mut(origin)
+            && !host.scheduled
+        {
+            host.scheduled = true;
+            let at = match host.robots {
+                RobotsState::Waiting { until, .. } => until.max(host.next_at),
+                _ => host.next_at,
+            };
+            self.ready.push(Reverse((at.max(now), origin.to_string())));
+        }
+    }
+
+    /// When the next origin becomes ready, if any is waiting.
+    pub fn next_wake(&self) -> Option<Instant> {
+        self.ready.peek().map(|Reverse((at, _))| *at)
+    }
+
+    /// Nothing is scheduled: every origin is drained, parked or busy.
+    pub fn is_idle(&self) -> bool {
+        self.ready.is_empty()
+    }
+
+    /// Hands out the next job whose time has come, or `None`. Queued URLs that robots.txt
+    /// disallows are dropped from the store on the way (`on_disallowed` is told).
+    pub fn next_job(
+        &mut self,
+        now: Instant,
+        store: &mut PageStore,
+        on_disallowed: &mut dyn FnMut(&FrontierEntry),
+    ) -> Result<Option<Job>, StoreError> {
+        while let Some(Reverse((at, origin))) = self.ready.peek().cloned() {
+            if at > now {
+                return Ok(None);
+            }
+            self.ready.pop();
+            let Some(host) = self.hosts.get_mut(&origin) else { continue };
+            host.scheduled = false;
+            if host.busy() >= host.concurrency {
+                continue; // rescheduled when a slot frees
+            }
+            match &host.robots {
+                RobotsState::Unknown | RobotsState::Waiting { .. } => {
+                    if let RobotsState::Waiting { until, .. } = host.robots
+                        && until > now
+                    {
+                        self.schedule(&origin, now);
+                        continue;
+                    }
+                    if host.buffered.is_empty() && !host.more_in_store {
+                        continue;
+                    }
+                    host.robots_in_flight = true;
+                    host.robots = match host.robots {
+                        RobotsState::Waiting { attempts, until } => RobotsState::Waiting { attempts, until },
+                        _ => RobotsState::Fetching,
+                    };
+                    host.next_at = now + host.delay;
+                    return Ok(Some(Job::Robots { origin }));
+                }
+                RobotsState::Fetching | RobotsState::Parked => continue,
+                RobotsState::Known(policy) => {
+                    let policy = Arc::clone(policy);
+                    while let Some((key, entry)) = take_next(host, store, &origin)? {
+                        let url = match CanonicalUrl::parse(&entry.url) {
+                            Ok(url) if policy.allows(url.path_and_query()) => url,
+                            _ => {
+                                on_disallowed(&entry);
+                                store.drop_queued(&key)?;
+                                continue;
+                            }
+                        };
+                        host.in_flight.insert(key.clone());
+                        host.next_at = now + host.delay;
+                        if host.busy() < host.concurrency {
+                            self.schedule(&origin, now);
+                        }
+                        return Ok(Some(Job::Page { origin, key, entry, url }));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// A robots.txt fetch ended: the origin's new robots state.
+    pub fn robots_done(&mut self, origin: &str, state: RobotsState, now: Instant) {
+        let crawl_delay = match &state {
+            RobotsState::Known(policy) => policy.crawl_delay(),
+            _ => None,
+        };
+        let delay = self.politeness.delay_for(origin, crawl_delay);
+        if let Some(host) = self.hosts.get_mut(origin) {
+            host.robots_in_flight = false;
+            host.robots = state;
+            host.delay = delay;
+            host.next_at = host.next_at.max(now + delay);
+            self.schedule(origin, now);
+        }
+    }
+
+    /// The robots state of an origin.
+    pub fn robots_state(&self, origin: &str) -> Option<&RobotsState> {
+        self.hosts.get(origin).map(|h| &h.robots)
+    }
+
+    /// A page fetch ended (stored or given up): frees its slot.
+    pub fn page_done(&mut self, origin: &str, key: &[u8], now: Instant) {
+        if let Some(host) = self.hosts.get_mut(origin) {
+            host.in_flight.remove(key);
+            host.next_at = host.next_at.max(now + host.delay);
+            self.schedule(origin, now);
+        }
+    }
+}
+
+/// The next entry of an origin: from the buffer, refilled from the store when empty.
+fn take_next(
+    host: &mut HostQueue,
+    store: &PageStore,
+    origin: &str,
+) -> Result<Option<(Vec<u8>, FrontierEntry)>, StoreError> {
+    if host.buffered.is_empty() && host.more_in_store {
+        let in_flight = &host.in_flight;
+        let refill = store.queued_for(origin, BUFFER_PER_HOST + 1, &|key| in_flight.contains(key))?;
+        host.more_in_store = refill.len() > BUFFER_PER_HOST;
+        host.buffered = refill.into_iter().take(BUFFER_PER_HOST).map(|q| (q.key, q.entry)).collect();
+    }
+    Ok(host.buffered.pop_first())
+}

@@ -1,0 +1,43 @@
+//! A polite web crawler that writes every page, its headers and its links to the RocksDB
+//! content store (see `shared::store`).
+//!
+//! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
+//! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
+//! - [`politeness`]: delays and concurrency per origin.
+//! - [`robots`]: robots.txt parsing and matching.
+//! - [`fetch`]: the HTTP client, bounded bodies, charset decoding.
+//! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
+//! - [`extract`]: links, title and robots META from HTML.
+//! - [`scope`]: which URLs may be queued.
+//! - [`store`]: [`store::PageStore`], the store's only writer.
+//! - [`cli`]: the `crawler` command line.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), crawler::Error> {
+//! use crawler::{CrawlOptions, Crawler};
+//! let options = CrawlOptions {
+//!     data: "crawl-data".into(),
+//!     seeds: vec!["https://example.com/".into()],
+//!     scope: vec![],
+//!     config: shared::config::CrawlerConfig::default(),
+//!     max_time: None,
+//! };
+//! let summary = Crawler::open(options)?.run(std::future::pending()).await?;
+//! println!("{} pages stored", summary.pages_stored);
+//! # Ok(()) }
+//! ```
+
+pub mod cli;
+pub mod crawl;
+mod error;
+pub mod extract;
+pub mod fetch;
+pub mod frontier;
+pub mod politeness;
+pub mod resolve;
+pub mod robots;
+pub mod scope;
+pub mod store;
+
+pub use crawl::{CrawlOptions, CrawlProgress, CrawlSummary, Crawler, StopReason};
+pub use error::Error;

@@ -1,0 +1,21 @@
+//! The `crawler` binary: see `crawler --help`.
+
+use clap::Parser;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = crawler::cli::Cli::parse();
+    match crawler::cli::run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("crawler: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! `PageStore`: the crawler's handle on the content store, and its only writer.
+//!
+//! Every state change of one URL is one RocksDB `WriteBatch` (WAL on): the page record, its
+//! outlinks, the frontier entries it adds, their seen-set entries, the removal of its own
+//! frontier entry and the counters. A `kill -9` at any moment leaves either all of it or none.
+
+use std::path::Path;
+
+use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
+use shared::record::{CrawlCounters, FrontierEntry, Outlinks, PageRecord, Record, RobotsRecord};
+use shared::store::{COUNTERS_KEY, Cf, frontier_key, frontier_key_origin, open_options, store_dir};
+use shared::{CanonicalUrl, StoreError};
+
+/// A frontier entry with its key.
+#[derive(Clone, Debug)]
+pub struct QueuedUrl {
+    /// The key in the `frontier` column family.
+    pub key: Vec<u8>,
+    /// The entry.
+    pub entry: FrontierEntry,
+}
+
+/// The result of fetching one URL, written at once.
+pub struct PageCommit<'a> {
+    /// The frontier key of the URL that was fetched.
+    pub done: &'a [u8],
+    /// The record to store.
+    pub page: &'a PageRecord,
+    /// Its links.
+    pub outlinks: &'a Outlinks,
+    /// Links to queue (already filtered by scope and depth; unseen ones are queued).
+    pub discovered: Vec<(CanonicalUrl, FrontierEntry)>,
+}
+
+/// The writable content store.
+pub struct PageStore {
+    db: DB,
+    counters: CrawlCounters,
+}
+
+impl PageStore {
+    /// Opens (creating if needed) `DATA/store` for writing. Fails if another crawler has it.
+    pub fn open(data: &Path) -> Result<Self, StoreError> {
+        let path = store_dir(data);
+        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors())
+            .map_err(|source| StoreError::Db { path: path.clone(), source })?;
+        let mut store = Self { db, counters: CrawlCounters::default() };
+        store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
+        Ok(store)
+    }
+
+    fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
+        self.db.cf_handle(cf.name()).expect("every column family is opened with the store")
+    }
+
+    fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
+        match self.db.get_pinned_cf(self.cf(cf), key)? {
+            Some(bytes) => Ok(Some(R::decode(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Crawl-wide counters.
+    pub fn counters(&self) -> &CrawlCounters {
+        &self.counters
+    }
+
+    /// Whether a URL was ever queued.
+    pub fn is_seen(&self, url: &CanonicalUrl) -> Result<bool, StoreError> {
+        Ok(self.db.get_pinned_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes())?.is_some())
+    }
+
+    /// A stored page.
+    pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
+        self.get(Cf::Pages, url.as_bytes())
+    }
+
+    /// The first stored URL with this content hash.
+    pub fn content_owner(&self, hash: u64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .db
+            .get_pinned_cf(self.cf(Cf::Content), hash.to_be_bytes())?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// Queues URLs that were never seen (seeds, sitemap URLs); returns what was queued.
+    pub fn enqueue(
+        &mut self,
+        urls: Vec<(CanonicalUrl, FrontierEntry)>,
+    ) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut batch = WriteBatch::default();
+        let queued = self.queue_unseen(&mut batch, urls)?;
+        self.put_counters(&mut batch);
+        self.db.write(batch)?;
+        Ok(queued)
+    }
+
+    /// Writes one fetched page and everything it changes; returns the newly queued URLs.
+    pub fn commit_page(&mut self, commit: PageCommit<'_>) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut batch = WriteBatch::default();
+        let key = commit.page.url.as_bytes();
+        let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
+        batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
+        batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
+        if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
+            batch.put_cf(self.cf(Cf::Content), commit.page.content_hash.to_be_bytes(), key);
+        }
+        batch.delete_cf(self.cf(Cf::Frontier), commit.done);
+        let queued = self.queue_unseen(&mut batch, commit.discovered)?;
+        if is_new {
+            self.counters.pages_stored += 1;
+        }
+        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+        self.put_counters(&mut batch);
+        self.db.write(batch)?;
+        Ok(queued)
+    }
+
+    /// Removes a URL from the frontier without fetching it (robots.txt, scope ...).
+    pub fn drop_queued(&mut self, key: &[u8]) -> Result<(), StoreError> {
+        let mut batch = WriteBatch::default();
+        batch.delete_cf(self.cf(Cf::Frontier), key);
+        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+        self.put_counters(&mut batch);
+        self.db.write(batch)?;
+        Ok(())
+    }
+
+    fn queue_unseen(
+        &mut self,
+        batch: &mut WriteBatch,
+        urls: Vec<(CanonicalUrl, FrontierEntry)>,
+    ) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut queued = Vec::new();
+        let mut in_batch = std::collections::HashSet::new();
+        for (url, entry) in urls {
+            let fingerprint = url.fingerprint().to_bytes();
+            if !in_batch.insert(fingerprint)
+                || self.db.get_pinned_cf(self.cf(Cf::Seen), fingerprint)?.is_some()
+            {
+                continue;
+            }
+            let key = frontier_key(&url.origin(), entry.depth, self.counters.next_seq);
+            self.counters.next_seq += 1;
+            self.counters.frontier_len += 1;
+            batch.put_cf(self.cf(Cf::Seen), fingerprint, []);
+            batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
+            queued.push(QueuedUrl { key, entry });
+        }
+        Ok(queued)
+    }
+
+    fn put_counters(&self, batch: &mut WriteBatch) {
+        batch.put_cf(self.cf(Cf::Meta), COUNTERS_KEY, self.counters.encode());
+    }
+
+    /// Up to `limit` queued URLs of one origin, in frontier order, skipping `skip` keys.
+    pub fn queued_for(
+        &self,
+        origin: &str,
+        limit: usize,
+        skip: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut prefix = origin.as_bytes().to_vec();
+        prefix.push(0);
+        let mut out = Vec::new();
+        let iter = self.db.iterator_cf(self.cf(Cf::Frontier), IteratorMode::From(&prefix, Direction::Forward));
+        for item in iter {
+            let (key, value) = item?;
+            if !key.starts_with(&prefix) || out.len() >= limit {
+                break;
+            }
+            if skip(&key) {
+                continue;
+            }
+            out.push(QueuedUrl { key: key.to_vec(), entry: FrontierEntry::decode(&value)? });
+        }
+        Ok(out)
+    }
+
+    /// Every origin with queued URLs, with one entry each as a sample.
+    pub fn queued_origins(&self) -> Result<Vec<String>, StoreError> {
+        let mut origins = Vec::new();
+        let mut iter = self.db.raw_iterator_cf(self.cf(Cf::Frontier));
+        iter.seek_to_first();
+        while let Some(key) = iter.key() {
+            let Some(origin) = frontier_key_origin(key).map(str::to_string) else {
+                iter.next();
+                continue;
+            };
+            // Jump past this origin: its keys all start with `origin \0`.
+            let mut next = origin.as_bytes().to_vec();
+            next.push(1);
+            origins.push(origin);
+            iter.seek(&next);
+        }
+        iter.status()?;
+        Ok(origins)
+    }
+
+    /// The cached robots.txt answer of an origin.
+    pub fn robots(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {
+        self.get(Cf::Robots, origin.as_bytes())
+    }
+
+    /// Caches a robots.txt answer.
+    pub fn put_robots(&self, origin: &str, record: &RobotsRecord) -> Result<(), StoreError> {
+        self.db.put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
+        Ok(())
+    }
+}

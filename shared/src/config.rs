@@ -1,0 +1,239 @@
+//! Configuration: one TOML file with a section per program, every field defaulted.
+//!
+//! `Config::load(None)` gives the defaults; `data/example.toml` lists every field with its
+//! default and what it does. Command-line flags override the file.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// Why a config file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for this schema.
+    #[error("invalid config {path}: {source}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// What is wrong, with line and column.
+        source: toml::de::Error,
+    },
+    /// A value out of its range.
+    #[error("invalid config: {0}")]
+    Invalid(String),
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The crawler.
+    pub crawler: CrawlerConfig,
+    /// Query-time ranking, used by searchd.
+    pub ranking: RankingConfig,
+    /// The search server.
+    pub searchd: SearchdConfig,
+}
+
+/// The crawler's settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlerConfig {
+    /// robots.txt product token and product name in `User-Agent`.
+    pub agent: String,
+    /// The URL in `User-Agent` where site owners learn about the bot.
+    pub info_url: String,
+    /// The `From` header: a contact address for site owners.
+    pub from: Option<String>,
+    /// Least gap between two requests to one host, in milliseconds.
+    pub delay_ms: u64,
+    /// Most requests in flight to one host.
+    pub host_concurrency: usize,
+    /// Most requests in flight overall.
+    pub max_in_flight: usize,
+    /// Stop after this many pages are stored (0: no limit).
+    pub max_pages: u64,
+    /// Do not queue links deeper than this from a seed.
+    pub max_depth: u32,
+    /// Redirects followed from one URL.
+    pub max_redirects: u8,
+    /// Largest body read, in bytes; longer answers are cut and marked truncated.
+    pub max_body_bytes: usize,
+    /// TCP connect timeout, in milliseconds.
+    pub connect_timeout_ms: u64,
+    /// Whole-request timeout, in milliseconds.
+    pub request_timeout_ms: u64,
+    /// Largest `Crawl-delay` honoured, in milliseconds.
+    pub max_crawl_delay_ms: u64,
+    /// First wait before retrying a robots.txt that failed (429, 5xx, network error);
+    /// doubled at each further failure, in milliseconds.
+    pub robots_retry_ms: u64,
+    /// robots.txt attempts per host in one run before the host is parked until the next run.
+    pub robots_attempts: u32,
+    /// Allow loopback addresses (for sites on this machine and tests).
+    pub allow_loopback: bool,
+    /// Fixed name -> address answers, like curl's `--resolve`, for staging hosts and tests.
+    /// They still pass the address policy (loopback needs `allow_loopback`).
+    pub resolve: BTreeMap<String, IpAddr>,
+    /// Per-host overrides of delay and concurrency, for sites you own.
+    pub hosts: BTreeMap<String, HostOverride>,
+}
+
+/// Politeness settings for one host.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostOverride {
+    /// Least gap between two requests, in milliseconds.
+    pub delay_ms: Option<u64>,
+    /// Most requests in flight.
+    pub concurrency: Option<usize>,
+}
+
+impl Default for CrawlerConfig {
+    fn default() -> Self {
+        Self {
+            agent: "siftbot".into(),
+            info_url: "https://github.com/sift-search/sift/blob/main/README.md#siftbot".into(),
+            from: None,
+            delay_ms: 1000,
+            host_concurrency: 1,
+            max_in_flight: 64,
+            max_pages: 0,
+            max_depth: 50,
+            max_redirects: 5,
+            max_body_bytes: 16 * 1024 * 1024,
+            connect_timeout_ms: 10_000,
+            request_timeout_ms: 30_000,
+            max_crawl_delay_ms: 30_000,
+            robots_retry_ms: 30_000,
+            robots_attempts: 3,
+            allow_loopback: false,
+            resolve: BTreeMap::new(),
+            hosts: BTreeMap::new(),
+        }
+    }
+}
+
+impl CrawlerConfig {
+    /// The connect timeout.
+    pub fn connect_timeout(&self) -> Duration {
+        Duration::from_millis(self.connect_timeout_ms)
+    }
+
+    /// The whole-request timeout.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+}
+
+/// Query-time ranking weights.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RankingConfig {
+    /// BM25 boost of the title field.
+    pub title_boost: f32,
+    /// BM25 boost of the anchor-text field.
+    pub anchor_boost: f32,
+    /// BM25 boost of the URL field.
+    pub url_boost: f32,
+    /// BM25 boost of the body field.
+    pub body_boost: f32,
+    /// `w` in the link boost `1 + w * ln(1 + inlinks)`.
+    pub link_weight: f32,
+}
+
+impl Default for RankingConfig {
+    fn default() -> Self {
+        Self { title_boost: 3.0, anchor_boost: 2.0, url_boost: 1.5, body_boost: 1.0, link_weight: 0.2 }
+    }
+}
+
+/// The search server's settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchdConfig {
+    /// Address to listen on.
+    pub listen: String,
+    /// Results per page in the HTML pages.
+    pub per_page: usize,
+    /// Longest query accepted, in bytes.
+    pub max_query_len: usize,
+}
+
+impl Default for SearchdConfig {
+    fn default() -> Self {
+        Self { listen: "127.0.0.1:8080".into(), per_page: 10, max_query_len: 512 }
+    }
+}
+
+impl Config {
+    /// Reads a TOML file, or the defaults when `path` is `None`.
+    pub fn load(path: Option<&Path>) -> Result<Self, ConfigError> {
+        let Some(path) = path else { return Ok(Self::default()) };
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { path: shown.clone(), source })?;
+        let config: Config =
+            toml::from_str(&text).map_err(|source| ConfigError::Parse { path: shown, source })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks ranges the types cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let c = &self.crawler;
+        if c.agent.is_empty() || !c.agent.chars().all(|ch| ch.is_ascii_alphanumeric() || "-_".contains(ch)) {
+            return Err(ConfigError::Invalid(format!(
+                "crawler.agent {:?} must be a non-empty token of letters, digits, '-' and '_'",
+                c.agent
+            )));
+        }
+        if c.host_concurrency == 0 || c.max_in_flight == 0 {
+            return Err(ConfigError::Invalid("concurrency limits must be at least 1".into()));
+        }
+        if c.max_body_bytes < 1024 {
+            return Err(ConfigError::Invalid("crawler.max_body_bytes must be at least 1024".into()));
+        }
+        if self.searchd.per_page == 0 {
+            return Err(ConfigError::Invalid("searchd.per_page must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let config: Config = toml::from_str(
+            "[crawler]\ndelay_ms = 5\nresolve = { \"a.test\" = \"127.0.0.1\" }\n[crawler.hosts.\"docs.test\"]\ndelay_ms = 0\n",
+        )
+        .unwrap();
+        assert_eq!(config.crawler.delay_ms, 5);
+        assert_eq!(config.crawler.host_concurrency, 1);
+        assert_eq!(config.crawler.resolve["a.test"].to_string(), "127.0.0.1");
+        assert_eq!(config.crawler.hosts["docs.test"].delay_ms, Some(0));
+        assert_eq!(config.searchd.listen, "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_agents_are_refused() {
+        assert!(toml::from_str::<Config>("[crawler]\ndelay = 5\n").is_err());
+        let mut config = Config::default();
+        config.crawler.agent = "bad agent".into();
+        assert!(config.validate().is_err());
+    }
+}

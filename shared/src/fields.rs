@@ -1,0 +1,24 @@
+//! Names of the index fields: the indexer writes them, searchd reads them.
+
+/// The page's canonical URL (stored, indexed as one token for exact lookups).
+pub const URL: &str = "url";
+/// The URL split into words, searchable.
+pub const URL_TEXT: &str = "url_text";
+/// The host name, for `site:` queries.
+pub const HOST: &str = "host";
+/// The `<title>`.
+pub const TITLE: &str = "title";
+/// Headings `h1`-`h3`.
+pub const HEADINGS: &str = "headings";
+/// Visible body text, boilerplate left out.
+pub const BODY: &str = "body";
+/// `<meta name="description">`.
+pub const DESCRIPTION: &str = "description";
+/// Anchor text of links pointing here from other pages.
+pub const ANCHOR: &str = "anchor";
+/// In-link count from distinct pages (fast field).
+pub const INLINKS: &str = "inlinks";
+/// Fetch time, ms since the Unix epoch (fast field).
+pub const FETCHED_AT: &str = "fetched_at";
+/// Whether a snippet may be shown (0/1, fast field).
+pub const NOSNIPPET: &str = "nosnippet";

@@ -1,0 +1,36 @@
+//! What the crawler, the indexer and searchd share.
+//!
+//! - [`url`]: [`CanonicalUrl`], the one spelling of a URL the seen-set, store and index use.
+//! - [`record`]: the records of the content store and their versioned encoding.
+//! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
+//! - [`config`]: the TOML configuration with its defaults.
+//! - [`fields`]: the names of the index fields, shared by indexer and searchd.
+//!
+//! ```
+//! use shared::CanonicalUrl;
+//! let url = CanonicalUrl::parse("HTTP://Example.com:80/a/../b#top").unwrap();
+//! assert_eq!(url.as_str(), "http://example.com/b");
+//! assert_eq!(url.origin(), "http://example.com");
+//! ```
+
+pub mod config;
+pub mod fields;
+pub mod record;
+pub mod store;
+pub mod url;
+
+pub use config::{Config, ConfigError};
+pub use record::{PageRecord, Record, RecordError};
+pub use store::{StoreError, StoreReader};
+pub use url::{CanonicalUrl, UrlError};
+
+/// The project's version, sent in `User-Agent`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}

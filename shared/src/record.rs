@@ -1,0 +1,271 @@
+//! The store's records and their versioned encoding.
+//!
+//! Every value written to the store is `[version byte] ++ postcard(record)`. A reader that
+//! meets a version it does not know reports [`RecordError::UnknownVersion`] instead of
+//! misreading bytes; a new field means a new version and a decoder for the old one.
+
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+/// Why a stored value could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// Written by a newer (or older, retired) format.
+    #[error("record of kind {kind} has version {found}, this build reads version {expected}")]
+    UnknownVersion {
+        /// The record type.
+        kind: &'static str,
+        /// The version byte found.
+        found: u8,
+        /// The version this build writes and reads.
+        expected: u8,
+    },
+    /// An empty value.
+    #[error("record of kind {0} is empty")]
+    Empty(&'static str),
+    /// Bytes that do not decode.
+    #[error("record of kind {kind} is corrupt: {source}")]
+    Corrupt {
+        /// The record type.
+        kind: &'static str,
+        /// The decoder's complaint.
+        source: postcard::Error,
+    },
+    /// A compressed body that does not decompress.
+    #[error("stored body is corrupt: {0}")]
+    Body(String),
+}
+
+/// A record type stored in the content store, with its format version.
+pub trait Record: Serialize + DeserializeOwned {
+    /// Name used in error messages.
+    const KIND: &'static str;
+    /// Format version; bump it when the layout changes.
+    const VERSION: u8;
+
+    /// Encodes as `[VERSION] ++ postcard(self)`.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = vec![Self::VERSION];
+        // postcard only fails on writers that run out of room; a Vec never does.
+        out.extend(postcard::to_allocvec(self).unwrap_or_default());
+        out
+    }
+
+    /// Decodes bytes written by [`Record::encode`].
+    fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
+        let (&version, rest) = bytes.split_first().ok_or(RecordError::Empty(Self::KIND))?;
+        if version != Self::VERSION {
+            return Err(RecordError::UnknownVersion {
+                kind: Self::KIND,
+                found: version,
+                expected: Self::VERSION,
+            });
+        }
+        postcard::from_bytes(rest).map_err(|source| RecordError::Corrupt { kind: Self::KIND, source })
+    }
+}
+
+/// What robots META tags and `X-Robots-Tag` headers asked of a page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsDirectives {
+    /// Store it, but never index it.
+    pub noindex: bool,
+    /// Neither follow its links nor count them for ranking.
+    pub nofollow: bool,
+    /// Show no cached copy.
+    pub noarchive: bool,
+    /// Show no snippet.
+    pub nosnippet: bool,
+}
+
+/// A page body, decoded to UTF-8 and lz4-compressed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompressedBody(Vec<u8>);
+
+impl CompressedBody {
+    /// Compresses a body.
+    pub fn compress(text: &str) -> Self {
+        Self(lz4_flex::compress_prepend_size(text.as_bytes()))
+    }
+
+    /// The body as text.
+    pub fn decompress(&self) -> Result<String, RecordError> {
+        let bytes = lz4_flex::decompress_size_prepended(&self.0)
+            .map_err(|e| RecordError::Body(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| RecordError::Body(e.to_string()))
+    }
+
+    /// Size in bytes, compressed.
+    pub fn compressed_len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// One fetched URL, as the crawler stored it. Key: the canonical URL (column family `pages`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// The canonical URL that was requested.
+    pub url: String,
+    /// The URL the answer came from (differs from `url` only for redirects the HTTP client
+    /// followed itself; the crawler follows redirects as separate records, see `redirect_to`).
+    pub final_url: String,
+    /// HTTP status; 0 when no answer came (see `error`).
+    pub status: u16,
+    /// Why the fetch failed (connection refused, timeout, address refused ...), if it did.
+    pub error: Option<String>,
+    /// The body was longer than the crawler's limit and was cut.
+    pub truncated: bool,
+    /// Response headers, names lowercase, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The body, decoded to UTF-8 (empty for non-HTML answers and redirects).
+    pub body: CompressedBody,
+    /// Body length in bytes before compression.
+    pub body_len: u64,
+    /// When the answer arrived, in milliseconds since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// xxh3-64 of the page's normalized text: equal pages have equal hashes.
+    pub content_hash: u64,
+    /// The `<title>`, whitespace collapsed.
+    pub title: String,
+    /// `<meta name="description">`.
+    pub description: String,
+    /// What robots META tags and headers said.
+    pub robots: RobotsDirectives,
+    /// Link depth from a seed.
+    pub depth: u32,
+    /// For a 3xx answer: the canonical target, queued as its own URL.
+    pub redirect_to: Option<String>,
+    /// When another stored page already had this content: that page's URL.
+    pub duplicate_of: Option<String>,
+}
+
+impl Record for PageRecord {
+    const KIND: &'static str = "page";
+    const VERSION: u8 = 1;
+}
+
+impl PageRecord {
+    /// A header's value, by lowercase name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Whether this record holds an HTML page whose text can be indexed.
+    pub fn is_html_page(&self) -> bool {
+        (200..300).contains(&self.status) && self.body_len > 0
+    }
+}
+
+/// One link found on a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outlink {
+    /// Canonical target URL.
+    pub target: String,
+    /// The link's anchor text, whitespace collapsed (or the `alt` of a linked image).
+    pub anchor: String,
+    /// `rel="nofollow"` (or `ugc`, `sponsored`) on the link, or `nofollow` on the page.
+    pub nofollow: bool,
+}
+
+/// Every link of one page. Key: the page's canonical URL (column family `outlinks`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outlinks(pub Vec<Outlink>);
+
+impl Record for Outlinks {
+    const KIND: &'static str = "outlinks";
+    const VERSION: u8 = 1;
+}
+
+/// A URL waiting in the frontier. Key: see [`crate::store::frontier_key`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontierEntry {
+    /// Canonical URL.
+    pub url: String,
+    /// Link depth from a seed.
+    pub depth: u32,
+    /// The page that linked here (sent as `Referer`).
+    pub referrer: Option<String>,
+    /// How many redirects led here.
+    pub redirects: u8,
+}
+
+impl Record for FrontierEntry {
+    const KIND: &'static str = "frontier entry";
+    const VERSION: u8 = 1;
+}
+
+/// How a robots.txt fetch ended, as cached per origin (column family `robots`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RobotsFetch {
+    /// 2xx: these rules (the first 500 KiB of the file).
+    Rules(String),
+    /// 404, 410 and other 4xx but 401/403: no rules, crawl freely.
+    NoRules,
+    /// 401 or 403: the whole site is off limits.
+    Forbidden,
+}
+
+/// A cached robots.txt answer for one origin.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsRecord {
+    /// The outcome.
+    pub fetch: RobotsFetch,
+    /// When it was fetched, ms since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// When it must be fetched again, ms since the Unix epoch.
+    pub expires_at_ms: u64,
+}
+
+impl Record for RobotsRecord {
+    const KIND: &'static str = "robots";
+    const VERSION: u8 = 1;
+}
+
+/// Crawl-wide counters, rewritten in every page's write batch (column family `meta`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrawlCounters {
+    /// Records in `pages`.
+    pub pages_stored: u64,
+    /// The next frontier sequence number.
+    pub next_seq: u64,
+    /// URLs in the frontier.
+    pub frontier_len: u64,
+}
+
+impl Record for CrawlCounters {
+    const KIND: &'static str = "crawl counters";
+    const VERSION: u8 = 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_version_check() {
+        let links = Outlinks(vec![Outlink {
+            target: "http://a.test/".into(),
+            anchor: "home".into(),
+            nofollow: false,
+        }]);
+        let bytes = links.encode();
+        assert_eq!(bytes[0], Outlinks::VERSION);
+        assert_eq!(Outlinks::decode(&bytes).unwrap(), links);
+
+        let mut future = bytes.clone();
+        future[0] = 99;
+        assert!(matches!(
+            Outlinks::decode(&future),
+            Err(RecordError::UnknownVersion { found: 99, .. })
+        ));
+        assert!(matches!(Outlinks::decode(&[]), Err(RecordError::Empty(_))));
+        assert!(matches!(Outlinks::decode(&[1, 200, 200]), Err(RecordError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn body_compression_round_trips() {
+        let text = "<p>héllo</p>".repeat(100);
+        let body = CompressedBody::compress(&text);
+        assert!(body.compressed_len() < text.len());
+        assert_eq!(body.decompress().unwrap(), text);
+    }
+}

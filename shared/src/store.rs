@@ -1,0 +1,213 @@
+//! The content store's layout: column families, keys, and a read-only view.
+//!
+//! The store is a RocksDB database in `DATA/store`. The crawler is its only writer (it opens it
+//! with [`open_options`] and [`Cf::descriptors`]); the indexer and searchd read it through
+//! [`StoreReader`], which opens it read-only and never takes the writer's lock.
+//!
+//! | column family | key | value |
+//! |---|---|---|
+//! | `pages` | canonical URL | [`PageRecord`] |
+//! | `outlinks` | canonical URL of the linking page | [`Outlinks`] |
+//! | `frontier` | [`frontier_key`]: origin, `0x00`, depth (u32 BE), sequence (u64 BE) | [`FrontierEntry`] |
+//! | `seen` | [`UrlFingerprint`](crate::url::UrlFingerprint) bytes | empty |
+//! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`](crate::record::RobotsRecord) |
+//! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
+//! | `meta` | [`COUNTERS_KEY`] | [`CrawlCounters`] |
+//!
+//! [`FrontierEntry`]: crate::record::FrontierEntry
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
+
+use crate::record::{CrawlCounters, Outlinks, PageRecord, Record, RecordError};
+
+/// The key of the crawl counters in `meta`.
+pub const COUNTERS_KEY: &[u8] = b"counters";
+
+/// A column family of the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cf {
+    /// Fetched pages.
+    Pages,
+    /// Links found on pages.
+    Outlinks,
+    /// URLs waiting to be fetched, one queue per origin.
+    Frontier,
+    /// Fingerprints of every URL ever queued.
+    Seen,
+    /// Cached robots.txt answers.
+    Robots,
+    /// Content hash -> the first URL stored with that content (duplicate detection).
+    Content,
+    /// Crawl-wide counters.
+    Meta,
+}
+
+impl Cf {
+    /// Every column family.
+    pub const ALL: [Cf; 7] =
+        [Cf::Pages, Cf::Outlinks, Cf::Frontier, Cf::Seen, Cf::Robots, Cf::Content, Cf::Meta];
+
+    /// The RocksDB name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cf::Pages => "pages",
+            Cf::Outlinks => "outlinks",
+            Cf::Frontier => "frontier",
+            Cf::Seen => "seen",
+            Cf::Robots => "robots",
+            Cf::Content => "content",
+            Cf::Meta => "meta",
+        }
+    }
+
+    /// Descriptors with per-family tuning: bloom filters on the point-lookup families.
+    pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
+        Cf::ALL
+            .iter()
+            .map(|cf| {
+                let mut opts = Options::default();
+                if matches!(cf, Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content) {
+                    let mut table = rocksdb::BlockBasedOptions::default();
+                    table.set_bloom_filter(10.0, false);
+                    opts.set_block_based_table_factory(&table);
+                }
+                opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+                ColumnFamilyDescriptor::new(cf.name(), opts)
+            })
+            .collect()
+    }
+}
+
+/// Database options for the writer.
+pub fn open_options() -> Options {
+    let mut opts = Options::default();
+    opts.create_if_missing(true);
+    opts.create_missing_column_families(true);
+    opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    opts
+}
+
+/// The store's directory inside a data directory.
+pub fn store_dir(data: &Path) -> PathBuf {
+    data.join("store")
+}
+
+/// The frontier key of a URL: entries of one origin sort together, shallow before deep, then
+/// in the order they were found (breadth-first per host).
+pub fn frontier_key(origin: &str, depth: u32, seq: u64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(origin.len() + 13);
+    key.extend_from_slice(origin.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&depth.to_be_bytes());
+    key.extend_from_slice(&seq.to_be_bytes());
+    key
+}
+
+/// The origin part of a frontier key.
+pub fn frontier_key_origin(key: &[u8]) -> Option<&str> {
+    let end = key.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&key[..end]).ok()
+}
+
+/// Why the store could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// RocksDB refused (missing directory, corruption, I/O).
+    #[error("content store at {path}: {source}")]
+    Db {
+        /// The store directory.
+        path: PathBuf,
+        /// RocksDB's message.
+        source: rocksdb::Error,
+    },
+    /// A value that does not decode.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// RocksDB failed during a read.
+    #[error("reading the content store: {0}")]
+    Read(#[from] rocksdb::Error),
+}
+
+/// A read-only view of the store, for the indexer and searchd.
+pub struct StoreReader {
+    db: DB,
+}
+
+impl StoreReader {
+    /// Opens `DATA/store` read-only; works while a crawler is writing it (the view is the
+    /// state at open time).
+    pub fn open(data: &Path) -> Result<Self, StoreError> {
+        let path = store_dir(data);
+        let names = Cf::ALL.iter().map(|cf| cf.name());
+        let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false)
+            .map_err(|source| StoreError::Db { path: path.clone(), source })?;
+        Ok(Self { db })
+    }
+
+    fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
+        // Every family is created when the writer first opens the store and opened above.
+        self.db.cf_handle(cf.name()).expect("column family opened with the store")
+    }
+
+    /// One page by canonical URL.
+    pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
+        self.get(Cf::Pages, url.as_bytes())
+    }
+
+    /// The links of one page.
+    pub fn outlinks(&self, url: &str) -> Result<Option<Outlinks>, StoreError> {
+        self.get(Cf::Outlinks, url.as_bytes())
+    }
+
+    /// Crawl counters (zero for a store never written).
+    pub fn counters(&self) -> Result<CrawlCounters, StoreError> {
+        Ok(self.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default())
+    }
+
+    fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
+        match self.db.get_pinned_cf(self.cf(cf), key)? {
+            Some(bytes) => Ok(Some(R::decode(&bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every page, in URL order.
+    pub fn pages(&self) -> impl Iterator<Item = Result<PageRecord, StoreError>> + '_ {
+        self.scan(Cf::Pages).map(|item| item.map(|(_, page)| page))
+    }
+
+    /// Every page's outlinks, keyed by the page's URL, in URL order.
+    pub fn all_outlinks(&self) -> impl Iterator<Item = Result<(String, Outlinks), StoreError>> + '_ {
+        self.scan(Cf::Outlinks)
+    }
+
+    /// Number of URLs waiting in the frontier.
+    pub fn frontier_len(&self) -> usize {
+        self.db.iterator_cf(self.cf(Cf::Frontier), IteratorMode::Start).count()
+    }
+
+    fn scan<R: Record>(&self, cf: Cf) -> impl Iterator<Item = Result<(String, R), StoreError>> + '_ {
+        self.db.iterator_cf(self.cf(cf), IteratorMode::Start).map(|item| {
+            let (key, value) = item?;
+            let key = String::from_utf8_lossy(&key).into_owned();
+            Ok((key, R::decode(&value)?))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontier_keys_sort_breadth_first_within_an_origin() {
+        let a = frontier_key("http://a.test", 1, 9);
+        let b = frontier_key("http://a.test", 2, 1);
+        let c = frontier_key("http://a.test:8080", 0, 0);
+        assert!(a < b, "shallower first");
+        assert!(b < c, "one origin's entries are contiguous");
+        assert_eq!(frontier_key_origin(&c), Some("http://a.test:8080"));
+    }
+}

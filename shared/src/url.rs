@@ -1,0 +1,231 @@
+//! `CanonicalUrl`: the one spelling of a URL that the seen-set, the store and the index agree on.
+//!
+//! Rules applied (on top of the WHATWG parsing the `url` crate does, which already lowercases
+//! the scheme and host, drops default ports, resolves `.` and `..`, maps IDN hosts to punycode
+//! and turns an empty path into `/`):
+//! - only `http` and `https` are crawlable;
+//! - the fragment is dropped;
+//! - percent-encoding is normalized: escapes of unreserved characters are decoded and the hex
+//!   digits of the others are uppercased;
+//! - URLs longer than [`MAX_URL_LEN`] bytes are refused (a classic crawler trap).
+//!
+//! Aliases that need server knowledge (`/index.html`, case-insensitive paths) are not guessed.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+use xxhash_rust::xxh3::xxh3_128;
+
+/// The longest URL, in bytes, that is ever queued.
+pub const MAX_URL_LEN: usize = 1024;
+
+/// Why a string is not a crawlable URL.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum UrlError {
+    /// Not a URL at all.
+    #[error("not a URL: {0}")]
+    Parse(#[from] url::ParseError),
+    /// A scheme other than http or https (`mailto:`, `javascript:`, `ftp:` ...).
+    #[error("scheme {0:?} is not crawled")]
+    Scheme(String),
+    /// No host name.
+    #[error("URL has no host")]
+    NoHost,
+    /// Longer than [`MAX_URL_LEN`].
+    #[error("URL is {0} bytes long, over the limit of {MAX_URL_LEN}")]
+    TooLong(usize),
+}
+
+/// A URL in canonical form; see the module docs for the rules.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct CanonicalUrl(Url);
+
+/// A 128-bit xxh3 fingerprint of a canonical URL: the seen-set's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UrlFingerprint(pub u128);
+
+impl UrlFingerprint {
+    /// Big-endian bytes, as stored.
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0.to_be_bytes()
+    }
+}
+
+impl CanonicalUrl {
+    /// Parses an absolute URL and brings it to canonical form.
+    pub fn parse(input: &str) -> Result<Self, UrlError> {
+        Self::from_url(Url::parse(input.trim())?)
+    }
+
+    /// Resolves `href` (relative or absolute) against `base` and canonicalizes the result.
+    pub fn join(base: &Url, href: &str) -> Result<Self, UrlError> {
+        Self::from_url(base.join(href.trim())?)
+    }
+
+    /// Canonicalizes an already parsed URL.
+    pub fn from_url(mut url: Url) -> Result<Self, UrlError> {
+        match url.scheme() {
+            "http" | "https" => {}
+            other => return Err(UrlError::Scheme(other.to_string())),
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(UrlError::NoHost);
+        }
+        url.set_fragment(None);
+        let path = normalize_percent(url.path());
+        if path != url.path() {
+            url.set_path(&path);
+        }
+        if let Some(query) = url.query() {
+            let query = normalize_percent(query);
+            url.set_query(Some(&query));
+        }
+        let len = url.as_str().len();
+        if len > MAX_URL_LEN {
+            return Err(UrlError::TooLong(len));
+        }
+        Ok(Self(url))
+    }
+
+    /// The URL as text.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The parsed URL.
+    pub fn as_url(&self) -> &Url {
+        &self.0
+    }
+
+    /// The host name (or IP literal), lowercase.
+    pub fn host(&self) -> &str {
+        self.0.host_str().unwrap_or_default()
+    }
+
+    /// `scheme://host[:port]`: the unit robots.txt and politeness apply to.
+    pub fn origin(&self) -> String {
+        self.0.origin().ascii_serialization()
+    }
+
+    /// The path and query, as robots.txt rules match them.
+    pub fn path_and_query(&self) -> &str {
+        &self.0[url::Position::BeforePath..url::Position::AfterQuery]
+    }
+
+    /// The seen-set fingerprint.
+    pub fn fingerprint(&self) -> UrlFingerprint {
+        UrlFingerprint(xxh3_128(self.as_str().as_bytes()))
+    }
+}
+
+impl fmt::Display for CanonicalUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for CanonicalUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CanonicalUrl({})", self.as_str())
+    }
+}
+
+impl TryFrom<String> for CanonicalUrl {
+    type Error = UrlError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<CanonicalUrl> for String {
+    fn from(value: CanonicalUrl) -> Self {
+        value.0.into()
+    }
+}
+
+impl std::str::FromStr for CanonicalUrl {
+    type Err = UrlError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+/// Decodes `%XX` escapes of unreserved characters (RFC 3986: `A-Z a-z 0-9 - . _ ~`) and
+/// uppercases the hex digits of every other escape.
+fn normalize_percent(input: &str) -> String {
+    let bytes = input.as_bytes();
+    let mut out = String::with_capacity(input.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
+            let hex = &input[i + 1..i + 3];
+            let value = u8::from_str_radix(hex, 16).unwrap_or(b'%');
+            if value.is_ascii_alphanumeric() || matches!(value, b'-' | b'.' | b'_' | b'~') {
+                out.push(value as char);
+            } else {
+                out.push('%');
+                out.push_str(&hex.to_ascii_uppercase());
+            }
+            i += 3;
+        } else {
+            // Safe on char boundaries: '%' is ASCII, and everything else is copied whole.
+            let ch = input[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str) {
+        let got = CanonicalUrl::parse(input).map(|u| u.to_string());
+        assert_eq!(got.as_deref(), Ok(expected), "canonical form of {input}");
+    }
+
+    #[test]
+    fn canonical_forms() {
+        check("HTTP://Example.COM:80/a/./b/../c#frag", "http://example.com/a/c");
+        check("https://example.com:443", "https://example.com/");
+        check("http://example.com:8080/x", "http://example.com:8080/x");
+        check("http://example.com/%7euser/%2fa%2Fb", "http://example.com/~user/%2Fa%2Fb");
+        check("http://example.com/a?b=%41%3d", "http://example.com/a?b=A%3D");
+        check("http://example.com/ünï", "http://example.com/%C3%BCn%C3%AF");
+        check("http://bücher.example/", "http://xn--bcher-kva.example/");
+        check("  http://example.com/x  ", "http://example.com/x");
+    }
+
+    #[test]
+    fn refused() {
+        assert!(matches!(CanonicalUrl::parse("mailto:a@b.c"), Err(UrlError::Scheme(_))));
+        assert!(matches!(CanonicalUrl::parse("javascript:void(0)"), Err(UrlError::Scheme(_))));
+        assert!(matches!(CanonicalUrl::parse("/relative"), Err(UrlError::Parse(_))));
+        let long = format!("http://example.com/{}", "a".repeat(MAX_URL_LEN));
+        assert!(matches!(CanonicalUrl::parse(&long), Err(UrlError::TooLong(_))));
+    }
+
+    #[test]
+    fn join_resolves_relative_links() {
+        let base = Url::parse("http://example.com/dir/page.html").unwrap();
+        let joined = CanonicalUrl::join(&base, "../other.html#x").unwrap();
+        assert_eq!(joined.as_str(), "http://example.com/other.html");
+        assert_eq!(joined.origin(), "http://example.com");
+        assert_eq!(joined.path_and_query(), "/other.html");
+    }
+
+    #[test]
+    fn fingerprint_follows_canonical_form() {
+        let a = CanonicalUrl::parse("http://EXAMPLE.com/a#x").unwrap();
+        let b = CanonicalUrl::parse("http://example.com:80/a").unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+    }
+}
