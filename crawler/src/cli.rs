@@ -149,12 +149,22 @@ impl CrawlArgs {
         config.validate()?;
         let mut seeds = self.seed;
         if let Some(file) = &self.seeds {
-            let text = std::fs::read_to_string(file).with_context(|| format!("cannot read seeds file {}", file.display()))?;
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read seeds file {}", file.display()))?;
             seeds.extend(
-                text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from),
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(String::from),
             );
         }
-        Ok(CrawlOptions { data: self.data, seeds, scope: self.scope, config: config.crawler, max_time: self.max_time })
+        Ok(CrawlOptions {
+            data: self.data,
+            seeds,
+            scope: self.scope,
+            config: config.crawler,
+            max_time: self.max_time,
+        })
     }
 }
 
@@ -164,22 +174,36 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Crawl(args) => {
             let options = args.into_options()?;
             let data = options.data.clone();
-            let crawler = Crawler::open(options).with_context(|| format!("cannot open crawl in {}", data.display()))?;
+            let crawler = Crawler::open(options)
+                .with_context(|| format!("cannot open crawl in {}", data.display()))?;
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
             let summary = crawler.run(shutdown).await?;
             println!(
                 "{} pages stored ({} fetched in this run, {} errors), {} URLs left in the frontier; stopped: {:?} after {:.1?}",
-                summary.pages_stored, summary.fetched, summary.errors, summary.frontier_left, summary.stop, summary.elapsed
+                summary.pages_stored,
+                summary.fetched,
+                summary.errors,
+                summary.frontier_left,
+                summary.stop,
+                summary.elapsed
             );
             Ok(())
         }
         Command::Status { data, json } => status(&data, json),
         Command::Report { data, json } => report(&data, json),
         Command::Explain { data, url } => explain(&data, &url),
-        Command::Robots { command: RobotsCommand::Check { agent, robots, urls } } => {
-            let text = std::fs::read(&robots).with_context(|| format!("cannot read {}", robots.display()))?;
+        Command::Robots {
+            command:
+                RobotsCommand::Check {
+                    agent,
+                    robots,
+                    urls,
+                },
+        } => {
+            let text = std::fs::read(&robots)
+                .with_context(|| format!("cannot read {}", robots.display()))?;
             let rules = RobotsRules::parse(&String::from_utf8_lossy(&text), &agent);
             let mut out = std::io::stdout().lock();
             for url in urls {
@@ -216,7 +240,9 @@ fn not_indexed_reason(page: &shared::PageRecord) -> Option<String> {
     if page.robots.noindex {
         return Some("robots noindex".into());
     }
-    page.duplicate_of.as_ref().map(|owner| format!("duplicate of {owner}"))
+    page.duplicate_of
+        .as_ref()
+        .map(|owner| format!("duplicate of {owner}"))
 }
 
 fn status(data: &Path, json: bool) -> Result<()> {
@@ -250,7 +276,11 @@ fn status(data: &Path, json: bool) -> Result<()> {
         });
         println!("{value}");
     } else {
-        println!("pages stored: {}\nfrontier:     {frontier}\nhosts:        {}", counters.pages_stored, hosts.len());
+        println!(
+            "pages stored: {}\nfrontier:     {frontier}\nhosts:        {}",
+            counters.pages_stored,
+            hosts.len()
+        );
         for (kind, n) in errors {
             println!("errors {kind}: {n}");
         }
@@ -265,7 +295,11 @@ fn report(data: &Path, json: bool) -> Result<()> {
         let page = page?;
         if let Some(reason) = not_indexed_reason(&page) {
             if json {
-                writeln!(out, "{}", serde_json::json!({"url": page.url, "reason": reason}))?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"url": page.url, "reason": reason})
+                )?;
             } else {
                 writeln!(out, "{}\t{reason}", page.url)?;
             }
@@ -278,14 +312,22 @@ fn explain(data: &Path, url: &str) -> Result<()> {
     let store = open_store(data)?;
     let canonical = CanonicalUrl::parse(url)?;
     let Some(page) = store.page(canonical.as_str())? else {
-        println!("{canonical}: not stored (not yet fetched, out of scope, or disallowed by robots.txt)");
+        println!(
+            "{canonical}: not stored (not yet fetched, out of scope, or disallowed by robots.txt)"
+        );
         return Ok(());
     };
     println!("{canonical}");
-    println!("  status {} at depth {}, fetched at {} ms since the epoch", page.status, page.depth, page.fetched_at_ms);
+    println!(
+        "  status {} at depth {}, fetched at {} ms since the epoch",
+        page.status, page.depth, page.fetched_at_ms
+    );
     println!("  title: {:?}", page.title);
     let r = page.robots;
-    println!("  robots: noindex={} nofollow={} noarchive={} nosnippet={}", r.noindex, r.nofollow, r.noarchive, r.nosnippet);
+    println!(
+        "  robots: noindex={} nofollow={} noarchive={} nosnippet={}",
+        r.noindex, r.nofollow, r.noarchive, r.nosnippet
+    );
     match not_indexed_reason(&page) {
         Some(reason) => println!("  not indexed: {reason}"),
         None => println!("  indexable"),
@@ -293,7 +335,13 @@ fn explain(data: &Path, url: &str) -> Result<()> {
     let inlinks: std::collections::BTreeSet<String> = store
         .all_outlinks()
         .filter_map(Result::ok)
-        .filter(|(source, links)| source != canonical.as_str() && links.0.iter().any(|l| l.target == canonical.as_str() && !l.nofollow))
+        .filter(|(source, links)| {
+            source != canonical.as_str()
+                && links
+                    .0
+                    .iter()
+                    .any(|l| l.target == canonical.as_str() && !l.nofollow)
+        })
         .map(|(source, _)| source)
         .collect();
     println!("  in-links from {} pages", inlinks.len());

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsFetch, RobotsRecord};
+use shared::record::{
+    CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsFetch, RobotsRecord,
+};
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -94,9 +96,20 @@ pub struct Crawler {
 }
 
 /// What a fetch task hands back.
+#[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
 enum Outcome {
-    Robots { origin: String, result: RobotsResult },
-    Page { origin: String, key: Vec<u8>, entry: FrontierEntry, url: CanonicalUrl, fetched_at_ms: u64, result: PageResult },
+    Robots {
+        origin: String,
+        result: RobotsResult,
+    },
+    Page {
+        origin: String,
+        key: Vec<u8>,
+        entry: FrontierEntry,
+        url: CanonicalUrl,
+        fetched_at_ms: u64,
+        result: PageResult,
+    },
 }
 
 enum RobotsResult {
@@ -110,10 +123,22 @@ impl Crawler {
     /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
     pub fn open(options: CrawlOptions) -> Result<Self, Error> {
         let parse = |what, input: &String| {
-            CanonicalUrl::parse(input).map_err(|source| Error::BadUrl { what, input: input.clone(), source })
+            CanonicalUrl::parse(input).map_err(|source| Error::BadUrl {
+                what,
+                input: input.clone(),
+                source,
+            })
         };
-        let seeds = options.seeds.iter().map(|s| parse("seed", s)).collect::<Result<Vec<_>, _>>()?;
-        let scope_urls = options.scope.iter().map(|s| parse("scope", s)).collect::<Result<Vec<_>, _>>()?;
+        let seeds = options
+            .seeds
+            .iter()
+            .map(|s| parse("seed", s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let scope_urls = options
+            .scope
+            .iter()
+            .map(|s| parse("scope", s))
+            .collect::<Result<Vec<_>, _>>()?;
         let store = PageStore::open(&options.data)?;
         let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {
@@ -121,7 +146,14 @@ impl Crawler {
             frontier: store.counters().frontier_len,
             ..CrawlProgress::default()
         });
-        Ok(Self { scope: Scope::new(&scope_urls, &seeds), options, store, fetcher, seeds, progress })
+        Ok(Self {
+            scope: Scope::new(&scope_urls, &seeds),
+            options,
+            store,
+            fetcher,
+            seeds,
+            progress,
+        })
     }
 
     /// Follows the crawl's figures as it runs.
@@ -130,13 +162,21 @@ impl Crawler {
     }
 
     /// Crawls until the frontier is done, a limit is hit, or `shutdown` completes.
-    pub async fn run(mut self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<CrawlSummary, Error> {
+    pub async fn run(
+        mut self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<CrawlSummary, Error> {
         let started = Instant::now();
         let seeds = std::mem::take(&mut self.seeds);
         let seed_entries = seeds
             .into_iter()
             .map(|url| {
-                let entry = FrontierEntry { url: url.as_str().to_string(), depth: 0, referrer: None, redirects: 0 };
+                let entry = FrontierEntry {
+                    url: url.as_str().to_string(),
+                    depth: 0,
+                    referrer: None,
+                    redirects: 0,
+                };
                 (url, entry)
             })
             .collect();
@@ -152,7 +192,11 @@ impl Crawler {
             let robots = self.cached_robots(&origin)?;
             frontier.load_origin(&origin, robots, now);
         }
-        info!(hosts = frontier.host_count(), queued = self.store.counters().frontier_len, "crawl starting");
+        info!(
+            hosts = frontier.host_count(),
+            queued = self.store.counters().frontier_len,
+            "crawl starting"
+        );
 
         let deadline = self.options.max_time.map(|d| started + d);
         let mut tasks: JoinSet<Outcome> = JoinSet::new();
@@ -165,12 +209,16 @@ impl Crawler {
 
         loop {
             let now = Instant::now();
-            if stop.is_none() && config.max_pages > 0 && self.store.counters().pages_stored >= config.max_pages {
+            if stop.is_none()
+                && config.max_pages > 0
+                && self.store.counters().pages_stored >= config.max_pages
+            {
                 stop = Some(StopReason::MaxPages);
             }
             // Hand out work while there are free slots and no limit is hit.
             let page_budget_left = |in_flight: u64, store: &PageStore| {
-                config.max_pages == 0 || store.counters().pages_stored + in_flight < config.max_pages
+                config.max_pages == 0
+                    || store.counters().pages_stored + in_flight < config.max_pages
             };
             while stop.is_none() && tasks.len() < config.max_in_flight {
                 if !page_budget_left(pages_in_flight, &self.store) {
@@ -253,21 +301,29 @@ impl Crawler {
 
     fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
         Ok(match self.store.robots(origin)? {
-            Some(record) if record.expires_at_ms > now_ms() => {
-                RobotsState::Known(RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into())
-            }
+            Some(record) if record.expires_at_ms > now_ms() => RobotsState::Known(
+                RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into(),
+            ),
             _ => RobotsState::Unknown,
         })
     }
 
-    fn handle(&mut self, outcome: Outcome, frontier: &mut Frontier, run: &mut CrawlProgress) -> Result<(), Error> {
+    fn handle(
+        &mut self,
+        outcome: Outcome,
+        frontier: &mut Frontier,
+        run: &mut CrawlProgress,
+    ) -> Result<(), Error> {
         let now = Instant::now();
         match outcome {
             Outcome::Robots { origin, result } => {
                 let state = match result {
                     RobotsResult::Answer(record) => {
                         self.store.put_robots(&origin, &record)?;
-                        RobotsState::Known(RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into())
+                        RobotsState::Known(
+                            RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent)
+                                .into(),
+                        )
                     }
                     RobotsResult::Unavailable(why) => {
                         run.errors += 1;
@@ -280,15 +336,29 @@ impl Crawler {
                             warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
                             RobotsState::Parked
                         } else {
-                            let wait = Duration::from_millis(config.robots_retry_ms.saturating_mul(1 << (attempts - 1).min(16)));
+                            let wait = Duration::from_millis(
+                                config
+                                    .robots_retry_ms
+                                    .saturating_mul(1 << (attempts - 1).min(16)),
+                            );
                             info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
-                            RobotsState::Waiting { attempts, until: now + wait }
+                            RobotsState::Waiting {
+                                attempts,
+                                until: now + wait,
+                            }
                         }
                     }
                 };
                 frontier.robots_done(&origin, state, now);
             }
-            Outcome::Page { origin, key, entry, url, fetched_at_ms, result } => {
+            Outcome::Page {
+                origin,
+                key,
+                entry,
+                url,
+                fetched_at_ms,
+                result,
+            } => {
                 run.fetched += 1;
                 let (page, outlinks, follow) = match result {
                     Ok((fetched, extracted)) => {
@@ -300,11 +370,20 @@ impl Crawler {
                     Err(error) => {
                         run.errors += 1;
                         debug!(%url, %error, "fetch failed");
-                        (failed_record(&url, &entry, &error, fetched_at_ms), Outlinks::default(), false)
+                        (
+                            failed_record(&url, &entry, &error, fetched_at_ms),
+                            Outlinks::default(),
+                            false,
+                        )
                     }
                 };
                 let discovered = self.discovered(&url, &entry, &page, &outlinks, follow);
-                let queued = self.store.commit_page(PageCommit { done: &key, page: &page, outlinks: &outlinks, discovered })?;
+                let queued = self.store.commit_page(PageCommit {
+                    done: &key,
+                    page: &page,
+                    outlinks: &outlinks,
+                    discovered,
+                })?;
                 frontier.push(queued, now);
                 frontier.page_done(&origin, &key, now);
             }
@@ -323,7 +402,11 @@ impl Crawler {
     ) -> Result<(PageRecord, Outlinks, bool), Error> {
         let extracted = extracted.unwrap_or_default();
         let mut robots = extracted.robots;
-        for (_, value) in fetched.headers.iter().filter(|(name, _)| name == "x-robots-tag") {
+        for (_, value) in fetched
+            .headers
+            .iter()
+            .filter(|(name, _)| name == "x-robots-tag")
+        {
             apply_robots_header(&mut robots, value, &self.options.config.agent);
         }
         let mut links = extracted.links;
@@ -333,7 +416,9 @@ impl Crawler {
         let text = fetched.text.take().unwrap_or_default();
         let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
         let duplicate_of = if is_page {
-            self.store.content_owner(extracted.text_hash)?.filter(|owner| owner != url.as_str())
+            self.store
+                .content_owner(extracted.text_hash)?
+                .filter(|owner| owner != url.as_str())
         } else {
             None
         };
@@ -353,7 +438,11 @@ impl Crawler {
             error: None,
             truncated: fetched.truncated,
             headers: fetched.headers,
-            body: if is_page { CompressedBody::compress(&text) } else { CompressedBody::default() },
+            body: if is_page {
+                CompressedBody::compress(&text)
+            } else {
+                CompressedBody::default()
+            },
             body_len: if is_page { fetched.body_len } else { 0 },
             fetched_at_ms,
             content_hash: if is_page { extracted.text_hash } else { 0 },
@@ -379,7 +468,11 @@ impl Crawler {
     ) -> Vec<(CanonicalUrl, FrontierEntry)> {
         let config = &self.options.config;
         let mut out = Vec::new();
-        if let Some(target) = page.redirect_to.as_deref().and_then(|t| CanonicalUrl::parse(t).ok()) {
+        if let Some(target) = page
+            .redirect_to
+            .as_deref()
+            .and_then(|t| CanonicalUrl::parse(t).ok())
+        {
             if entry.redirects < config.max_redirects && self.scope.contains(&target) {
                 let next = FrontierEntry {
                     url: target.as_str().to_string(),
@@ -394,7 +487,9 @@ impl Crawler {
         }
         if follow && entry.depth < config.max_depth {
             for link in outlinks.0.iter().filter(|l| !l.nofollow) {
-                let Ok(target) = CanonicalUrl::parse(&link.target) else { continue };
+                let Ok(target) = CanonicalUrl::parse(&link.target) else {
+                    continue;
+                };
                 if self.scope.contains(&target) {
                     let next = FrontierEntry {
                         url: link.target.clone(),
@@ -410,7 +505,12 @@ impl Crawler {
     }
 }
 
-fn failed_record(url: &CanonicalUrl, entry: &FrontierEntry, error: &FetchError, fetched_at_ms: u64) -> PageRecord {
+fn failed_record(
+    url: &CanonicalUrl,
+    entry: &FrontierEntry,
+    error: &FetchError,
+    fetched_at_ms: u64,
+) -> PageRecord {
     PageRecord {
         url: url.as_str().to_string(),
         final_url: url.as_str().to_string(),
@@ -445,11 +545,20 @@ async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
             let result = fetch_robots(&fetcher, &origin).await;
             Outcome::Robots { origin, result }
         }
-        Job::Page { origin, key, entry, url } => {
-            let result = fetcher.fetch(&url, entry.referrer.as_deref(), BodyKind::Page).await;
+        Job::Page {
+            origin,
+            key,
+            entry,
+            url,
+        } => {
+            let result = fetcher
+                .fetch(&url, entry.referrer.as_deref(), BodyKind::Page)
+                .await;
             let fetched_at_ms = now_ms();
             let result = match result {
-                Ok(mut fetched) if (200..300).contains(&fetched.status) && fetched.text.is_some() => {
+                Ok(mut fetched)
+                    if (200..300).contains(&fetched.status) && fetched.text.is_some() =>
+                {
                     let text = fetched.text.take().unwrap_or_default();
                     let page_url = url.as_url().clone();
                     let parsed = tokio::task::spawn_blocking(move || {
@@ -469,7 +578,14 @@ async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
                 Ok(fetched) => Ok((fetched, None)),
                 Err(e) => Err(e),
             };
-            Outcome::Page { origin, key, entry, url, fetched_at_ms, result }
+            Outcome::Page {
+                origin,
+                key,
+                entry,
+                url,
+                fetched_at_ms,
+                result,
+            }
         }
     }
 }
@@ -492,7 +608,10 @@ async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
         let fetch = match fetched.status {
             200..=299 => RobotsFetch::Rules(fetched.text.clone().unwrap_or_default()),
             300..=399 => {
-                match fetched.header("location").and_then(|l| CanonicalUrl::join(url.as_url(), l).ok()) {
+                match fetched
+                    .header("location")
+                    .and_then(|l| CanonicalUrl::join(url.as_url(), l).ok())
+                {
                     Some(next) => {
                         url = next;
                         continue;
@@ -506,18 +625,32 @@ async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
             status => return RobotsResult::Unavailable(format!("status {status}")),
         };
         let now = now_ms();
-        let ttl = max_age_ms(&fetched).unwrap_or(24 * HOUR_MS).clamp(HOUR_MS, 24 * HOUR_MS);
-        return RobotsResult::Answer(RobotsRecord { fetch, fetched_at_ms: now, expires_at_ms: now + ttl });
+        let ttl = max_age_ms(&fetched)
+            .unwrap_or(24 * HOUR_MS)
+            .clamp(HOUR_MS, 24 * HOUR_MS);
+        return RobotsResult::Answer(RobotsRecord {
+            fetch,
+            fetched_at_ms: now,
+            expires_at_ms: now + ttl,
+        });
     }
     // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
     let now = now_ms();
-    RobotsResult::Answer(RobotsRecord { fetch: RobotsFetch::NoRules, fetched_at_ms: now, expires_at_ms: now + 24 * HOUR_MS })
+    RobotsResult::Answer(RobotsRecord {
+        fetch: RobotsFetch::NoRules,
+        fetched_at_ms: now,
+        expires_at_ms: now + 24 * HOUR_MS,
+    })
 }
 
 fn max_age_ms(fetched: &Fetched) -> Option<u64> {
     let cache_control = fetched.header("cache-control")?;
-    cache_control.split(',').find_map(|directive| {
-        let (name, value) = directive.split_once('=')?;
-        (name.trim().eq_ignore_ascii_case("max-age")).then(|| value.trim().parse::<u64>().ok())?
-    }).map(|secs| secs.saturating_mul(1000))
+    cache_control
+        .split(',')
+        .find_map(|directive| {
+            let (name, value) = directive.split_once('=')?;
+            (name.trim().eq_ignore_ascii_case("max-age"))
+                .then(|| value.trim().parse::<u64>().ok())?
+        })
+        .map(|secs| secs.saturating_mul(1000))
 }

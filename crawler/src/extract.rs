@@ -64,7 +64,10 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         .and_then(|href| page_url.join(href.trim()).ok())
         .unwrap_or_else(|| page_url.clone());
 
-    let title = document.select(&s.title).next().map(|t| collapse(&t.text().collect::<String>(), MAX_TITLE_CHARS));
+    let title = document
+        .select(&s.title)
+        .next()
+        .map(|t| collapse(&t.text().collect::<String>(), MAX_TITLE_CHARS));
 
     let mut robots = RobotsDirectives::default();
     let mut description = String::new();
@@ -84,15 +87,33 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         if links.len() >= MAX_LINKS {
             break;
         }
-        let attr = if matches!(element.value().name(), "frame" | "iframe") { "src" } else { "href" };
-        let Some(href) = element.value().attr(attr) else { continue };
-        let Ok(target) = CanonicalUrl::join(&base, href) else { continue };
-        let rel = element.value().attr("rel").unwrap_or_default().to_ascii_lowercase();
+        let attr = if matches!(element.value().name(), "frame" | "iframe") {
+            "src"
+        } else {
+            "href"
+        };
+        let Some(href) = element.value().attr(attr) else {
+            continue;
+        };
+        let Ok(target) = CanonicalUrl::join(&base, href) else {
+            continue;
+        };
+        let rel = element
+            .value()
+            .attr("rel")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let nofollow = robots.nofollow
-            || rel.split_ascii_whitespace().any(|r| matches!(r, "nofollow" | "ugc" | "sponsored"));
+            || rel
+                .split_ascii_whitespace()
+                .any(|r| matches!(r, "nofollow" | "ugc" | "sponsored"));
         let anchor = anchor_text(element);
         if seen.insert((target.as_str().to_string(), anchor.clone(), nofollow)) {
-            links.push(Outlink { target: target.into(), anchor, nofollow });
+            links.push(Outlink {
+                target: target.into(),
+                anchor,
+                nofollow,
+            });
         }
     }
 
@@ -162,11 +183,16 @@ fn anchor_text(element: ElementRef<'_>) -> String {
 fn visible_text(document: &Html) -> String {
     let mut out = String::new();
     for node in document.root_element().descendants() {
-        let Node::Text(text) = node.value() else { continue };
+        let Node::Text(text) = node.value() else {
+            continue;
+        };
         let hidden = node.ancestors().any(|a| {
-            a.value()
-                .as_element()
-                .is_some_and(|e| matches!(e.name(), "script" | "style" | "noscript" | "template" | "head"))
+            a.value().as_element().is_some_and(|e| {
+                matches!(
+                    e.name(),
+                    "script" | "style" | "noscript" | "template" | "head"
+                )
+            })
         });
         if !hidden {
             for word in text.split_whitespace() {
@@ -199,7 +225,11 @@ mod tests {
     use super::*;
 
     fn page(html: &str) -> Extracted {
-        extract(html, &Url::parse("http://a.test/dir/page.html").unwrap(), "siftbot")
+        extract(
+            html,
+            &Url::parse("http://a.test/dir/page.html").unwrap(),
+            "siftbot",
+        )
     }
 
     #[test]
@@ -215,7 +245,11 @@ mod tests {
                </body></html>"#,
         );
         assert_eq!(got.title, "My Page");
-        let links: Vec<_> = got.links.iter().map(|l| (l.target.as_str(), l.anchor.as_str(), l.nofollow)).collect();
+        let links: Vec<_> = got
+            .links
+            .iter()
+            .map(|l| (l.target.as_str(), l.anchor.as_str(), l.nofollow))
+            .collect();
         assert_eq!(
             links,
             vec![
@@ -231,10 +265,19 @@ mod tests {
 
     #[test]
     fn robots_meta() {
-        let got = page(r#"<meta name="ROBOTS" content="NoIndex"><meta name="siftbot" content="nofollow"><meta name="otherbot" content="noarchive"><a href="a">a</a>"#);
+        let got = page(
+            r#"<meta name="ROBOTS" content="NoIndex"><meta name="siftbot" content="nofollow"><meta name="otherbot" content="noarchive"><a href="a">a</a>"#,
+        );
         assert!(got.robots.noindex && got.robots.nofollow && !got.robots.noarchive);
-        assert!(got.links[0].nofollow, "a nofollow page's links are nofollow");
-        assert!(page(r#"<meta name="robots" content="none">"#).robots.noindex);
+        assert!(
+            got.links[0].nofollow,
+            "a nofollow page's links are nofollow"
+        );
+        assert!(
+            page(r#"<meta name="robots" content="none">"#)
+                .robots
+                .noindex
+        );
 
         let mut robots = RobotsDirectives::default();
         apply_robots_header(&mut robots, "otherbot: noindex", "siftbot");

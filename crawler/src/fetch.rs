@@ -63,7 +63,10 @@ pub struct Fetched {
 impl Fetched {
     /// A header's value, by lowercase name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -113,7 +116,11 @@ impl Fetcher {
             .pool_idle_timeout(Duration::from_secs(30))
             .dns_resolver(PolicyResolver::new(policy, config.resolve.clone()))
             .build()?;
-        Ok(Self { client, policy, max_body_bytes: config.max_body_bytes })
+        Ok(Self {
+            client,
+            policy,
+            max_body_bytes: config.max_body_bytes,
+        })
     }
 
     /// Fetches one URL. `referrer` goes into `Referer`.
@@ -147,7 +154,10 @@ impl Fetcher {
             .take(200)
             .map(|(name, value)| {
                 let value = String::from_utf8_lossy(value.as_bytes());
-                (name.as_str().to_string(), value.chars().take(8192).collect())
+                (
+                    name.as_str().to_string(),
+                    value.chars().take(8192).collect(),
+                )
             })
             .collect();
         let content_type = response
@@ -165,7 +175,13 @@ impl Fetcher {
             BodyKind::Robots => true,
         };
         if !wanted || (300..400).contains(&status) {
-            return Ok(Fetched { status, headers, text: None, body_len: 0, truncated: false });
+            return Ok(Fetched {
+                status,
+                headers,
+                text: None,
+                body_len: 0,
+                truncated: false,
+            });
         }
         let limit = match kind {
             BodyKind::Page => self.max_body_bytes,
@@ -184,13 +200,24 @@ impl Fetcher {
         }
         let body_len = body.len() as u64;
         let text = decode(&body, &content_type);
-        Ok(Fetched { status, headers, text: Some(text), body_len, truncated })
+        Ok(Fetched {
+            status,
+            headers,
+            text: Some(text),
+            body_len,
+            truncated,
+        })
     }
 }
 
 /// `<token>/<version> (+<info url>)`.
 pub fn user_agent(config: &CrawlerConfig) -> String {
-    format!("{}/{} (+{})", config.agent, shared::VERSION, config.info_url)
+    format!(
+        "{}/{} (+{})",
+        config.agent,
+        shared::VERSION,
+        config.info_url
+    )
 }
 
 fn classify(error: reqwest::Error) -> FetchError {
@@ -214,7 +241,11 @@ fn classify(error: reqwest::Error) -> FetchError {
 }
 
 fn classify_body(error: reqwest::Error) -> FetchError {
-    if error.is_timeout() { FetchError::Timeout } else { FetchError::Body(error.to_string()) }
+    if error.is_timeout() {
+        FetchError::Timeout
+    } else {
+        FetchError::Body(error.to_string())
+    }
 }
 
 /// Decodes a body to UTF-8: the BOM wins, then the `charset` of `Content-Type`, then a
@@ -257,16 +288,30 @@ mod tests {
     #[test]
     fn charset_decoding() {
         assert_eq!(decode(b"caf\xe9", "text/html; charset=ISO-8859-1"), "café");
-        assert_eq!(decode(b"<meta charset=\"latin1\">caf\xe9", "text/html"), "<meta charset=\"latin1\">café");
+        assert_eq!(
+            decode(b"<meta charset=\"latin1\">caf\xe9", "text/html"),
+            "<meta charset=\"latin1\">café"
+        );
         assert_eq!(decode("café".as_bytes(), "text/html"), "café");
-        assert_eq!(decode(b"caf\xe9", ""), "café", "invalid UTF-8 falls back to windows-1252");
-        assert_eq!(decode(b"\xef\xbb\xbfcaf\xc3\xa9", "text/html; charset=latin1"), "café", "BOM wins");
+        assert_eq!(
+            decode(b"caf\xe9", ""),
+            "café",
+            "invalid UTF-8 falls back to windows-1252"
+        );
+        assert_eq!(
+            decode(b"\xef\xbb\xbfcaf\xc3\xa9", "text/html; charset=latin1"),
+            "café",
+            "BOM wins"
+        );
     }
 
     #[test]
     fn user_agent_names_the_bot() {
         let config = CrawlerConfig::default();
         let ua = user_agent(&config);
-        assert!(ua.starts_with(&format!("siftbot/{} (+http", shared::VERSION)), "{ua}");
+        assert!(
+            ua.starts_with(&format!("siftbot/{} (+http", shared::VERSION)),
+            "{ua}"
+        );
     }
 }

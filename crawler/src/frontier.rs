@@ -92,7 +92,11 @@ pub struct Frontier {
 impl Frontier {
     /// An empty frontier.
     pub fn new(politeness: Politeness) -> Self {
-        Self { hosts: HashMap::new(), ready: BinaryHeap::new(), politeness }
+        Self {
+            hosts: HashMap::new(),
+            ready: BinaryHeap::new(),
+            politeness,
+        }
     }
 
     /// Origins known.
@@ -129,17 +133,19 @@ impl Frontier {
 
     fn host_mut(&mut self, origin: &str, now: Instant) -> &mut HostQueue {
         let politeness = &self.politeness;
-        self.hosts.entry(origin.to_string()).or_insert_with(|| HostQueue {
-            buffered: BTreeMap::new(),
-            more_in_store: false,
-            in_flight: HashSet::new(),
-            robots_in_flight: false,
-            next_at: now,
-            scheduled: false,
-            robots: RobotsState::Unknown,
-            delay: politeness.delay_for(origin, None),
-            concurrency: politeness.concurrency_for(origin),
-        })
+        self.hosts
+            .entry(origin.to_string())
+            .or_insert_with(|| HostQueue {
+                buffered: BTreeMap::new(),
+                more_in_store: false,
+                in_flight: HashSet::new(),
+                robots_in_flight: false,
+                next_at: now,
+                scheduled: false,
+                robots: RobotsState::Unknown,
+                delay: politeness.delay_for(origin, None),
+                concurrency: politeness.concurrency_for(origin),
+            })
     }
 
     fn schedule(&mut self, origin: &str, now: Instant) {
@@ -178,7 +184,9 @@ impl Frontier {
                 return Ok(None);
             }
             self.ready.pop();
-            let Some(host) = self.hosts.get_mut(&origin) else { continue };
+            let Some(host) = self.hosts.get_mut(&origin) else {
+                continue;
+            };
             host.scheduled = false;
             if host.busy() >= host.concurrency {
                 continue; // rescheduled when a slot frees
@@ -196,7 +204,9 @@ impl Frontier {
                     }
                     host.robots_in_flight = true;
                     host.robots = match host.robots {
-                        RobotsState::Waiting { attempts, until } => RobotsState::Waiting { attempts, until },
+                        RobotsState::Waiting { attempts, until } => {
+                            RobotsState::Waiting { attempts, until }
+                        }
                         _ => RobotsState::Fetching,
                     };
                     host.next_at = now + host.delay;
@@ -219,7 +229,12 @@ impl Frontier {
                         if host.busy() < host.concurrency {
                             self.schedule(&origin, now);
                         }
-                        return Ok(Some(Job::Page { origin, key, entry, url }));
+                        return Ok(Some(Job::Page {
+                            origin,
+                            key,
+                            entry,
+                            url,
+                        }));
                     }
                 }
             }
@@ -266,9 +281,14 @@ fn take_next(
 ) -> Result<Option<(Vec<u8>, FrontierEntry)>, StoreError> {
     if host.buffered.is_empty() && host.more_in_store {
         let in_flight = &host.in_flight;
-        let refill = store.queued_for(origin, BUFFER_PER_HOST + 1, &|key| in_flight.contains(key))?;
+        let refill =
+            store.queued_for(origin, BUFFER_PER_HOST + 1, &|key| in_flight.contains(key))?;
         host.more_in_store = refill.len() > BUFFER_PER_HOST;
-        host.buffered = refill.into_iter().take(BUFFER_PER_HOST).map(|q| (q.key, q.entry)).collect();
+        host.buffered = refill
+            .into_iter()
+            .take(BUFFER_PER_HOST)
+            .map(|q| (q.key, q.entry))
+            .collect();
     }
     Ok(host.buffered.pop_first())
 }

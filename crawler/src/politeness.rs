@@ -22,7 +22,11 @@ impl Politeness {
             delay: Duration::from_millis(config.delay_ms),
             concurrency: config.host_concurrency,
             max_crawl_delay: Duration::from_millis(config.max_crawl_delay_ms),
-            hosts: config.hosts.iter().map(|(h, o)| (h.to_ascii_lowercase(), o.clone())).collect(),
+            hosts: config
+                .hosts
+                .iter()
+                .map(|(h, o)| (h.to_ascii_lowercase(), o.clone()))
+                .collect(),
         }
     }
 
@@ -46,7 +50,10 @@ impl Politeness {
 
     /// Most requests in flight to `origin`.
     pub fn concurrency_for(&self, origin: &str) -> usize {
-        self.host_override(origin).and_then(|o| o.concurrency).unwrap_or(self.concurrency).max(1)
+        self.host_override(origin)
+            .and_then(|o| o.concurrency)
+            .unwrap_or(self.concurrency)
+            .max(1)
     }
 }
 
@@ -56,13 +63,32 @@ mod tests {
 
     #[test]
     fn crawl_delay_lengthens_but_never_shortens() {
-        let mut config = CrawlerConfig { delay_ms: 1000, ..CrawlerConfig::default() };
-        config.hosts.insert("own.test".into(), HostOverride { delay_ms: Some(0), concurrency: Some(8) });
+        let mut config = CrawlerConfig {
+            delay_ms: 1000,
+            ..CrawlerConfig::default()
+        };
+        config.hosts.insert(
+            "own.test".into(),
+            HostOverride {
+                delay_ms: Some(0),
+                concurrency: Some(8),
+            },
+        );
         let p = Politeness::new(&config);
         assert_eq!(p.delay_for("http://a.test", None), Duration::from_secs(1));
-        assert_eq!(p.delay_for("http://a.test", Some(0.1)), Duration::from_secs(1));
-        assert_eq!(p.delay_for("http://a.test", Some(5.0)), Duration::from_secs(5));
-        assert_eq!(p.delay_for("http://a.test", Some(1e9)), Duration::from_secs(30), "capped");
+        assert_eq!(
+            p.delay_for("http://a.test", Some(0.1)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            p.delay_for("http://a.test", Some(5.0)),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            p.delay_for("http://a.test", Some(1e9)),
+            Duration::from_secs(30),
+            "capped"
+        );
         assert_eq!(p.delay_for("http://own.test:8080", None), Duration::ZERO);
         assert_eq!(p.concurrency_for("http://own.test:8080"), 8);
         assert_eq!(p.concurrency_for("http://a.test"), 1);

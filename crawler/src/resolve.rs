@@ -64,7 +64,11 @@ impl AddressPolicy {
                     || v6.to_ipv4_mapped().is_some_and(|v4| self.check(IpAddr::V4(v4)).is_err())
             }
         };
-        if non_public { Err(RefusedAddress::NonPublic) } else { Ok(()) }
+        if non_public {
+            Err(RefusedAddress::NonPublic)
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -79,8 +83,14 @@ pub struct PolicyResolver {
 impl PolicyResolver {
     /// A resolver with the given policy and pinned names.
     pub fn new(policy: AddressPolicy, pinned: BTreeMap<String, IpAddr>) -> Self {
-        let pinned = pinned.into_iter().map(|(name, ip)| (name.to_ascii_lowercase(), ip)).collect();
-        Self { policy, pinned: Arc::new(pinned) }
+        let pinned = pinned
+            .into_iter()
+            .map(|(name, ip)| (name.to_ascii_lowercase(), ip))
+            .collect();
+        Self {
+            policy,
+            pinned: Arc::new(pinned),
+        }
     }
 }
 
@@ -126,8 +136,21 @@ mod tests {
         assert_eq!(public.check(ip("127.0.0.1")), Err(RefusedAddress::Loopback));
         assert_eq!(local.check(ip("127.0.0.5")), Ok(()));
         assert_eq!(local.check(ip("::1")), Ok(()));
-        for private in ["10.0.0.1", "192.168.1.1", "172.16.0.1", "169.254.1.1", "0.0.0.0", "fe80::1", "fd00::1", "::ffff:10.0.0.1"] {
-            assert_eq!(local.check(ip(private)), Err(RefusedAddress::NonPublic), "{private}");
+        for private in [
+            "10.0.0.1",
+            "192.168.1.1",
+            "172.16.0.1",
+            "169.254.1.1",
+            "0.0.0.0",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert_eq!(
+                local.check(ip(private)),
+                Err(RefusedAddress::NonPublic),
+                "{private}"
+            );
         }
         assert_eq!(public.check(ip("93.184.216.34")), Ok(()));
         assert_eq!(public.check(ip("2606:2800:220:1::1")), Ok(()));

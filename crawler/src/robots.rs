@@ -80,7 +80,9 @@ enum Line<'a> {
 
 fn parse_line(line: &str) -> Line<'_> {
     let line = line.split('#').next().unwrap_or_default().trim();
-    let Some((key, value)) = line.split_once(':') else { return Line::Other };
+    let Some((key, value)) = line.split_once(':') else {
+        return Line::Other;
+    };
     let value = value.trim();
     match key.trim().to_ascii_lowercase().as_str() {
         "user-agent" | "useragent" | "user agent" => Line::UserAgent(value),
@@ -134,7 +136,10 @@ impl RobotsRules {
                     if pattern.is_empty() {
                         continue;
                     }
-                    let rule = Rule { allow, pattern: normalize_pattern(pattern) };
+                    let rule = Rule {
+                        allow,
+                        pattern: normalize_pattern(pattern),
+                    };
                     if group_ours {
                         ours.rules.push(rule.clone());
                     }
@@ -208,7 +213,11 @@ fn normalize_pattern(input: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'%' && i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() {
+        if b == b'%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
             let value = u8::from_str_radix(&input[i + 1..i + 3], 16).unwrap_or(b'%');
             if value.is_ascii_alphanumeric() || matches!(value, b'-' | b'.' | b'_' | b'~') {
                 out.push(value as char);
@@ -270,7 +279,11 @@ mod tests {
 
     fn check(robots: &str, agent: &str, path: &str, allowed: bool) {
         let rules = RobotsRules::parse(robots, agent);
-        assert_eq!(rules.allows(path), allowed, "{agent} {path} under:\n{robots}");
+        assert_eq!(
+            rules.allows(path),
+            allowed,
+            "{agent} {path} under:\n{robots}"
+        );
     }
 
     #[test]
@@ -296,13 +309,24 @@ mod tests {
         check(wild, "x", "/doc.pdf?x", true);
         check(wild, "x", "/tmp123/x/y", false);
 
-        let merged = "User-agent: a\nUser-agent: b\nDisallow: /one\n\nuser-agent: b\ndisalow: /two\n";
+        let merged =
+            "User-agent: a\nUser-agent: b\nDisallow: /one\n\nuser-agent: b\ndisalow: /two\n";
         check(merged, "b", "/one", false);
         check(merged, "b", "/two", false);
         check(merged, "a", "/two", true);
 
-        check("\u{feff}User-agent: *\r\nDisallow: /x # no\r\n", "x", "/x", false);
-        check("User-agent: *\nDisallow: /%7Euser\n", "x", "/~user/a", false);
+        check(
+            "\u{feff}User-agent: *\r\nDisallow: /x # no\r\n",
+            "x",
+            "/x",
+            false,
+        );
+        check(
+            "User-agent: *\nDisallow: /%7Euser\n",
+            "x",
+            "/~user/a",
+            false,
+        );
         check("User-agent: *\nDisallow: /caf%C3%A9\n", "x", "/café", false);
         check("User-agent: *\nDisallow:\n", "x", "/anything", true);
         check("garbage\n\0\u{1}:::\nDisallow: /x\n", "x", "/x", true);

@@ -13,7 +13,8 @@ impl Scope {
     /// Explicit prefixes (canonicalized), or the seeds' origins when there are none.
     pub fn new(prefixes: &[CanonicalUrl], seeds: &[CanonicalUrl]) -> Self {
         let prefixes = if prefixes.is_empty() {
-            let mut origins: Vec<String> = seeds.iter().map(|s| format!("{}/", s.origin())).collect();
+            let mut origins: Vec<String> =
+                seeds.iter().map(|s| format!("{}/", s.origin())).collect();
             origins.sort();
             origins.dedup();
             origins
@@ -25,7 +26,9 @@ impl Scope {
 
     /// Whether a URL may be queued.
     pub fn contains(&self, url: &CanonicalUrl) -> bool {
-        self.prefixes.iter().any(|p| url.as_str().starts_with(p.as_str()))
+        self.prefixes
+            .iter()
+            .any(|p| url.as_str().starts_with(p.as_str()))
     }
 }
 
@@ -41,7 +44,10 @@ mod tests {
     fn default_scope_is_the_seed_origins() {
         let scope = Scope::new(&[], &[url("http://a.test:8080/start/page.html")]);
         assert!(scope.contains(&url("http://a.test:8080/other")));
-        assert!(!scope.contains(&url("http://a.test/other")), "another port is another origin");
+        assert!(
+            !scope.contains(&url("http://a.test/other")),
+            "another port is another origin"
+        );
         assert!(!scope.contains(&url("http://a.test:8081/x")));
         assert!(!scope.contains(&url("http://b.test:8080/")));
     }

@@ -42,15 +42,24 @@ impl PageStore {
     /// Opens (creating if needed) `DATA/store` for writing. Fails if another crawler has it.
     pub fn open(data: &Path) -> Result<Self, StoreError> {
         let path = store_dir(data);
-        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors())
-            .map_err(|source| StoreError::Db { path: path.clone(), source })?;
-        let mut store = Self { db, counters: CrawlCounters::default() };
+        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors()).map_err(
+            |source| StoreError::Db {
+                path: path.clone(),
+                source,
+            },
+        )?;
+        let mut store = Self {
+            db,
+            counters: CrawlCounters::default(),
+        };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)
     }
 
     fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
-        self.db.cf_handle(cf.name()).expect("every column family is opened with the store")
+        self.db
+            .cf_handle(cf.name())
+            .expect("every column family is opened with the store")
     }
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
@@ -67,7 +76,10 @@ impl PageStore {
 
     /// Whether a URL was ever queued.
     pub fn is_seen(&self, url: &CanonicalUrl) -> Result<bool, StoreError> {
-        Ok(self.db.get_pinned_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes())?.is_some())
+        Ok(self
+            .db
+            .get_pinned_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes())?
+            .is_some())
     }
 
     /// A stored page.
@@ -103,7 +115,11 @@ impl PageStore {
         batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
         batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
-            batch.put_cf(self.cf(Cf::Content), commit.page.content_hash.to_be_bytes(), key);
+            batch.put_cf(
+                self.cf(Cf::Content),
+                commit.page.content_hash.to_be_bytes(),
+                key,
+            );
         }
         batch.delete_cf(self.cf(Cf::Frontier), commit.done);
         let queued = self.queue_unseen(&mut batch, commit.discovered)?;
@@ -136,7 +152,10 @@ impl PageStore {
         for (url, entry) in urls {
             let fingerprint = url.fingerprint().to_bytes();
             if !in_batch.insert(fingerprint)
-                || self.db.get_pinned_cf(self.cf(Cf::Seen), fingerprint)?.is_some()
+                || self
+                    .db
+                    .get_pinned_cf(self.cf(Cf::Seen), fingerprint)?
+                    .is_some()
             {
                 continue;
             }
@@ -164,7 +183,10 @@ impl PageStore {
         let mut prefix = origin.as_bytes().to_vec();
         prefix.push(0);
         let mut out = Vec::new();
-        let iter = self.db.iterator_cf(self.cf(Cf::Frontier), IteratorMode::From(&prefix, Direction::Forward));
+        let iter = self.db.iterator_cf(
+            self.cf(Cf::Frontier),
+            IteratorMode::From(&prefix, Direction::Forward),
+        );
         for item in iter {
             let (key, value) = item?;
             if !key.starts_with(&prefix) || out.len() >= limit {
@@ -173,7 +195,10 @@ impl PageStore {
             if skip(&key) {
                 continue;
             }
-            out.push(QueuedUrl { key: key.to_vec(), entry: FrontierEntry::decode(&value)? });
+            out.push(QueuedUrl {
+                key: key.to_vec(),
+                entry: FrontierEntry::decode(&value)?,
+            });
         }
         Ok(out)
     }
@@ -205,7 +230,8 @@ impl PageStore {
 
     /// Caches a robots.txt answer.
     pub fn put_robots(&self, origin: &str, record: &RobotsRecord) -> Result<(), StoreError> {
-        self.db.put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
+        self.db
+            .put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
         Ok(())
     }
 }

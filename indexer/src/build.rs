@@ -1,303 +1,412 @@
-//! Builds: generations, incremental updates and the atomic switch.
+//! `build`: one index build, full or incremental, in three passes over one store snapshot.
 //!
-//! `DATA/index/gen-NNNNNN/` holds one tantivy index and `docstate.json`, the hash of every
-//! document it holds; `DATA/index/CURRENT` names the generation in use and is replaced
-//! atomically (write, fsync, rename), so a reader never sees a half-built generation.
-//! A full build writes a new generation and switches; an incremental build updates the
-//! current generation in place with one commit, touching only documents whose hash changed.
+//! 1. Page metadata (no bodies kept) -> [`DocPlan`]: which pages become which documents.
+//! 2. Outlinks -> [`LinkGraph`]: in-link counts and anchor text per document.
+//! 3. Pages again, in URL order: each document's inputs are fingerprinted; only documents
+//!    whose fingerprint differs from the target generation's state are parsed (on worker
+//!    threads, one parse per page) and written. One commit at the end.
+//!
+//! A full build (and the first one, and any build whose state cannot be trusted) writes a new
+//! generation and then switches `CURRENT` to it; an incremental build updates the current
+//! generation in place with `delete_term(url)` + `add_document`, and deletes documents whose
+//! page is gone or became `noindex`. Readers only ever see committed states.
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use shared::record::PageRecord;
-use shared::{StoreReader, url::CanonicalUrl};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
-use tracing::info;
-use xxhash_rust::xxh3::Xxh3;
+use tracing::{info, warn};
 
-use crate::linkgraph::{Inbound, LinkGraph, UrlMap};
+use crate::Error;
+use crate::document::DocInput;
+use crate::generation::{self, generation_dir};
+use crate::linkgraph::LinkGraph;
+use crate::plan::DocPlan;
 use crate::schema::{IndexFields, schema};
-use crate::text;
-use crate::{BuildMode, BuildSummary, Error};
+use crate::source::{PageMeta, Source};
+use crate::state::DocState;
 
-/// The file naming the current generation.
-pub fn current_generation_marker(data: &Path) -> PathBuf {
-    index_dir(data).join("CURRENT")
+/// Memory for tantivy's indexing buffers, shared by its threads.
+const WRITER_HEAP: usize = 192 * 1024 * 1024;
+/// Documents waiting for a parser, per parser thread (bounds the bodies held in memory).
+const QUEUE_PER_WORKER: usize = 2;
+/// Most parser threads.
+const MAX_WORKERS: usize = 4;
+/// A progress event every this many documents written.
+const PROGRESS_EVERY: u64 = 5_000;
+
+/// How much to rebuild.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildMode {
+    /// Update the current generation with the documents that changed (a new generation when
+    /// there is none yet, or its state cannot be trusted).
+    Incremental,
+    /// Write a new generation and switch `CURRENT` to it.
+    Full,
 }
 
-fn index_dir(data: &Path) -> PathBuf {
-    data.join("index")
+/// What a build did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildSummary {
+    /// The generation written or updated (`gen-NNNNNN`).
+    pub generation: String,
+    /// Documents added or replaced.
+    pub indexed: u64,
+    /// Documents removed: their page is gone, became `noindex`, or is now a duplicate.
+    pub deleted: u64,
+    /// Documents left as they were.
+    pub unchanged: u64,
+    /// Pages not indexed because they asked for `noindex`.
+    pub skipped_noindex: u64,
+    /// Pages folded into another page's document (same content).
+    pub skipped_duplicates: u64,
+    /// Pages not indexed otherwise: non-2xx, redirects, failed fetches, empty bodies.
+    pub skipped_other: u64,
+    /// Documents in the generation after the build.
+    pub total_docs: u64,
+    /// How long the build took.
+    pub elapsed: Duration,
 }
 
-const STATE_FILE: &str = "docstate.json";
-/// Memory for tantivy's indexing buffers.
-const WRITER_HEAP: usize = 256 * 1024 * 1024;
-
-/// The generation `CURRENT` names, if any.
-pub fn current_generation(data: &Path) -> Result<Option<String>, Error> {
-    match std::fs::read_to_string(current_generation_marker(data)) {
-        Ok(name) => Ok(Some(name.trim().to_string()).filter(|n| !n.is_empty())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(current_generation_marker(data), e)),
+impl fmt::Display for BuildSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other) in {:.1?}",
+            self.generation,
+            self.total_docs,
+            self.indexed,
+            self.unchanged,
+            self.deleted,
+            self.skipped_noindex,
+            self.skipped_duplicates,
+            self.skipped_other,
+            self.elapsed
+        )
     }
 }
 
-/// Why a page gets no document of its own.
-enum Skip {
-    NoIndex,
-    Other,
-}
-
-fn skip_reason(page: &PageRecord) -> Option<Skip> {
-    if page.error.is_some() || page.redirect_to.is_some() || !page.is_html_page() {
-        Some(Skip::Other)
-    } else if page.robots.noindex {
-        Some(Skip::NoIndex)
-    } else {
-        None
-    }
-}
-
-/// Builds or updates the index of `data`.
+/// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
+/// may be running) and writes `DATA/index`.
 pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
     let started = Instant::now();
-    let store = StoreReader::open(data)?;
-    let mut summary = BuildSummary::default();
+    let source = Source::open(data)?;
+    let _lock = generation::lock(data)?;
 
-    // Pass 1: which pages are documents, and under which URL.
-    let mut urls = UrlMap::default();
-    let mut by_hash: HashMap<u64, Vec<String>> = HashMap::new();
-    let mut facts: HashMap<String, u64> = HashMap::new(); // url -> hash of its record's indexable facts
-    for page in store.pages() {
-        let page = page?;
-        if let Some(target) = &page.redirect_to {
-            urls.redirects.insert(page.url.clone(), target.clone());
-        }
-        match skip_reason(&page) {
-            Some(Skip::NoIndex) => summary.skipped_noindex += 1,
-            Some(Skip::Other) => summary.skipped_other += 1,
-            None => {
-                facts.insert(page.url.clone(), record_hash(&page));
-                by_hash.entry(page.content_hash).or_default().push(page.url);
+    let plan = DocPlan::new(
+        source
+            .pages()
+            .map(|page| page.map(|page| PageMeta::from(&page))),
+    )?;
+    info!(
+        documents = plan.num_docs(),
+        noindex = plan.noindex(),
+        duplicates = plan.duplicates(),
+        "pages read"
+    );
+    let mut graph = LinkGraph::build(&plan, source.outlinks())?;
+    info!("link graph built");
+
+    let target = Target::choose(data, mode)?;
+    info!(generation = target.name, fresh = target.fresh, "writing");
+    let result = write(&source, &plan, &mut graph, &target);
+    let (state, counts) = match result {
+        Ok(done) => done,
+        Err(error) => {
+            if target.fresh {
+                let _ = std::fs::remove_dir_all(&target.dir);
             }
+            return Err(error);
         }
-    }
-    for group in by_hash.into_values() {
-        let Some(rep) = group.iter().min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b))).cloned() else { continue };
-        summary.skipped_duplicates += group.len() as u64 - 1;
-        for url in group {
-            urls.representative.insert(url, rep.clone());
-        }
-    }
-    let graph = LinkGraph::build(&store, &urls)?;
-
-    // What every document will hold, as a hash.
-    let mut wanted: BTreeMap<String, u64> = BTreeMap::new();
-    for (url, rep) in &urls.representative {
-        if url == rep {
-            let inbound = graph.inbound(url);
-            wanted.insert(url.clone(), doc_hash(facts[url], &inbound));
-        }
-    }
-
-    let current = current_generation(data)?;
-    let (generation, previous_state, fresh) = match (mode, current) {
-        (BuildMode::Incremental, Some(name)) if index_dir(data).join(&name).is_dir() => {
-            let state = read_state(&index_dir(data).join(&name))?;
-            (name, state, false)
-        }
-        (_, current) => (next_generation_name(current.as_deref()), BTreeMap::new(), true),
     };
-    let gen_dir = index_dir(data).join(&generation);
-    let index = if fresh {
-        if gen_dir.exists() {
-            std::fs::remove_dir_all(&gen_dir).map_err(|e| Error::io(&gen_dir, e))?;
-        }
-        std::fs::create_dir_all(&gen_dir).map_err(|e| Error::io(&gen_dir, e))?;
-        Index::create_in_dir(&gen_dir, schema())?
-    } else {
-        Index::open_in_dir(&gen_dir)?
+    if target.fresh {
+        generation::switch_current(data, &target.name)?;
+        generation::remove_old(data, &target.name, target.previous.as_deref())?;
+    }
+    let summary = BuildSummary {
+        generation: target.name,
+        indexed: counts.indexed,
+        deleted: counts.deleted,
+        unchanged: counts.unchanged,
+        skipped_noindex: plan.noindex(),
+        skipped_duplicates: plan.duplicates(),
+        skipped_other: plan.skipped() + counts.unreadable,
+        total_docs: state.docs.len() as u64,
+        elapsed: started.elapsed(),
     };
-    let fields = IndexFields::new(&index.schema())?;
-    let mut writer: IndexWriter<TantivyDocument> = index.writer(WRITER_HEAP)?;
-
-    for url in previous_state.keys().filter(|url| !wanted.contains_key(*url)) {
-        writer.delete_term(Term::from_field_text(fields.url, url));
-        summary.deleted += 1;
-    }
-    let changed: Vec<&String> = wanted.iter().filter(|(url, hash)| previous_state.get(*url) != Some(hash)).map(|(url, _)| url).collect();
-    summary.unchanged = (wanted.len() - changed.len()) as u64;
-    summary.indexed = changed.len() as u64;
-    info!(generation, changed = changed.len(), deleted = summary.deleted, "indexing");
-
-    // Pass 2: the changed documents, text extracted on every core.
-    let queue = Mutex::new(changed.into_iter());
-    let failure: Mutex<Option<Error>> = Mutex::new(None);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some(url) = next else { break };
-                    let result = index_page(&store, &writer, &fields, url, &graph.inbound(url), fresh);
-                    if let Err(e) = result {
-                        if let Ok(mut slot) = failure.lock() {
-                            slot.get_or_insert(e);
-                        }
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    if let Some(error) = failure.into_inner().ok().flatten() {
-        return Err(error);
-    }
-    writer.commit()?;
-    writer.wait_merging_threads()?;
-    write_state(&gen_dir, &wanted)?;
-    if fresh {
-        switch_to(data, &generation)?;
-        remove_old_generations(data, &generation)?;
-    }
-    summary.total_docs = wanted.len() as u64;
-    summary.generation = generation;
-    summary.elapsed = started.elapsed();
+    info!(%summary, "build done");
     Ok(summary)
 }
 
-fn index_page(
-    store: &StoreReader,
-    writer: &IndexWriter<TantivyDocument>,
-    fields: &IndexFields,
-    url: &str,
-    inbound: &Inbound,
+/// The generation a build writes.
+struct Target {
+    name: String,
+    dir: PathBuf,
+    index: Index,
+    /// The documents it holds now.
+    state: DocState,
+    /// A new generation (switched to at the end).
     fresh: bool,
+    /// The generation `CURRENT` named before.
+    previous: Option<String>,
+}
+
+impl Target {
+    fn choose(data: &Path, mode: BuildMode) -> Result<Self, Error> {
+        let current = generation::current_generation(data)?;
+        if let (BuildMode::Incremental, Some(name)) = (mode, &current)
+            && let Some(target) = Self::reuse(data, name)?
+        {
+            return Ok(target);
+        }
+        Self::create(data, current)
+    }
+
+    /// The current generation, if an incremental build can trust it.
+    fn reuse(data: &Path, name: &str) -> Result<Option<Self>, Error> {
+        let dir = generation_dir(data, name);
+        let distrust = |why: &str| {
+            warn!(
+                generation = name,
+                why, "writing a new generation instead of updating"
+            );
+            Ok(None)
+        };
+        if !dir.is_dir() {
+            return distrust("its directory is missing");
+        }
+        let Some(state) = DocState::load(&dir) else {
+            return distrust("its document state is missing or old");
+        };
+        let index = match Index::open_in_dir(&dir) {
+            Ok(index) => index,
+            Err(_) => return distrust("it does not open"),
+        };
+        if index.schema() != schema() {
+            return distrust("its schema differs");
+        }
+        if index.load_metas()?.payload.as_deref() != Some(state.payload().as_str()) {
+            return distrust("its document state does not match its last commit");
+        }
+        Ok(Some(Self {
+            name: name.to_string(),
+            dir,
+            index,
+            state,
+            fresh: false,
+            previous: None,
+        }))
+    }
+
+    fn create(data: &Path, current: Option<String>) -> Result<Self, Error> {
+        let name = generation::next_generation(data)?;
+        let dir = generation_dir(data, &name);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let index = Index::create_in_dir(&dir, schema())?;
+        Ok(Self {
+            name,
+            dir,
+            index,
+            state: DocState::new(),
+            fresh: true,
+            previous: current,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    indexed: u64,
+    deleted: u64,
+    unchanged: u64,
+    /// Planned documents whose stored body does not decompress.
+    unreadable: u64,
+}
+
+/// Pass 3: writes the changed documents and commits; returns the new state.
+fn write(
+    source: &Source,
+    plan: &DocPlan,
+    graph: &mut LinkGraph,
+    target: &Target,
+) -> Result<(DocState, Counts), Error> {
+    let fields = IndexFields::new(&target.index.schema())?;
+    let mut writer: IndexWriter<TantivyDocument> = target.index.writer(WRITER_HEAP)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, MAX_WORKERS);
+    let old = &target.state;
+    let mut state = DocState {
+        format: old.format,
+        build: old.build + 1,
+        docs: Default::default(),
+    };
+    let mut counts = Counts::default();
+
+    let (sender, receiver) = sync_channel::<DocInput>(workers * QUEUE_PER_WORKER);
+    let receiver = Mutex::new(receiver);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    let worker = Worker {
+        receiver: &receiver,
+        writer: &writer,
+        fields: &fields,
+        replace: !target.fresh,
+        failure: &failure,
+        failed: &failed,
+    };
+    let fed = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| worker.run());
+        }
+        let sender = sender;
+        feed(
+            source,
+            plan,
+            graph,
+            old,
+            &mut state,
+            &mut counts,
+            &sender,
+            &failed,
+        )
+    });
+    fed?;
+    if let Some(error) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        return Err(error);
+    }
+    if !target.fresh {
+        for url in old.docs.keys().filter(|url| !state.docs.contains_key(*url)) {
+            writer.delete_term(Term::from_field_text(fields.url, url));
+            counts.deleted += 1;
+        }
+    }
+    if target.fresh || counts.indexed > 0 || counts.deleted > 0 {
+        let mut commit = writer.prepare_commit()?;
+        commit.set_payload(&state.payload());
+        commit.commit()?;
+        writer.wait_merging_threads()?;
+        state.save(&target.dir)?;
+    } else {
+        // Nothing changed: the generation, its commit and its state stay as they are.
+        state.build = old.build;
+    }
+    Ok((state, counts))
+}
+
+/// Reads the pages in URL order and hands every changed document to the parser threads.
+#[allow(clippy::too_many_arguments)] // one call site; the pass's inputs and outputs
+fn feed(
+    source: &Source,
+    plan: &DocPlan,
+    graph: &mut LinkGraph,
+    old: &DocState,
+    state: &mut DocState,
+    counts: &mut Counts,
+    sender: &SyncSender<DocInput>,
+    failed: &AtomicBool,
 ) -> Result<(), Error> {
-    let Some(page) = store.page(url)? else { return Ok(()) };
-    let html = page.body.decompress()?;
-    let text = text::extract(&html);
-    let mut doc = TantivyDocument::default();
-    doc.add_text(fields.url, url);
-    doc.add_text(fields.url_text, url_words(url));
-    if let Ok(canonical) = CanonicalUrl::parse(url) {
-        doc.add_text(fields.host, canonical.host());
-    }
-    let title = if text.title.is_empty() { page.title.as_str() } else { text.title.as_str() };
-    doc.add_text(fields.title, title);
-    doc.add_text(fields.headings, &text.headings);
-    doc.add_text(fields.body, &text.body);
-    doc.add_text(fields.description, &page.description);
-    for anchor in &inbound.anchors {
-        doc.add_text(fields.anchor, anchor);
-    }
-    doc.add_u64(fields.inlinks, inbound.count);
-    doc.add_u64(fields.fetched_at, page.fetched_at_ms);
-    doc.add_u64(fields.nosnippet, u64::from(page.robots.nosnippet));
-    if !fresh {
-        writer.delete_term(Term::from_field_text(fields.url, url));
-    }
-    writer.add_document(doc)?;
-    Ok(())
-}
-
-/// The URL as words: `https://doc.rust-lang.org/std/collections/struct.HashMap.html` ->
-/// `doc rust lang org std collections struct HashMap html`.
-fn url_words(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
-}
-
-fn record_hash(page: &PageRecord) -> u64 {
-    let mut h = Xxh3::new();
-    for part in [page.url.as_str(), page.title.as_str(), page.description.as_str()] {
-        h.update(part.as_bytes());
-        h.update(&[0]);
-    }
-    h.update(&page.content_hash.to_le_bytes());
-    h.update(&page.body.compressed_len().to_le_bytes());
-    h.update(&[u8::from(page.robots.nosnippet)]);
-    h.digest()
-}
-
-fn doc_hash(record: u64, inbound: &Inbound) -> u64 {
-    let mut h = Xxh3::new();
-    h.update(&record.to_le_bytes());
-    h.update(&inbound.count.to_le_bytes());
-    for anchor in &inbound.anchors {
-        h.update(anchor.as_bytes());
-        h.update(&[0]);
-    }
-    h.digest()
-}
-
-fn next_generation_name(current: Option<&str>) -> String {
-    let n = current.and_then(|c| c.strip_prefix("gen-")).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-    format!("gen-{:06}", n + 1)
-}
-
-fn read_state(gen_dir: &Path) -> Result<BTreeMap<String, u64>, Error> {
-    let path = gen_dir.join(STATE_FILE);
-    match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::State(path.display().to_string(), e.to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
-fn write_state(gen_dir: &Path, state: &BTreeMap<String, u64>) -> Result<(), Error> {
-    let bytes = serde_json::to_vec(state).map_err(|e| Error::State(gen_dir.display().to_string(), e.to_string()))?;
-    write_atomically(&gen_dir.join(STATE_FILE), &bytes)
-}
-
-/// Writes a file so readers see the old or the new content, never a part.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension("tmp");
-    let mut file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-}
-
-fn switch_to(data: &Path, generation: &str) -> Result<(), Error> {
-    write_atomically(&current_generation_marker(data), generation.as_bytes())
-}
-
-/// Keeps the current generation and the one before it (a searchd may still be reading it).
-fn remove_old_generations(data: &Path, current: &str) -> Result<(), Error> {
-    let dir = index_dir(data);
-    let mut generations: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| Error::io(&dir, e))?
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| name.starts_with("gen-") && name.as_str() < current)
-        .collect();
-    generations.sort();
-    generations.pop(); // the previous one stays
-    for name in generations {
-        let path = dir.join(name);
-        std::fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+    for page in source.pages() {
+        let page = page?;
+        let Some(doc) = plan.doc_of_representative(&page.url) else {
+            continue;
+        };
+        let inbound = graph.take(doc);
+        let html = match page.body.decompress() {
+            Ok(html) => html,
+            Err(error) => {
+                warn!(url = page.url, %error, "stored body does not decompress; page skipped");
+                counts.unreadable += 1;
+                continue;
+            }
+        };
+        let input = DocInput::new(&page, html, inbound);
+        drop(page);
+        let fingerprint = input.fingerprint();
+        let unchanged = old.docs.get(&input.url) == Some(&fingerprint);
+        state.docs.insert(input.url.clone(), fingerprint);
+        if unchanged {
+            counts.unchanged += 1;
+            continue;
+        }
+        if failed.load(Ordering::Relaxed) || sender.send(input).is_err() {
+            break;
+        }
+        counts.indexed += 1;
+        if counts.indexed.is_multiple_of(PROGRESS_EVERY) {
+            info!(
+                indexed = counts.indexed,
+                unchanged = counts.unchanged,
+                of = plan.num_docs(),
+                "indexing"
+            );
+        }
     }
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A parser thread: extracts text and adds documents until the queue closes. After a failure
+/// it keeps draining the queue (so the feeder never blocks) without doing the work.
+struct Worker<'a> {
+    receiver: &'a Mutex<Receiver<DocInput>>,
+    writer: &'a IndexWriter<TantivyDocument>,
+    fields: &'a IndexFields,
+    /// Delete an older version of each document first (updating a generation in place).
+    replace: bool,
+    failure: &'a Mutex<Option<Error>>,
+    failed: &'a AtomicBool,
+}
 
-    #[test]
-    fn url_words_split_the_url() {
-        assert_eq!(
-            url_words("https://doc.rust-lang.org/std/collections/struct.HashMap.html"),
-            "doc rust lang org std collections struct HashMap html"
-        );
+impl Worker<'_> {
+    fn run(&self) {
+        loop {
+            let next = self
+                .receiver
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .recv();
+            let Ok(input) = next else { return };
+            if self.failed.load(Ordering::Relaxed) {
+                continue;
+            }
+            let outcome = catch_unwind(AssertUnwindSafe(|| self.add(&input)));
+            let error = match outcome {
+                Ok(Ok(())) => continue,
+                Ok(Err(error)) => error,
+                Err(panic) => Error::Worker(format!(
+                    "{} while indexing {}",
+                    panic_message(&*panic),
+                    input.url
+                )),
+            };
+            self.failed.store(true, Ordering::Relaxed);
+            self.failure
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(error);
+        }
     }
 
-    #[test]
-    fn generation_names_count_up() {
-        assert_eq!(next_generation_name(None), "gen-000001");
-        assert_eq!(next_generation_name(Some("gen-000041")), "gen-000042");
+    fn add(&self, input: &DocInput) -> Result<(), Error> {
+        let doc = input.to_document(self.fields);
+        if self.replace {
+            self.writer
+                .delete_term(Term::from_field_text(self.fields.url, &input.url));
+        }
+        self.writer.add_document(doc)?;
+        Ok(())
     }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
 }

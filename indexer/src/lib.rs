@@ -1,109 +1,79 @@
-//! Builds a tantivy full-text index from the crawler's content store.
+//! The indexer: turns the crawler's content store into a tantivy index that searchd serves.
 //!
-//! - [`build()`]: reads `DATA/store` read-only and writes `DATA/index` — full or incremental.
-//! - [`linkgraph`]: in-link counts and anchor text from the stored outlinks.
-//! - [`text`]: title, headings and body text of a page, boilerplate left out.
-//! - [`schema`]: the index fields and [`IndexFields`].
-//! - [`open_current`]: the index a reader (searchd) should use now.
+//! A build reads `DATA/store` read-only (a crawl may be running) and writes `DATA/index`:
 //!
-//! ```no_run
-//! let summary = indexer::build("crawl-data".as_ref(), indexer::BuildMode::Incremental)?;
-//! println!("{} documents", summary.total_docs);
-//! # Ok::<(), indexer::Error>(())
+//! - [`source`]: the store as the indexer reads it, and what kind of page each record is.
+//! - [`plan`]: which pages become documents; duplicates collapse to the shortest URL.
+//! - [`linkgraph`]: in-link counts from distinct pages, and anchor text, per document.
+//! - [`text`]: title, headings and visible body text of a page, boilerplate left out.
+//! - [`document`]: a document's inputs, their fingerprint, and the tantivy document.
+//! - [`schema`]: the index fields ([`IndexFields`]); names from [`shared::fields`].
+//! - [`generation`]: `gen-NNNNNN` directories, `CURRENT`, the lock and the atomic switch.
+//! - [`state`]: the `url -> fingerprint` record an incremental build compares against.
+//! - `build`: [`build()`], the three passes, full or incremental.
+//!
+//! searchd opens what the last build switched to with [`open_current`], and reopens when
+//! [`current_generation_marker`] changes (or the current generation commits).
+//!
+//! ```
+//! # fn main() -> Result<(), indexer::Error> {
+//! let data = tempfile::tempdir().expect("temporary directory");
+//! // No index yet: searchd shows "no index" until the first build.
+//! assert!(indexer::open_current(data.path())?.is_none());
+//! // Building needs a content store: without one, a clear error.
+//! let error = indexer::build(data.path(), indexer::BuildMode::Full).err().expect("no store");
+//! assert!(error.to_string().contains("store"), "{error}");
+//! assert_eq!(indexer::current_generation_marker(data.path()), data.path().join("index/CURRENT"));
+//! # Ok(())
+//! # }
 //! ```
 
 mod build;
+#[cfg(test)]
+mod build_tests;
+pub mod document;
+mod error;
+pub mod generation;
 pub mod linkgraph;
+pub mod plan;
 pub mod schema;
+pub mod source;
+pub mod state;
+#[cfg(test)]
+mod testutil;
 pub mod text;
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-pub use build::{build, current_generation, current_generation_marker};
+pub use build::{BuildMode, BuildSummary, build};
+pub use error::Error;
+pub use generation::{current_generation, current_generation_marker};
 pub use schema::IndexFields;
-
-/// How much to rebuild.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BuildMode {
-    /// Update the current generation with the documents that changed.
-    Incremental,
-    /// Write a new generation and switch to it.
-    Full,
-}
-
-/// What a build did.
-#[derive(Clone, Debug, Default)]
-pub struct BuildSummary {
-    /// The generation written or updated.
-    pub generation: String,
-    /// Documents added or replaced.
-    pub indexed: u64,
-    /// Documents removed (page gone or now noindex).
-    pub deleted: u64,
-    /// Documents left as they were.
-    pub unchanged: u64,
-    /// Pages skipped for `noindex`.
-    pub skipped_noindex: u64,
-    /// Pages that are copies of another document.
-    pub skipped_duplicates: u64,
-    /// Pages skipped for other reasons: errors, non-2xx, redirects, non-HTML.
-    pub skipped_other: u64,
-    /// Documents in the index after the build.
-    pub total_docs: u64,
-    /// How long it took.
-    pub elapsed: Duration,
-}
-
-/// Why a build failed.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The content store could not be read.
-    #[error(transparent)]
-    Store(#[from] shared::StoreError),
-    /// A stored record could not be decoded.
-    #[error(transparent)]
-    Record(#[from] shared::RecordError),
-    /// tantivy failed.
-    #[error("index: {0}")]
-    Index(#[from] tantivy::TantivyError),
-    /// A file of the index directory could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The index lacks a field this build expects (built by another version).
-    #[error("the index has no field {0:?}: rebuild it with `indexer build --full`")]
-    Schema(String),
-    /// The document state file is unreadable.
-    #[error("document state {0}: {1}; rebuild with `indexer build --full`")]
-    State(String, String),
-}
-
-impl Error {
-    fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
-    }
-}
 
 /// The index a reader should use now.
 pub struct CurrentIndex {
-    /// The tantivy index.
+    /// The tantivy index of the current generation.
     pub index: tantivy::Index,
-    /// Its generation's name.
+    /// The generation's name (`gen-NNNNNN`).
     pub generation: String,
     /// Its fields.
     pub fields: IndexFields,
 }
 
-/// Opens the current generation, or `None` when no index was built yet.
+/// Opens the generation `CURRENT` names, or `None` when no index was built yet.
 pub fn open_current(data: &Path) -> Result<Option<CurrentIndex>, Error> {
-    let Some(generation) = current_generation(data)? else { return Ok(None) };
-    let dir = data.join("index").join(&generation);
+    let Some(generation) = current_generation(data)? else {
+        return Ok(None);
+    };
+    let dir = generation::generation_dir(data, &generation);
+    if !dir.is_dir() {
+        return Err(Error::MissingGeneration(dir));
+    }
     let index = tantivy::Index::open_in_dir(&dir)?;
     let fields = IndexFields::new(&index.schema())?;
-    Ok(Some(CurrentIndex { index, generation, fields }))
+    Ok(Some(CurrentIndex {
+        index,
+        generation,
+        fields,
+    }))
 }

@@ -1,123 +1,250 @@
-//! The link graph: for every indexed page, how many distinct pages link to it and with what
-//! anchor text.
+//! `LinkGraph`: for every document, how many distinct pages link to it and with what anchor
+//! text.
 //!
-//! Self-links and `nofollow` links do not count. Redirects pass their in-links on to their
-//! target (up to [`MAX_REDIRECT_HOPS`], loop-safe), and duplicates count as their
-//! representative, so a link to any copy counts once for the document.
+//! - A link counts once per distinct source page; all copies of one document are one source.
+//! - Self-links (the source's own document, also through a redirect or a copy) do not count.
+//! - `nofollow` links, and every link of a `nofollow` page, do not count; links from
+//!   `noindex` pages do.
+//! - A link to a redirect counts for the redirect's final target (see [`DocPlan::resolve`]).
+//! - Anchor texts are kept per document, distinct (ignoring case), in the order the sources
+//!   come (URL order), at most [`MAX_ANCHORS`] and [`MAX_ANCHOR_BYTES`].
+//!
+//! Only outlinks are read; page bodies never are.
 
-use std::collections::HashMap;
+use shared::record::Outlinks;
 
-use shared::{StoreError, StoreReader};
+use crate::Error;
+use crate::plan::{DocId, DocPlan};
 
-/// Redirect hops followed when resolving a link target.
-pub const MAX_REDIRECT_HOPS: usize = 5;
-/// Anchor texts kept per page.
-const MAX_ANCHORS: usize = 100;
-/// Anchor text kept per page, in bytes.
-const MAX_ANCHOR_BYTES: usize = 8 * 1024;
+/// Anchor texts kept per document.
+pub const MAX_ANCHORS: usize = 100;
+/// Anchor text kept per document, in bytes.
+pub const MAX_ANCHOR_BYTES: usize = 8 * 1024;
 
-/// What links say about one page.
+/// What links say about one document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inbound {
-    /// Distinct pages linking here (self-links and nofollow excluded).
+    /// Distinct pages linking here.
     pub count: u64,
-    /// Distinct anchor texts of those links, in first-seen order, bounded.
+    /// Distinct anchor texts of those links, bounded.
     pub anchors: Vec<String>,
+}
+
+#[derive(Default)]
+struct Collecting {
+    sources: Vec<u32>,
+    anchors: Vec<String>,
     anchor_bytes: usize,
 }
 
-/// In-links of every document.
+impl Collecting {
+    fn add_anchor(&mut self, anchor: &str) {
+        let anchor = anchor.trim();
+        if anchor.is_empty()
+            || self.anchors.len() >= MAX_ANCHORS
+            || self.anchor_bytes + anchor.len() > MAX_ANCHOR_BYTES
+            || self.anchors.iter().any(|a| a.eq_ignore_ascii_case(anchor))
+        {
+            return;
+        }
+        self.anchor_bytes += anchor.len();
+        self.anchors.push(anchor.to_string());
+    }
+}
+
+/// In-links of every document of a [`DocPlan`].
 #[derive(Debug, Default)]
 pub struct LinkGraph {
-    inbound: HashMap<String, Inbound>,
-}
-
-/// How URLs map onto documents: the representative URL of every indexable page, and the
-/// targets of redirects.
-#[derive(Debug, Default)]
-pub struct UrlMap {
-    /// Indexable URL -> the URL of the document that stands for it (itself, or the shortest
-    /// URL with the same content).
-    pub representative: HashMap<String, String>,
-    /// Redirecting URL -> its target.
-    pub redirects: HashMap<String, String>,
-}
-
-impl UrlMap {
-    /// The document a link to `url` counts for, if any.
-    pub fn resolve<'a>(&'a self, mut url: &'a str) -> Option<&'a str> {
-        for _ in 0..=MAX_REDIRECT_HOPS {
-            if let Some(doc) = self.representative.get(url) {
-                return Some(doc);
-            }
-            url = self.redirects.get(url)?;
-        }
-        None
-    }
+    inbound: Vec<Inbound>,
 }
 
 impl LinkGraph {
-    /// Reads every page's outlinks from the store.
-    pub fn build(store: &StoreReader, urls: &UrlMap) -> Result<Self, StoreError> {
-        let mut ids: HashMap<String, u32> = HashMap::new();
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut inbound: HashMap<String, Inbound> = HashMap::new();
-        for item in store.all_outlinks() {
+    /// Reads every page's outlinks (in URL order, so anchors come in a stable order).
+    pub fn build(
+        plan: &DocPlan,
+        outlinks: impl IntoIterator<Item = Result<(String, Outlinks), Error>>,
+    ) -> Result<Self, Error> {
+        let mut docs: Vec<Collecting> = Vec::new();
+        docs.resize_with(plan.num_docs(), Default::default);
+        for item in outlinks {
             let (source, links) = item?;
-            let source_doc = urls.resolve(&source).unwrap_or(&source).to_string();
-            let next_id = ids.len() as u32;
-            let source_id = *ids.entry(source_doc.clone()).or_insert(next_id);
+            let Some(source_key) = plan.source_key(&source) else {
+                continue;
+            };
+            if plan.is_nofollow(&source) {
+                continue;
+            }
+            let own_doc = plan.doc_of_page(&source);
             for link in links.0.iter().filter(|l| !l.nofollow) {
-                let Some(target) = urls.resolve(&link.target) else { continue };
-                if target == source_doc {
+                let Some(target) = plan.resolve(&link.target) else {
+                    continue;
+                };
+                if Some(target) == own_doc {
                     continue;
                 }
-                let next_id = ids.len() as u32;
-                let target_id = *ids.entry(target.to_string()).or_insert(next_id);
-                edges.push((target_id, source_id));
-                let entry = inbound.entry(target.to_string()).or_default();
-                let anchor = link.anchor.trim();
-                if !anchor.is_empty()
-                    && entry.anchors.len() < MAX_ANCHORS
-                    && entry.anchor_bytes + anchor.len() <= MAX_ANCHOR_BYTES
-                    && !entry.anchors.iter().any(|a| a == anchor)
-                {
-                    entry.anchor_bytes += anchor.len();
-                    entry.anchors.push(anchor.to_string());
+                let doc = &mut docs[target as usize];
+                if doc.sources.last() != Some(&source_key) {
+                    doc.sources.push(source_key);
                 }
+                doc.add_anchor(&link.anchor);
             }
         }
-        edges.sort_unstable();
-        edges.dedup();
-        let names: HashMap<u32, &String> = ids.iter().map(|(name, id)| (*id, name)).collect();
-        for (target_id, _) in edges {
-            if let Some(name) = names.get(&target_id) {
-                inbound.entry((*name).clone()).or_default().count += 1;
-            }
-        }
+        let inbound = docs
+            .into_iter()
+            .map(|mut doc| {
+                doc.sources.sort_unstable();
+                doc.sources.dedup();
+                Inbound {
+                    count: doc.sources.len() as u64,
+                    anchors: doc.anchors,
+                }
+            })
+            .collect();
         Ok(Self { inbound })
     }
 
-    /// In-links of a document (none when nothing links to it).
-    pub fn inbound(&self, url: &str) -> Inbound {
-        self.inbound.get(url).cloned().unwrap_or_default()
+    /// The in-links of a document.
+    pub fn inbound(&self, doc: DocId) -> &Inbound {
+        &self.inbound[doc as usize]
+    }
+
+    /// Moves the in-links of a document out (they are needed once, when it is written).
+    pub fn take(&mut self, doc: DocId) -> Inbound {
+        std::mem::take(&mut self.inbound[doc as usize])
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
+
+    use shared::record::Outlink;
+
     use super::*;
+    use crate::source::{PageKind, PageMeta};
+
+    fn meta(url: &str, kind: PageKind, hash: u64) -> PageMeta {
+        PageMeta {
+            url: url.into(),
+            kind,
+            content_hash: hash,
+            redirect_to: None,
+            duplicate_of: None,
+            nofollow: false,
+        }
+    }
+
+    fn links(source: &str, targets: &[(&str, &str, bool)]) -> Result<(String, Outlinks), Error> {
+        let links = targets
+            .iter()
+            .map(|(target, anchor, nofollow)| Outlink {
+                target: (*target).into(),
+                anchor: (*anchor).into(),
+                nofollow: *nofollow,
+            })
+            .collect();
+        Ok((source.into(), Outlinks(links)))
+    }
+
+    const A: &str = "http://a.test/a";
+    const B: &str = "http://a.test/b";
+    const C: &str = "http://a.test/c";
+    const N: &str = "http://a.test/noindex";
+    const F: &str = "http://a.test/nofollow-page";
+    const R: &str = "http://a.test/moved";
+
+    fn plan() -> DocPlan {
+        let mut nofollow_page = meta(F, PageKind::Indexable, 5);
+        nofollow_page.nofollow = true;
+        let mut redirect = meta(R, PageKind::Skipped, 0);
+        redirect.redirect_to = Some(A.into());
+        let metas = vec![
+            meta(A, PageKind::Indexable, 1),
+            meta(B, PageKind::Indexable, 2),
+            meta(C, PageKind::Indexable, 3),
+            meta(N, PageKind::NoIndex, 4),
+            nofollow_page,
+            redirect,
+        ];
+        DocPlan::new(metas.into_iter().map(Ok)).unwrap()
+    }
 
     #[test]
-    fn resolve_follows_redirects_and_duplicates() {
-        let mut map = UrlMap::default();
-        map.representative.insert("http://a.test/x".into(), "http://a.test/x".into());
-        map.representative.insert("http://a.test/copy-of-x".into(), "http://a.test/x".into());
-        map.redirects.insert("http://a.test/old".into(), "http://a.test/copy-of-x".into());
-        map.redirects.insert("http://a.test/loop1".into(), "http://a.test/loop2".into());
-        map.redirects.insert("http://a.test/loop2".into(), "http://a.test/loop1".into());
-        assert_eq!(map.resolve("http://a.test/old"), Some("http://a.test/x"));
-        assert_eq!(map.resolve("http://a.test/loop1"), None);
-        assert_eq!(map.resolve("http://a.test/unknown"), None);
+    fn in_links_count_distinct_followed_sources() {
+        let plan = plan();
+        let graph = LinkGraph::build(
+            &plan,
+            vec![
+                // B links to A twice and to itself: A gets one in-link from B.
+                links(
+                    B,
+                    &[
+                        (A, "Alpha", false),
+                        (A, "alpha page", false),
+                        (B, "me", false),
+                    ],
+                ),
+                // C: a nofollow link to A does not count; its followed link to B does.
+                links(C, &[(A, "paid", true), (B, "Bravo", false)]),
+                // A noindex page's links count.
+                links(N, &[(A, "from noindex", false)]),
+                // A nofollow page's links never count, even unmarked.
+                links(F, &[(A, "ignored", false), (B, "ignored", false)]),
+                // A links to the redirect that leads back to itself: a self-link.
+                links(A, &[(R, "home", false)]),
+            ],
+        )
+        .unwrap();
+        let a = graph.inbound(plan.resolve(A).unwrap());
+        assert_eq!(a.count, 2, "from B and from the noindex page");
+        assert_eq!(a.anchors, ["Alpha", "alpha page", "from noindex"]);
+        let b = graph.inbound(plan.resolve(B).unwrap());
+        assert_eq!(
+            b.count, 1,
+            "from C; not from itself, not from the nofollow page"
+        );
+        assert_eq!(b.anchors, ["Bravo"]);
+        assert_eq!(graph.inbound(plan.resolve(C).unwrap()).count, 0);
+    }
+
+    #[test]
+    fn redirects_pass_links_on_and_anchors_are_bounded() {
+        let plan = plan();
+        let many: Vec<(String, String)> = (0..150)
+            .map(|i| (format!("http://a.test/s{i}"), format!("anchor number {i}")))
+            .collect();
+        let mut outlinks = vec![
+            links(B, &[(R, "via redirect", false)]),
+            links(C, &[(R, "VIA REDIRECT", false)]),
+        ];
+        // Sources that are not stored pages are not counted.
+        outlinks.extend(
+            many.iter()
+                .map(|(source, anchor)| links(source, &[(A, anchor, false)])),
+        );
+        let graph = LinkGraph::build(&plan, outlinks).unwrap();
+        let a = graph.inbound(plan.resolve(A).unwrap());
+        assert_eq!(a.count, 2, "B and C, through the redirect");
+        assert_eq!(
+            a.anchors,
+            ["via redirect"],
+            "anchors compared ignoring case"
+        );
+
+        // Bounded anchors: 150 stored sources with distinct anchors.
+        let mut metas = vec![meta(A, PageKind::Indexable, 1)];
+        metas.extend(
+            many.iter()
+                .map(|(source, _)| meta(source, PageKind::NoIndex, 0)),
+        );
+        let plan = DocPlan::new(metas.into_iter().map(Ok)).unwrap();
+        let outlinks = many
+            .iter()
+            .map(|(source, anchor)| links(source, &[(A, anchor, false)]));
+        let graph = LinkGraph::build(&plan, outlinks).unwrap();
+        let a = graph.inbound(plan.resolve(A).unwrap());
+        assert_eq!(a.count, 150);
+        assert_eq!(a.anchors.len(), MAX_ANCHORS);
+        assert!(a.anchors.iter().map(String::len).sum::<usize>() <= MAX_ANCHOR_BYTES);
     }
 }

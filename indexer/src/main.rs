@@ -1,11 +1,12 @@
-//! The `indexer` binary: see `indexer --help`.
+//! `indexer build --data DIR [--full] [--config FILE]`: see `indexer --help`.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-/// Builds the search index from a crawl's content store.
+/// Builds the search index (DIR/index) from a crawl's content store (DIR/store).
 #[derive(Parser)]
 #[command(name = "indexer", version, about)]
 struct Cli {
@@ -15,35 +16,46 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build or update DIR/index from DIR/store (incremental unless --full).
+    /// Build or update the index: incremental unless --full.
     Build {
-        /// The data directory of a crawl.
+        /// The data directory (holds store/ and index/).
         #[arg(long, value_name = "DIR")]
         data: PathBuf,
         /// Write a new index generation and switch to it atomically.
         #[arg(long)]
         full: bool,
+        /// A TOML config file (checked; the indexer has no settings of its own yet).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
 }
 
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let Command::Build { data, full } = Cli::parse().command;
-    let mode = if full { indexer::BuildMode::Full } else { indexer::BuildMode::Incremental };
-    match indexer::build(&data, mode).with_context(|| format!("cannot index {}", data.display())) {
-        Ok(s) => {
-            println!(
-                "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other) in {:.1?}",
-                s.generation, s.total_docs, s.indexed, s.unchanged, s.deleted, s.skipped_noindex, s.skipped_duplicates, s.skipped_other, s.elapsed
-            );
-            std::process::ExitCode::SUCCESS
+    match run(Cli::parse()) {
+        Ok(summary) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("indexer: {e:#}");
-            std::process::ExitCode::FAILURE
+        Err(error) => {
+            eprintln!("indexer: {error:#}");
+            ExitCode::FAILURE
         }
     }
+}
+
+fn run(cli: Cli) -> anyhow::Result<indexer::BuildSummary> {
+    let Command::Build { data, full, config } = cli.command;
+    shared::Config::load(config.as_deref())?;
+    let mode = if full {
+        indexer::BuildMode::Full
+    } else {
+        indexer::BuildMode::Incremental
+    };
+    indexer::build(&data, mode).with_context(|| format!("cannot index {}", data.display()))
 }

@@ -1,22 +1,37 @@
-//! The tantivy schema: field names come from `shared::fields`, so searchd reads what the
+//! The tantivy schema. Field names come from [`shared::fields`], so searchd reads what the
 //! indexer writes.
+//!
+//! | field | options |
+//! |---|---|
+//! | `url`, `host` | one token (`STRING`), stored |
+//! | `url_text` | the URL split into words, not stored |
+//! | `title`, `body`, `description` | text with positions, stored (snippets need the body) |
+//! | `headings`, `anchor` | text with positions, not stored |
+//! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 
 use shared::fields;
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 
 use crate::Error;
 
-/// The tokenizer of every text field: lowercasing, splitting on non-alphanumerics, English
-/// stemming. tantivy registers it by default, so any reader can open the index as it is.
+/// The tokenizer of every text field: splits on non-alphanumerics, drops tokens over 40
+/// bytes, lowercases and stems English. tantivy registers it in every index by default, so a
+/// reader needs no set-up to open the index.
 pub const TOKENIZER: &str = "en_stem";
 
+/// Tokenized text with frequencies and positions (phrase queries), optionally stored.
 fn text(stored: bool) -> TextOptions {
-    let indexing =
-        TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
     let options = TextOptions::default().set_indexing_options(indexing);
-    if stored { options.set_stored() } else { options }
+    if stored {
+        options.set_stored()
+    } else {
+        options
+    }
 }
 
 /// The index schema.
@@ -30,43 +45,47 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::BODY, text(true));
     builder.add_text_field(fields::DESCRIPTION, text(true));
     builder.add_text_field(fields::ANCHOR, text(false));
-    builder.add_u64_field(fields::INLINKS, FAST | STORED | INDEXED);
+    builder.add_u64_field(fields::INLINKS, FAST | STORED);
     builder.add_u64_field(fields::FETCHED_AT, FAST | STORED);
     builder.add_u64_field(fields::NOSNIPPET, FAST | STORED);
     builder.build()
 }
 
-/// Handles on every field of the schema.
-#[derive(Clone, Copy, Debug)]
+/// Handles on every field of the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexFields {
-    /// Canonical URL, one token.
+    /// Canonical URL, one token: exact lookups and deletes.
     pub url: Field,
-    /// URL split into words.
+    /// The URL split into words.
     pub url_text: Field,
-    /// Host name, one token.
+    /// Host name, one token: `site:` queries.
     pub host: Field,
     /// `<title>`.
     pub title: Field,
     /// `h1`-`h3`.
     pub headings: Field,
-    /// Visible text.
+    /// Visible body text.
     pub body: Field,
-    /// Meta description.
+    /// `<meta name="description">`.
     pub description: Field,
-    /// In-link anchor text.
+    /// Anchor text of in-links.
     pub anchor: Field,
-    /// In-link count.
+    /// In-links from distinct pages.
     pub inlinks: Field,
-    /// Fetch time (ms since the epoch).
+    /// Fetch time, ms since the Unix epoch.
     pub fetched_at: Field,
-    /// 1 when no snippet may be shown.
+    /// 1 when no snippet may be shown, else 0.
     pub nosnippet: Field,
 }
 
 impl IndexFields {
-    /// Looks every field up in `schema`.
+    /// Looks every field up in `schema`; an index written by another version may lack one.
     pub fn new(schema: &Schema) -> Result<Self, Error> {
-        let get = |name: &str| schema.get_field(name).map_err(|_| Error::Schema(name.to_string()));
+        let get = |name: &str| {
+            schema
+                .get_field(name)
+                .map_err(|_| Error::MissingField(name.to_string()))
+        };
         Ok(Self {
             url: get(fields::URL)?,
             url_text: get(fields::URL_TEXT)?,
@@ -80,5 +99,26 @@ impl IndexFields {
             fetched_at: get(fields::FETCHED_AT)?,
             nosnippet: get(fields::NOSNIPPET)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_is_found_and_a_foreign_schema_is_refused() {
+        assert!(IndexFields::new(&schema()).is_ok());
+        let mut builder = Schema::builder();
+        builder.add_text_field(fields::URL, STRING);
+        assert!(
+            matches!(IndexFields::new(&builder.build()), Err(Error::MissingField(f)) if f == fields::URL_TEXT)
+        );
+    }
+
+    #[test]
+    fn text_fields_use_a_tokenizer_every_index_has() {
+        let index = tantivy::Index::create_in_ram(schema());
+        assert!(index.tokenizers().get(TOKENIZER).is_some());
     }
 }

@@ -1,92 +1,241 @@
-//! Text extraction: what a reader sees on a page, split into title, headings and body, with
-//! scripts, styles and navigation boilerplate left out. Broken HTML is read as far as it goes.
+//! Text extraction: what a reader sees on a page, as title, headings and body text.
+//!
+//! Left out: `script`, `style`, `noscript`, `template`, `svg`, `button`, elements with the
+//! `hidden` attribute, and navigation boilerplate: `nav`, `aside`, elements with
+//! `role="navigation"`, and the page's `header` and `footer`. A `header` or `footer` inside an
+//! `article` or `main` belongs to that content (an article's title and byline) and is kept.
+//!
+//! Whitespace is collapsed to single spaces; block elements separate words, inline ones do
+//! not (`para<b>graph</b>` is one word). The page is parsed once, by html5ever, which recovers
+//! from broken HTML as browsers do: extraction returns what it could read and never fails.
 
-use scraper::{ElementRef, Html, Node};
+use scraper::node::Element;
+use scraper::{Html, Node};
 
-/// Longest body text indexed, in bytes; the rest of a huge page is left out.
-pub const MAX_BODY_BYTES: usize = 256 * 1024;
+/// Longest body text kept, in bytes; the rest of a huge page is left out.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Longest title or heading kept, in bytes.
+const MAX_LINE_BYTES: usize = 1024;
 
 /// The text of one page.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PageText {
-    /// `<title>`.
+    /// The first `<title>`, whitespace collapsed.
     pub title: String,
-    /// `h1`-`h3`, one per line.
-    pub headings: String,
-    /// Visible body text, whitespace collapsed.
+    /// `h1`-`h3` outside the boilerplate, in document order.
+    pub headings: Vec<String>,
+    /// Visible text, whitespace collapsed, at most [`MAX_BODY_BYTES`].
     pub body: String,
-}
-
-/// Elements whose text is not page content.
-fn is_boilerplate(element: &scraper::node::Element) -> bool {
-    matches!(
-        element.name(),
-        "script" | "style" | "noscript" | "template" | "nav" | "header" | "footer" | "aside" | "head" | "svg" | "button" | "select"
-    ) || element.attr("role").is_some_and(|r| r.eq_ignore_ascii_case("navigation"))
-        || element.attr("hidden").is_some()
 }
 
 /// Extracts the text of an HTML page.
 pub fn extract(html: &str) -> PageText {
     let document = Html::parse_document(html);
-    let mut text = PageText::default();
-    walk(document.root_element(), &mut text, false);
-    if let Some(title) = document.root_element().descendants().filter_map(ElementRef::wrap).find(|e| e.value().name() == "title") {
-        text.title = collapse(&title.text().collect::<String>());
+    let mut walker = Walker::default();
+    let mut stack = vec![Step::Enter(document.tree.root())];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Enter(node) => match node.value() {
+                Node::Text(text) => walker.text(text),
+                Node::Element(element) => {
+                    if walker.skips(element) {
+                        continue;
+                    }
+                    walker.open(element);
+                    stack.push(Step::Leave(element));
+                    stack.extend(node.children().rev().map(Step::Enter));
+                }
+                Node::Document | Node::Fragment => {
+                    stack.extend(node.children().rev().map(Step::Enter))
+                }
+                _ => {}
+            },
+            Step::Leave(element) => walker.close(element),
+        }
     }
-    text
+    walker.finish()
 }
 
-fn walk(element: ElementRef<'_>, out: &mut PageText, in_heading: bool) {
-    for child in element.children() {
-        match child.value() {
-            Node::Text(t) => {
-                if out.body.len() < MAX_BODY_BYTES {
-                    push_words(&mut out.body, t);
-                }
-                if in_heading {
-                    push_words(&mut out.headings, t);
+/// A depth-first walk without recursion (deeply nested pages cannot overflow the stack).
+enum Step<N, E> {
+    Enter(N),
+    Leave(E),
+}
+
+#[derive(Default)]
+struct Walker {
+    text: PageText,
+    /// Open `article` / `main` elements.
+    in_content: usize,
+    in_head: usize,
+    in_title: usize,
+    /// Open `h1`-`h3` elements, with the heading being collected.
+    heading: Option<Line>,
+    heading_depth: usize,
+    title: Option<Line>,
+    body: Line,
+}
+
+impl Walker {
+    fn skips(&self, element: &Element) -> bool {
+        match element.name() {
+            "script" | "style" | "noscript" | "template" | "svg" | "button" | "nav" | "aside" => {
+                true
+            }
+            "header" | "footer" => self.in_content == 0,
+            _ => {
+                element.attr("hidden").is_some()
+                    || element
+                        .attr("role")
+                        .is_some_and(|role| role.trim().eq_ignore_ascii_case("navigation"))
+            }
+        }
+    }
+
+    fn open(&mut self, element: &Element) {
+        let name = element.name();
+        match name {
+            "article" | "main" => self.in_content += 1,
+            "head" => self.in_head += 1,
+            "title" => {
+                self.in_title += 1;
+                if self.title.is_none() && self.text.title.is_empty() {
+                    self.title = Some(Line::default());
                 }
             }
-            Node::Element(e) if !is_boilerplate(e) => {
-                let Some(child) = ElementRef::wrap(child) else { continue };
-                let heading = matches!(e.name(), "h1" | "h2" | "h3");
-                if heading && !out.headings.is_empty() {
-                    out.headings.push('\n');
+            "h1" | "h2" | "h3" => {
+                self.heading_depth += 1;
+                if self.heading.is_none() {
+                    self.heading = Some(Line::default());
                 }
-                // Block elements separate words.
-                if !out.body.ends_with(' ') && !out.body.is_empty() && is_block(e.name()) {
-                    out.body.push(' ');
-                }
-                walk(child, out, in_heading || heading);
             }
             _ => {}
         }
+        if !is_inline(name) {
+            self.body.space();
+            if let Some(heading) = &mut self.heading {
+                heading.space();
+            }
+        }
+    }
+
+    fn close(&mut self, element: &Element) {
+        let name = element.name();
+        match name {
+            "article" | "main" => self.in_content = self.in_content.saturating_sub(1),
+            "head" => self.in_head = self.in_head.saturating_sub(1),
+            "title" => {
+                self.in_title = self.in_title.saturating_sub(1);
+                if let Some(title) = self.title.take() {
+                    self.text.title = title.text;
+                }
+            }
+            "h1" | "h2" | "h3" => {
+                self.heading_depth = self.heading_depth.saturating_sub(1);
+                if self.heading_depth == 0
+                    && let Some(heading) = self.heading.take()
+                    && !heading.text.is_empty()
+                {
+                    self.text.headings.push(heading.text);
+                }
+            }
+            _ => {}
+        }
+        if !is_inline(name) {
+            self.body.space();
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.in_title > 0 {
+            if let Some(title) = &mut self.title {
+                title.push(text, MAX_LINE_BYTES);
+            }
+            return;
+        }
+        if self.in_head > 0 {
+            return;
+        }
+        if let Some(heading) = &mut self.heading {
+            heading.push(text, MAX_LINE_BYTES);
+        }
+        self.body.push(text, MAX_BODY_BYTES);
+    }
+
+    fn finish(mut self) -> PageText {
+        self.text.body = self.body.text;
+        self.text
     }
 }
 
-fn is_block(name: &str) -> bool {
+/// Text being collected with whitespace collapsed.
+#[derive(Default)]
+struct Line {
+    text: String,
+    /// A word boundary was seen since the last word.
+    pending_space: bool,
+}
+
+impl Line {
+    fn space(&mut self) {
+        self.pending_space = true;
+    }
+
+    fn push(&mut self, text: &str, max_bytes: usize) {
+        if text.starts_with(char::is_whitespace) {
+            self.pending_space = true;
+        }
+        let mut any_word = false;
+        for word in text.split_whitespace() {
+            if self.text.len() + word.len() + 1 > max_bytes {
+                return;
+            }
+            if self.pending_space && !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.text.push_str(word);
+            self.pending_space = true;
+            any_word = true;
+        }
+        if any_word {
+            // A word at the very end glues to the text that follows (`para<b>graph</b>`).
+            self.pending_space = text.ends_with(char::is_whitespace);
+        }
+    }
+}
+
+/// Elements that flow inside a line of text: no word break at their edges.
+fn is_inline(name: &str) -> bool {
     matches!(
         name,
-        "p" | "div" | "br" | "li" | "td" | "th" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "section" | "article" | "pre" | "dt" | "dd" | "main" | "table" | "ul" | "ol" | "blockquote"
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "cite"
+            | "code"
+            | "data"
+            | "del"
+            | "dfn"
+            | "em"
+            | "font"
+            | "i"
+            | "ins"
+            | "kbd"
+            | "mark"
+            | "q"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "time"
+            | "u"
+            | "var"
+            | "wbr"
     )
-}
-
-fn push_words(out: &mut String, text: &str) {
-    let starts_with_space = text.starts_with(char::is_whitespace);
-    for (i, word) in text.split_whitespace().enumerate() {
-        if !out.is_empty() && !out.ends_with([' ', '\n']) && (i > 0 || starts_with_space) {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    if text.ends_with(char::is_whitespace) && !out.is_empty() && !out.ends_with([' ', '\n']) {
-        out.push(' ');
-    }
-}
-
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -94,23 +243,71 @@ mod tests {
     use super::*;
 
     #[test]
-    fn boilerplate_is_left_out() {
+    fn scripts_styles_and_navigation_are_left_out() {
         let got = extract(
-            "<html><head><title> The  Page </title><style>p{}</style></head><body>\
+            "<html><head><title> The \n Page </title><style>p { color: red }</style>\
+             <script>var inHead = 1;</script></head><body>\
+             <header><a href=/>Site name</a></header>\
              <nav><a href=/>Home</a> <a href=/x>Menu item</a></nav>\
-             <div role=navigation>crumbs</div>\
-             <h1>Big <em>heading</em></h1><p>First para<b>graph</b> text.</p><p>Second.</p>\
+             <div role=navigation>crumbs</div><aside>related</aside>\
+             <h1>Big <em>heading</em></h1><p>First para<b>graph</b>   text.</p><p>Second.</p>\
+             <noscript>enable js</noscript><template><p>later</p></template>\
+             <div hidden>invisible</div><button>Copy</button>\
              <script>var hidden = 1;</script><footer>Copyright</footer></body></html>",
         );
         assert_eq!(got.title, "The Page");
-        assert_eq!(got.headings, "Big heading");
-        assert_eq!(got.body.trim(), "Big heading First paragraph text. Second.");
+        assert_eq!(got.headings, ["Big heading"]);
+        assert_eq!(got.body, "Big heading First paragraph text. Second.");
+    }
+
+    #[test]
+    fn blocks_separate_words_and_inline_elements_do_not() {
+        let got = extract(
+            "<table><tr><td>one</td><td>two</td></tr></table><ul><li>a<li>b</ul>x<br>y<span>z</span>",
+        );
+        assert_eq!(got.body, "one two a b x yz");
+    }
+
+    #[test]
+    fn an_article_keeps_its_own_header() {
+        let got = extract(
+            "<header>Site</header><main><article><header><h1>Post title</h1></header>\
+             <p>Post text.</p><footer>By someone</footer></article></main><footer>Site footer</footer>",
+        );
+        assert_eq!(got.headings, ["Post title"]);
+        assert_eq!(got.body, "Post title Post text. By someone");
+    }
+
+    #[test]
+    fn headings_h1_to_h3_only_and_the_first_title() {
+        let got = extract(
+            "<title>One</title><title>Two</title><h2>Second level</h2><h4>Fourth</h4>\
+             <h3> Third <small>level</small></h3><svg><title>icon</title></svg>",
+        );
+        assert_eq!(got.title, "One");
+        assert_eq!(got.headings, ["Second level", "Third level"]);
+        assert_eq!(got.body, "Second level Fourth Third level");
     }
 
     #[test]
     fn broken_html_still_gives_text() {
-        let got = extract("<p>unclosed <b>bold <i>italic</p> tail\u{0}");
-        assert!(got.body.contains("unclosed bold italic"), "{got:?}");
-        assert!(got.body.contains("tail"));
+        let got = extract("<p>unclosed <b>bold <i>italic</p> tail <div><span>deep");
+        assert_eq!(got.body, "unclosed bold italic tail deep");
+        assert_eq!(extract("").body, "");
+        assert_eq!(extract("plain text, no tags").body, "plain text, no tags");
+        let nested = "<div>".repeat(5_000) + "bottom";
+        assert_eq!(extract(&nested).body, "bottom");
+    }
+
+    #[test]
+    fn huge_bodies_are_cut() {
+        let page = format!("<p>{}</p>", "word ".repeat(MAX_BODY_BYTES));
+        let body = extract(&page).body;
+        assert!(
+            body.len() <= MAX_BODY_BYTES && body.len() > MAX_BODY_BYTES - 10,
+            "{}",
+            body.len()
+        );
+        assert!(body.ends_with("word"));
     }
 }

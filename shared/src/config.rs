@@ -155,7 +155,13 @@ pub struct RankingConfig {
 
 impl Default for RankingConfig {
     fn default() -> Self {
-        Self { title_boost: 3.0, anchor_boost: 2.0, url_boost: 1.5, body_boost: 1.0, link_weight: 0.2 }
+        Self {
+            title_boost: 3.0,
+            anchor_boost: 2.0,
+            url_boost: 1.5,
+            body_boost: 1.0,
+            link_weight: 0.2,
+        }
     }
 }
 
@@ -173,19 +179,29 @@ pub struct SearchdConfig {
 
 impl Default for SearchdConfig {
     fn default() -> Self {
-        Self { listen: "127.0.0.1:8080".into(), per_page: 10, max_query_len: 512 }
+        Self {
+            listen: "127.0.0.1:8080".into(),
+            per_page: 10,
+            max_query_len: 512,
+        }
     }
 }
 
 impl Config {
     /// Reads a TOML file, or the defaults when `path` is `None`.
     pub fn load(path: Option<&Path>) -> Result<Self, ConfigError> {
-        let Some(path) = path else { return Ok(Self::default()) };
+        let Some(path) = path else {
+            return Ok(Self::default());
+        };
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Read { path: shown.clone(), source })?;
-        let config: Config =
-            toml::from_str(&text).map_err(|source| ConfigError::Parse { path: shown, source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let config: Config = toml::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: shown,
+            source,
+        })?;
         config.validate()?;
         Ok(config)
     }
@@ -193,20 +209,31 @@ impl Config {
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let c = &self.crawler;
-        if c.agent.is_empty() || !c.agent.chars().all(|ch| ch.is_ascii_alphanumeric() || "-_".contains(ch)) {
+        if c.agent.is_empty()
+            || !c
+                .agent
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || "-_".contains(ch))
+        {
             return Err(ConfigError::Invalid(format!(
                 "crawler.agent {:?} must be a non-empty token of letters, digits, '-' and '_'",
                 c.agent
             )));
         }
         if c.host_concurrency == 0 || c.max_in_flight == 0 {
-            return Err(ConfigError::Invalid("concurrency limits must be at least 1".into()));
+            return Err(ConfigError::Invalid(
+                "concurrency limits must be at least 1".into(),
+            ));
         }
         if c.max_body_bytes < 1024 {
-            return Err(ConfigError::Invalid("crawler.max_body_bytes must be at least 1024".into()));
+            return Err(ConfigError::Invalid(
+                "crawler.max_body_bytes must be at least 1024".into(),
+            ));
         }
         if self.searchd.per_page == 0 {
-            return Err(ConfigError::Invalid("searchd.per_page must be at least 1".into()));
+            return Err(ConfigError::Invalid(
+                "searchd.per_page must be at least 1".into(),
+            ));
         }
         Ok(())
     }

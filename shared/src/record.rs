@@ -60,7 +60,10 @@ pub trait Record: Serialize + DeserializeOwned {
                 expected: Self::VERSION,
             });
         }
-        postcard::from_bytes(rest).map_err(|source| RecordError::Corrupt { kind: Self::KIND, source })
+        postcard::from_bytes(rest).map_err(|source| RecordError::Corrupt {
+            kind: Self::KIND,
+            source,
+        })
     }
 }
 
@@ -146,7 +149,10 @@ impl Record for PageRecord {
 impl PageRecord {
     /// A header's value, by lowercase name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether this record holds an HTML page whose text can be indexed.
@@ -258,7 +264,10 @@ mod tests {
             Err(RecordError::UnknownVersion { found: 99, .. })
         ));
         assert!(matches!(Outlinks::decode(&[]), Err(RecordError::Empty(_))));
-        assert!(matches!(Outlinks::decode(&[1, 200, 200]), Err(RecordError::Corrupt { .. })));
+        assert!(matches!(
+            Outlinks::decode(&[1, 200, 200]),
+            Err(RecordError::Corrupt { .. })
+        ));
     }
 
     #[test]

@@ -46,8 +46,15 @@ pub enum Cf {
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 7] =
-        [Cf::Pages, Cf::Outlinks, Cf::Frontier, Cf::Seen, Cf::Robots, Cf::Content, Cf::Meta];
+    pub const ALL: [Cf; 7] = [
+        Cf::Pages,
+        Cf::Outlinks,
+        Cf::Frontier,
+        Cf::Seen,
+        Cf::Robots,
+        Cf::Content,
+        Cf::Meta,
+    ];
 
     /// The RocksDB name.
     pub fn name(self) -> &'static str {
@@ -141,14 +148,20 @@ impl StoreReader {
     pub fn open(data: &Path) -> Result<Self, StoreError> {
         let path = store_dir(data);
         let names = Cf::ALL.iter().map(|cf| cf.name());
-        let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false)
-            .map_err(|source| StoreError::Db { path: path.clone(), source })?;
+        let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false).map_err(
+            |source| StoreError::Db {
+                path: path.clone(),
+                source,
+            },
+        )?;
         Ok(Self { db })
     }
 
     fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
         // Every family is created when the writer first opens the store and opened above.
-        self.db.cf_handle(cf.name()).expect("column family opened with the store")
+        self.db
+            .cf_handle(cf.name())
+            .expect("column family opened with the store")
     }
 
     /// One page by canonical URL.
@@ -179,21 +192,30 @@ impl StoreReader {
     }
 
     /// Every page's outlinks, keyed by the page's URL, in URL order.
-    pub fn all_outlinks(&self) -> impl Iterator<Item = Result<(String, Outlinks), StoreError>> + '_ {
+    pub fn all_outlinks(
+        &self,
+    ) -> impl Iterator<Item = Result<(String, Outlinks), StoreError>> + '_ {
         self.scan(Cf::Outlinks)
     }
 
     /// Number of URLs waiting in the frontier.
     pub fn frontier_len(&self) -> usize {
-        self.db.iterator_cf(self.cf(Cf::Frontier), IteratorMode::Start).count()
+        self.db
+            .iterator_cf(self.cf(Cf::Frontier), IteratorMode::Start)
+            .count()
     }
 
-    fn scan<R: Record>(&self, cf: Cf) -> impl Iterator<Item = Result<(String, R), StoreError>> + '_ {
-        self.db.iterator_cf(self.cf(cf), IteratorMode::Start).map(|item| {
-            let (key, value) = item?;
-            let key = String::from_utf8_lossy(&key).into_owned();
-            Ok((key, R::decode(&value)?))
-        })
+    fn scan<R: Record>(
+        &self,
+        cf: Cf,
+    ) -> impl Iterator<Item = Result<(String, R), StoreError>> + '_ {
+        self.db
+            .iterator_cf(self.cf(cf), IteratorMode::Start)
+            .map(|item| {
+                let (key, value) = item?;
+                let key = String::from_utf8_lossy(&key).into_owned();
+                Ok((key, R::decode(&value)?))
+            })
     }
 }
 

@@ -194,11 +194,20 @@ mod tests {
 
     #[test]
     fn canonical_forms() {
-        check("HTTP://Example.COM:80/a/./b/../c#frag", "http://example.com/a/c");
+        check(
+            "HTTP://Example.COM:80/a/./b/../c#frag",
+            "http://example.com/a/c",
+        );
         check("https://example.com:443", "https://example.com/");
         check("http://example.com:8080/x", "http://example.com:8080/x");
-        check("http://example.com/%7euser/%2fa%2Fb", "http://example.com/~user/%2Fa%2Fb");
-        check("http://example.com/a?b=%41%3d", "http://example.com/a?b=A%3D");
+        check(
+            "http://example.com/%7euser/%2fa%2Fb",
+            "http://example.com/~user/%2Fa%2Fb",
+        );
+        check(
+            "http://example.com/a?b=%41%3d",
+            "http://example.com/a?b=A%3D",
+        );
         check("http://example.com/ünï", "http://example.com/%C3%BCn%C3%AF");
         check("http://bücher.example/", "http://xn--bcher-kva.example/");
         check("  http://example.com/x  ", "http://example.com/x");
@@ -206,11 +215,23 @@ mod tests {
 
     #[test]
     fn refused() {
-        assert!(matches!(CanonicalUrl::parse("mailto:a@b.c"), Err(UrlError::Scheme(_))));
-        assert!(matches!(CanonicalUrl::parse("javascript:void(0)"), Err(UrlError::Scheme(_))));
-        assert!(matches!(CanonicalUrl::parse("/relative"), Err(UrlError::Parse(_))));
+        assert!(matches!(
+            CanonicalUrl::parse("mailto:a@b.c"),
+            Err(UrlError::Scheme(_))
+        ));
+        assert!(matches!(
+            CanonicalUrl::parse("javascript:void(0)"),
+            Err(UrlError::Scheme(_))
+        ));
+        assert!(matches!(
+            CanonicalUrl::parse("/relative"),
+            Err(UrlError::Parse(_))
+        ));
         let long = format!("http://example.com/{}", "a".repeat(MAX_URL_LEN));
-        assert!(matches!(CanonicalUrl::parse(&long), Err(UrlError::TooLong(_))));
+        assert!(matches!(
+            CanonicalUrl::parse(&long),
+            Err(UrlError::TooLong(_))
+        ));
     }
 
     #[test]

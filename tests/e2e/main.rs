@@ -1,1 +1,19 @@
-fn main(){}
+//! End-to-end tests: the real crawler, indexer and searchd against the local test web
+//! (`testweb`, one server answering for many `*.test` virtual hosts on loopback).
+//!
+//! Table of contents:
+//! - [`crawl`]: a crawl of the sample site obeys robots.txt, stores each allowed page once,
+//!   honours noindex/nofollow, sends the robot's headers; robots.txt status variants;
+//!   redirects; the address policy.
+//! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
+//!   pages and fetches nothing it had stored.
+//! - [`ranking`]: the index never holds noindex pages; more in-links rank higher.
+//! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`support`]: shared set-up: configs with the test web's resolve table, running the
+//!   programs.
+
+mod crawl;
+mod ranking;
+mod resume;
+mod serve;
+mod support;

@@ -1,1 +1,220 @@
-//! placeholder
+//! `testweb`: the local test web. One HTTP server inside the test process, bound to
+//! 127.0.0.1 only, that answers for many virtual hosts by the `Host` header and logs every
+//! request it receives.
+//!
+//! Tests map the `*.test` names to 127.0.0.1 through the crawler's `resolve` config (the list
+//! is [`TestWeb::hosts`]), so URLs look like `http://sample.test:PORT/`. Nothing here ever
+//! connects anywhere: redirects to other addresses are only `Location` headers.
+//!
+//! | host | module | what it serves |
+//! |---|---|---|
+//! | `sample.test` | [`sample`] | the static site in `data/site/` (robots.txt included; `/dir/` serves `dir/index.html`; unknown paths 404). Its special pages and the exact set a crawl stores are the `SAMPLE_*` constants, documented in `data/site/README.md` |
+//! | `ranked.test` | [`ranked`] | 21 generated pages: 10 field notes with equal text relevance for [`RANKED_WORD`] and in-link counts 10, 9, ... 1 |
+//! | `big.test` | [`big`] | [`BIG_SITE_PAGES`] generated pages in a link lattice (next page, binary tree, 3 pseudo-random links); robots.txt allows all; deterministic |
+//! | `norobots.test` | [`robots_hosts`] | robots.txt 404; the 4 pages of [`NOROBOTS_PATHS`] |
+//! | `forbidden.test` | [`robots_hosts`] | robots.txt 403; pages exist, a crawler must fetch none |
+//! | `flaky.test` | [`robots_hosts`] | robots.txt 503; pages exist, a crawler must not crawl the host now |
+//! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/relative`, `/meta-refresh`, `/chain/1..10` |
+//! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
+//!
+//! Any other host name answers 404.
+//!
+//! ```no_run
+//! # async fn example() {
+//! let web = testweb::TestWeb::start().await;
+//! let seed = web.url("sample.test", "/");
+//! // ... crawl `seed` with every name of `web.hosts()` resolving to 127.0.0.1 ...
+//! assert_eq!(web.request_count("sample.test", "/robots.txt"), 1);
+//! # }
+//! ```
+
+pub mod big;
+mod gzip;
+pub mod ranked;
+pub mod redirects;
+mod reply;
+mod request_log;
+pub mod robots_hosts;
+pub mod sample;
+pub mod traps;
+mod words;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use warp::Filter;
+use warp::http::HeaderMap;
+use warp::path::FullPath;
+use warp::reply::Response;
+
+pub use big::{BIG_SITE_PAGES, big_site_paths};
+pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
+pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
+pub use request_log::{MAX_LOGGED_REQUESTS, Request};
+pub use robots_hosts::{FLAKY_PATHS, FORBIDDEN_PATHS, NOROBOTS_PATHS};
+pub use sample::{
+    SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,
+    SAMPLE_DISALLOWED, SAMPLE_DUPLICATE_WORD, SAMPLE_DUPLICATES, SAMPLE_NEVER_FETCHED,
+    SAMPLE_NOFOLLOW, SAMPLE_NOINDEX, SAMPLE_NOINDEX_WORD, SAMPLE_ONLY_VIA_BASE, SAMPLE_RANKED_PAIR,
+    SAMPLE_RANKED_WORD, SAMPLE_REL_NOFOLLOW_TARGET, SAMPLE_STORED, SAMPLE_WITH_QUERY,
+    sample_site_dir,
+};
+pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
+
+use request_log::{RequestLog, host_name};
+
+/// Every host name the test web answers for.
+pub const HOSTS: [&str; 8] = [
+    "sample.test",
+    "ranked.test",
+    "big.test",
+    "norobots.test",
+    "forbidden.test",
+    "flaky.test",
+    "redirect.test",
+    "traps.test",
+];
+
+/// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
+/// answers finish (an endless `/huge` body ends at its next chunk).
+#[derive(Debug)]
+pub struct TestWeb {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+}
+
+/// What every request handler sees.
+#[derive(Debug)]
+struct Shared {
+    log: RequestLog,
+    port: u16,
+    site: PathBuf,
+    stop: watch::Receiver<bool>,
+}
+
+impl TestWeb {
+    /// Binds 127.0.0.1 on a free port and serves until dropped. Call it inside a tokio
+    /// runtime.
+    pub async fn start() -> TestWeb {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("the test web binds 127.0.0.1:0");
+        let addr = listener
+            .local_addr()
+            .expect("a bound listener has an address");
+        let (stop, stopped) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            log: RequestLog::default(),
+            port: addr.port(),
+            site: sample_site_dir(),
+            stop: stopped,
+        });
+
+        let handler = Arc::clone(&shared);
+        let routes = warp::any()
+            .and(warp::path::full())
+            .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+            .and(warp::header::headers_cloned())
+            .then(move |path: FullPath, query: String, headers: HeaderMap| {
+                let shared = Arc::clone(&handler);
+                async move { shared.handle(path.as_str(), &query, &headers).await }
+            });
+
+        let mut signal = shared.stop.clone();
+        let server = warp::serve(routes).incoming(listener).graceful(async move {
+            // Resolves when `stop` turns true or the sender is dropped.
+            let _ = signal.wait_for(|stopped| *stopped).await;
+        });
+        tokio::spawn(server.run());
+        TestWeb { addr, shared, stop }
+    }
+
+    /// The port the test web listens on (on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// The socket address the test web listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://{host}:{port}{path}`; `path` starts with `/` (and may hold a query).
+    pub fn url(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port())
+    }
+
+    /// Every request received so far, in arrival order (the first [`MAX_LOGGED_REQUESTS`]).
+    /// A request is logged when it arrives, before it is answered.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.log.snapshot()
+    }
+
+    /// How many requests asked `host` (its port, if given, is ignored) for exactly
+    /// `path_and_query`.
+    pub fn request_count(&self, host: &str, path_and_query: &str) -> usize {
+        self.shared.log.count(host, path_and_query)
+    }
+
+    /// Requests not kept because the log was full (0 unless a test made over 100,000).
+    pub fn requests_dropped(&self) -> u64 {
+        self.shared.log.dropped()
+    }
+
+    /// The host names served, to build a resolve table (each to 127.0.0.1).
+    pub fn hosts(&self) -> Vec<&'static str> {
+        HOSTS.to_vec()
+    }
+}
+
+impl Drop for TestWeb {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+    }
+}
+
+impl Shared {
+    /// Logs one request and answers it.
+    async fn handle(&self, path: &str, query: &str, headers: &HeaderMap) -> Response {
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let host = host_name(&header("host").unwrap_or_default());
+        let path_and_query = if query.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}?{query}")
+        };
+        self.log.push(Request {
+            host: host.clone(),
+            path_and_query,
+            user_agent: header("user-agent"),
+            from: header("from"),
+            referer: header("referer"),
+            accept: header("accept"),
+        });
+        match host.as_str() {
+            "sample.test" => sample::respond(&self.site, path).await,
+            "ranked.test" => ranked::respond(path),
+            "big.test" => big::respond(path),
+            "norobots.test" => robots_hosts::norobots(path),
+            "forbidden.test" => robots_hosts::forbidden(path),
+            "flaky.test" => robots_hosts::flaky(path),
+            "redirect.test" => redirects::respond(path, self.port),
+            "traps.test" => traps::respond(path, &self.stop).await,
+            _ => reply::text(
+                404,
+                format!("404 Not Found: the test web has no host {host:?}\n"),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

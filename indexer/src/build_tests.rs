@@ -1,0 +1,292 @@
+//! Builds against a real RocksDB store and a real tantivy index in a temporary directory.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly on purpose
+
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::TermQuery;
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+use crate::state::DocState;
+use crate::testutil::{TestStore, link, page};
+use crate::{BuildMode, build, current_generation, generation, open_current};
+
+/// The stored document filed under `url`, if any.
+fn doc(store: &TestStore, url: &str) -> Option<TantivyDocument> {
+    let current = open_current(store.data()).unwrap().unwrap();
+    let searcher = current.index.reader().unwrap().searcher();
+    let query = TermQuery::new(
+        Term::from_field_text(current.fields.url, url),
+        IndexRecordOption::Basic,
+    );
+    let hits = searcher
+        .search(&query, &TopDocs::with_limit(2).order_by_score())
+        .unwrap();
+    assert!(hits.len() <= 1, "one document per URL: {url}");
+    hits.first()
+        .map(|(_, address)| searcher.doc(*address).unwrap())
+}
+
+fn inlinks(store: &TestStore, url: &str) -> u64 {
+    let fields = open_current(store.data()).unwrap().unwrap().fields;
+    doc(store, url)
+        .unwrap()
+        .get_first(fields.inlinks)
+        .and_then(|v| v.as_u64())
+        .unwrap()
+}
+
+fn live_docs(store: &TestStore) -> u64 {
+    let current = open_current(store.data()).unwrap().unwrap();
+    current.index.reader().unwrap().searcher().num_docs()
+}
+
+/// Documents whose `field` holds the token `word` (already lowercased and stemmed).
+fn hits(store: &TestStore, field: &str, word: &str) -> usize {
+    let current = open_current(store.data()).unwrap().unwrap();
+    let field = current.index.schema().get_field(field).unwrap();
+    let query = TermQuery::new(Term::from_field_text(field, word), IndexRecordOption::Basic);
+    current
+        .index
+        .reader()
+        .unwrap()
+        .searcher()
+        .search(&query, &Count)
+        .unwrap()
+}
+
+#[test]
+fn noindex_pages_are_never_indexed_and_skips_are_counted() {
+    let store = TestStore::new();
+    store.put_html(
+        "http://a.test/",
+        "Home",
+        "<p>Welcome</p>",
+        &[
+            link("http://a.test/moved", "bee"),
+            link("http://a.test/secret", "secret"),
+        ],
+    );
+    let mut secret = page("http://a.test/secret", "<p>classified material</p>");
+    secret.robots.noindex = true;
+    store.put(&secret, &[link("http://a.test/b", "from secret")]);
+    store.put_html("http://a.test/b", "Bee", "<p>The bee page</p>", &[]);
+    let mut missing = page("http://a.test/404", "<p>Not found</p>");
+    missing.status = 404;
+    store.put(&missing, &[]);
+    let mut moved = page("http://a.test/moved", "");
+    moved.status = 301;
+    moved.redirect_to = Some("http://a.test/b".into());
+    store.put(&moved, &[]);
+
+    let summary = build(store.data(), BuildMode::Full).unwrap();
+    assert_eq!(summary.generation, "gen-000001");
+    assert_eq!((summary.total_docs, summary.indexed), (2, 2), "/ and /b");
+    assert_eq!(
+        (
+            summary.skipped_noindex,
+            summary.skipped_other,
+            summary.skipped_duplicates
+        ),
+        (1, 2, 0)
+    );
+    assert_eq!(live_docs(&store), 2);
+    assert!(doc(&store, "http://a.test/secret").is_none());
+    assert_eq!(
+        hits(&store, "body", "classifi"),
+        0,
+        "the noindex page's words are nowhere"
+    );
+    // /b: linked through the redirect by / and directly by the noindex page.
+    assert_eq!(inlinks(&store, "http://a.test/b"), 2);
+    assert_eq!(hits(&store, "anchor", "bee"), 1);
+    assert_eq!(inlinks(&store, "http://a.test/"), 0);
+}
+
+#[test]
+fn duplicates_collapse_to_the_shortest_url_with_merged_in_links() {
+    let store = TestStore::new();
+    let same = "<html><head><title>Start</title></head><body><p>Same text</p></body></html>";
+    store.put(&page("http://a.test/index.html", same), &[]);
+    store.put(&page("http://a.test/", same), &[]);
+    let mut copy = page("http://a.test/copy-with-a-long-name", same);
+    copy.duplicate_of = Some("http://a.test/index.html".into());
+    store.put(&copy, &[link("http://a.test/other", "other")]);
+    store.put_html(
+        "http://a.test/other",
+        "Other",
+        "<p>o</p>",
+        &[link("http://a.test/index.html", "home one")],
+    );
+    store.put_html(
+        "http://a.test/x",
+        "X",
+        "<p>x</p>",
+        &[link("http://a.test/", "home two")],
+    );
+
+    let summary = build(store.data(), BuildMode::Full).unwrap();
+    assert_eq!(
+        (summary.total_docs, summary.skipped_duplicates),
+        (3, 2),
+        "/, /other, /x"
+    );
+    assert!(doc(&store, "http://a.test/index.html").is_none());
+    assert!(doc(&store, "http://a.test/copy-with-a-long-name").is_none());
+    assert_eq!(
+        inlinks(&store, "http://a.test/"),
+        2,
+        "from /other (to a copy) and from /x"
+    );
+    assert_eq!(inlinks(&store, "http://a.test/other"), 1, "from the copy");
+    assert_eq!(hits(&store, "body", "same"), 1);
+}
+
+#[test]
+fn incremental_builds_update_changed_documents_only() {
+    let store = TestStore::new();
+    store.put_html("http://a.test/a", "A", "<p>alpha</p>", &[]);
+    store.put_html(
+        "http://a.test/b",
+        "B",
+        "<p>bravo</p>",
+        &[link("http://a.test/a", "to a")],
+    );
+
+    // The first build, even incremental, writes a generation.
+    let first = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (first.generation.as_str(), first.indexed, first.total_docs),
+        ("gen-000001", 2, 2)
+    );
+
+    // A new page linking to /a: /c is new and /a's in-link count changed; /b did not change.
+    store.put_html(
+        "http://a.test/c",
+        "C",
+        "<p>charlie</p>",
+        &[link("http://a.test/a", "also to a")],
+    );
+    let second = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(second.generation, "gen-000001", "updated in place");
+    assert_eq!(
+        (
+            second.indexed,
+            second.unchanged,
+            second.deleted,
+            second.total_docs
+        ),
+        (2, 1, 0, 3)
+    );
+    assert_eq!(
+        live_docs(&store),
+        3,
+        "the old /a was replaced, not duplicated"
+    );
+    assert_eq!(inlinks(&store, "http://a.test/a"), 2);
+    assert_eq!(hits(&store, "anchor", "also"), 1);
+
+    // Nothing changed: nothing written.
+    let third = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (
+            third.indexed,
+            third.unchanged,
+            third.deleted,
+            third.total_docs
+        ),
+        (0, 3, 0, 3)
+    );
+
+    // /b becomes noindex: its document goes; its link still counts for /a, so /a is unchanged.
+    let mut b = page("http://a.test/b", "<p>bravo</p>");
+    b.robots.noindex = true;
+    store.put(&b, &[link("http://a.test/a", "to a")]);
+    let fourth = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (
+            fourth.indexed,
+            fourth.unchanged,
+            fourth.deleted,
+            fourth.total_docs
+        ),
+        (0, 2, 1, 2)
+    );
+    assert_eq!(live_docs(&store), 2);
+    assert!(doc(&store, "http://a.test/b").is_none());
+    assert_eq!(inlinks(&store, "http://a.test/a"), 2);
+    assert_eq!(
+        current_generation(store.data()).unwrap().as_deref(),
+        Some("gen-000001")
+    );
+}
+
+#[test]
+fn full_builds_switch_current_and_keep_one_previous_generation() {
+    let store = TestStore::new();
+    store.put_html("http://a.test/", "Home", "<p>home</p>", &[]);
+    let index = generation::index_dir(store.data());
+    for n in 1..=3 {
+        let summary = build(store.data(), BuildMode::Full).unwrap();
+        let name = format!("gen-00000{n}");
+        assert_eq!(summary.generation, name);
+        assert_eq!(summary.indexed, 1, "a new generation indexes everything");
+        assert_eq!(
+            std::fs::read_to_string(index.join("CURRENT"))
+                .unwrap()
+                .trim(),
+            name
+        );
+        assert_eq!(
+            open_current(store.data()).unwrap().unwrap().generation,
+            name
+        );
+    }
+    assert!(
+        !index.join("gen-000001").exists(),
+        "older than the previous generation: removed"
+    );
+    assert!(
+        index.join("gen-000002").exists(),
+        "the previous generation stays for readers"
+    );
+    let d2 = DocState::load(&index.join("gen-000002")).unwrap().docs;
+    let d3 = DocState::load(&index.join("gen-000003")).unwrap().docs;
+    assert_eq!(d2, d3, "the same store gives the same documents");
+
+    let incremental = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (
+            incremental.generation.as_str(),
+            incremental.indexed,
+            incremental.unchanged
+        ),
+        ("gen-000003", 0, 1)
+    );
+}
+
+#[test]
+fn an_untrusted_state_makes_a_new_generation() {
+    let store = TestStore::new();
+    store.put_html("http://a.test/", "Home", "<p>home</p>", &[]);
+    build(store.data(), BuildMode::Full).unwrap();
+    let gen1 = generation::generation_dir(store.data(), "gen-000001");
+    std::fs::write(gen1.join("state.json"), "garbage").unwrap();
+    let summary = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (summary.generation.as_str(), summary.indexed),
+        ("gen-000002", 1)
+    );
+    assert_eq!(live_docs(&store), 1);
+}
+
+#[test]
+fn no_index_before_the_first_build_and_no_store_is_an_error() {
+    let store = TestStore::new();
+    assert!(open_current(store.data()).unwrap().is_none());
+    let empty = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        build(empty.path(), BuildMode::Full),
+        Err(crate::Error::Store(_))
+    ));
+}

@@ -1,0 +1,197 @@
+//! `DocInput`: everything one document is made of, its fingerprint, and the tantivy document.
+//!
+//! The fingerprint is an xxh3 hash of every input (URL, stored title and description, the
+//! HTML, fetch time, `nosnippet`, in-link count and anchors) plus [`FORMAT_VERSION`]. Equal
+//! fingerprints mean equal documents, so an incremental build can skip a page without
+//! parsing it; a change in any input, in-links included, re-indexes it.
+
+use shared::CanonicalUrl;
+use shared::record::PageRecord;
+use tantivy::TantivyDocument;
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::linkgraph::Inbound;
+use crate::schema::IndexFields;
+use crate::text;
+
+/// Bump when extraction or the document layout changes: every document is then re-indexed.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What one document is made of.
+#[derive(Clone, Debug)]
+pub struct DocInput {
+    /// The URL it is filed under.
+    pub url: String,
+    /// `<title>` as the crawler stored it.
+    pub title: String,
+    /// `<meta name="description">`.
+    pub description: String,
+    /// The page's HTML.
+    pub html: String,
+    /// Fetch time, ms since the Unix epoch.
+    pub fetched_at: u64,
+    /// No snippet may be shown.
+    pub nosnippet: bool,
+    /// Its in-links.
+    pub inbound: Inbound,
+}
+
+impl DocInput {
+    /// The document of a stored page, its body already decompressed.
+    pub fn new(page: &PageRecord, html: String, inbound: Inbound) -> Self {
+        Self {
+            url: page.url.clone(),
+            title: page.title.clone(),
+            description: page.description.clone(),
+            html,
+            fetched_at: page.fetched_at_ms,
+            nosnippet: page.robots.nosnippet,
+            inbound,
+        }
+    }
+
+    /// The hash of everything the document holds.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Xxh3::new();
+        let mut field = |bytes: &[u8]| {
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field(&FORMAT_VERSION.to_le_bytes());
+        field(self.url.as_bytes());
+        field(self.title.as_bytes());
+        field(self.description.as_bytes());
+        field(self.html.as_bytes());
+        field(&self.fetched_at.to_le_bytes());
+        field(&[u8::from(self.nosnippet)]);
+        field(&self.inbound.count.to_le_bytes());
+        for anchor in &self.inbound.anchors {
+            field(anchor.as_bytes());
+        }
+        h.digest()
+    }
+
+    /// Parses the HTML (the one parse of this page) and builds the tantivy document.
+    pub fn to_document(&self, fields: &IndexFields) -> TantivyDocument {
+        let text = text::extract(&self.html);
+        let mut doc = TantivyDocument::new();
+        doc.add_text(fields.url, &self.url);
+        doc.add_text(fields.url_text, url_words(&self.url));
+        if let Ok(url) = CanonicalUrl::parse(&self.url) {
+            doc.add_text(fields.host, url.host());
+        }
+        let title = [
+            self.title.as_str(),
+            text.title.as_str(),
+            text.headings.first().map_or("", String::as_str),
+        ]
+        .into_iter()
+        .find(|t| !t.is_empty())
+        .unwrap_or_default();
+        doc.add_text(fields.title, title);
+        for heading in &text.headings {
+            doc.add_text(fields.headings, heading);
+        }
+        doc.add_text(fields.body, &text.body);
+        doc.add_text(fields.description, &self.description);
+        for anchor in &self.inbound.anchors {
+            doc.add_text(fields.anchor, anchor);
+        }
+        doc.add_u64(fields.inlinks, self.inbound.count);
+        doc.add_u64(fields.fetched_at, self.fetched_at);
+        doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
+        doc
+    }
+}
+
+/// The URL as words, scheme left out, camel-case names also split:
+/// `https://doc.rust-lang.org/std/struct.HashMap.html` ->
+/// `doc rust lang org std struct HashMap Hash Map html`.
+pub fn url_words(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let mut out = String::with_capacity(rest.len() * 2);
+    for word in rest
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        push_word(&mut out, word);
+        let parts = camel_parts(word);
+        if parts.len() > 1 {
+            parts.into_iter().for_each(|part| push_word(&mut out, part));
+        }
+    }
+    out
+}
+
+fn push_word(out: &mut String, word: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(word);
+}
+
+/// `HashMap` -> `Hash`, `Map`; `IOError` -> `IO`, `Error`; `snake` -> `snake`.
+fn camel_parts(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (at, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next_lower = chars.get(i + 1).is_some_and(|(_, n)| n.is_lowercase());
+        if c.is_uppercase()
+            && (prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_lower))
+        {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_words_split_paths_and_camel_case() {
+        assert_eq!(
+            url_words("https://doc.rust-lang.org/std/collections/struct.HashMap.html"),
+            "doc rust lang org std collections struct HashMap Hash Map html"
+        );
+        assert_eq!(
+            url_words("http://a.test/IOError/x"),
+            "a test IOError IO Error x"
+        );
+        assert_eq!(url_words("http://a.test/"), "a test");
+    }
+
+    #[test]
+    fn the_fingerprint_sees_every_input() {
+        let base = DocInput {
+            url: "http://a.test/".into(),
+            title: "T".into(),
+            description: String::new(),
+            html: "<p>x</p>".into(),
+            fetched_at: 1,
+            nosnippet: false,
+            inbound: Inbound {
+                count: 1,
+                anchors: vec!["home".into()],
+            },
+        };
+        let print = base.fingerprint();
+        assert_eq!(print, base.clone().fingerprint(), "stable");
+        let mut more_links = base.clone();
+        more_links.inbound.count = 2;
+        let mut other_anchor = base.clone();
+        other_anchor.inbound.anchors = vec!["start".into()];
+        let mut moved_text = base.clone();
+        moved_text.title = String::new();
+        moved_text.description = "T".into();
+        for changed in [more_links, other_anchor, moved_text] {
+            assert_ne!(changed.fingerprint(), print, "{changed:?}");
+        }
+    }
+}

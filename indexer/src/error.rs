@@ -1,0 +1,63 @@
+//! `Error`: why a build, or opening the current index, failed.
+
+use std::path::PathBuf;
+
+/// Why a build failed, or the current index could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The content store could not be opened or read.
+    #[error(transparent)]
+    Store(#[from] shared::StoreError),
+    /// A stored page body could not be decoded.
+    #[error(transparent)]
+    Record(#[from] shared::RecordError),
+    /// tantivy failed (opening, writing or committing the index).
+    #[error("index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+    /// A file or directory of the index could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Another `indexer build` holds the lock on this data directory.
+    #[error("another indexer is building {0} (its lock file is held)")]
+    Locked(PathBuf),
+    /// `CURRENT` holds something that is not a generation name.
+    #[error("{path} holds {name:?}, which is not a generation name like gen-000001")]
+    BadCurrent {
+        /// The `CURRENT` file.
+        path: PathBuf,
+        /// What it holds.
+        name: String,
+    },
+    /// `CURRENT` names a generation whose directory is missing.
+    #[error("{0} is named by CURRENT but does not exist: run `indexer build --full`")]
+    MissingGeneration(PathBuf),
+    /// The index lacks a field searchd and the indexer expect (written by another version).
+    #[error("the index has no field {0:?}: rebuild it with `indexer build --full`")]
+    MissingField(String),
+    /// The document state file of a generation could not be written.
+    #[error("document state {path}: {reason}")]
+    State {
+        /// The state file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// An indexing thread failed without an error of its own (it panicked).
+    #[error("an indexing thread failed: {0}")]
+    Worker(String),
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

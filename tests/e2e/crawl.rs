@@ -1,0 +1,240 @@
+//! The crawler against the test web: what it fetches, what it stores, what it sends.
+
+use std::collections::BTreeSet;
+
+use shared::StoreReader;
+use testweb::TestWeb;
+
+use crate::support::{crawl, crawler_config, paths_requested};
+
+fn host_of(request_host: &str) -> &str {
+    request_host.split(':').next().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sample_site_crawl_obeys_robots_and_meta() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.from = Some("crawler-tests@example.org".into());
+    let summary = crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+
+    let requested = paths_requested(&web, "sample.test");
+    assert_eq!(
+        requested.first().map(String::as_str),
+        Some("/robots.txt"),
+        "robots.txt comes first"
+    );
+    let unique: BTreeSet<&String> = requested.iter().collect();
+    assert_eq!(
+        unique.len(),
+        requested.len(),
+        "no URL requested twice: {requested:?}"
+    );
+    for path in &requested {
+        assert!(
+            !path.starts_with("/private/"),
+            "robots.txt disallows /private/ for everyone: {path}"
+        );
+        assert!(
+            !path.starts_with("/drafts/"),
+            "robots.txt disallows /drafts/ for siftbot: {path}"
+        );
+    }
+    for never in testweb::SAMPLE_NEVER_FETCHED {
+        assert!(
+            !requested.iter().any(|p| p == never),
+            "{never} must not be fetched (nofollow)"
+        );
+    }
+
+    let store = StoreReader::open(dir.path()).expect("store");
+    let stored: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
+    let expected: BTreeSet<String> = testweb::SAMPLE_STORED
+        .iter()
+        .map(|p| web.url("sample.test", p))
+        .collect();
+    assert_eq!(
+        stored, expected,
+        "every allowed reachable page is stored, nothing else"
+    );
+    assert_eq!(summary.pages_stored, expected.len() as u64);
+
+    let noindex = store
+        .page(&web.url("sample.test", testweb::SAMPLE_NOINDEX))
+        .expect("read")
+        .expect("stored");
+    assert!(
+        noindex.robots.noindex,
+        "the noindex page is stored with its directive"
+    );
+    let nofollow = store
+        .page(&web.url("sample.test", testweb::SAMPLE_NOFOLLOW))
+        .expect("read")
+        .expect("stored");
+    assert!(nofollow.robots.nofollow);
+
+    let requests = web.requests();
+    let page_request = requests
+        .iter()
+        .find(|r| {
+            host_of(&r.host) == "sample.test"
+                && r.path_and_query != "/robots.txt"
+                && r.path_and_query != "/"
+        })
+        .expect("a page request");
+    let agent = page_request.user_agent.as_deref().unwrap_or_default();
+    assert!(
+        agent.starts_with("siftbot/") && agent.contains("(+http"),
+        "User-Agent names the bot: {agent}"
+    );
+    assert_eq!(
+        page_request.from.as_deref(),
+        Some("crawler-tests@example.org")
+    );
+    assert!(
+        page_request
+            .accept
+            .as_deref()
+            .unwrap_or_default()
+            .contains("text/html")
+    );
+    let referer = page_request.referer.as_deref().unwrap_or_default();
+    assert!(
+        referer.starts_with(&web.url("sample.test", "/")),
+        "Referer is the linking page: {referer:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_status_decides_what_is_fetched() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.robots_attempts = 2;
+    let seeds = ["norobots.test", "forbidden.test", "flaky.test"].map(|h| web.url(h, "/"));
+    crawl(dir.path(), &seeds, config).await;
+
+    let norobots = paths_requested(&web, "norobots.test");
+    assert!(
+        norobots.len() > 2,
+        "robots.txt 404: crawl freely ({norobots:?})"
+    );
+    assert_eq!(
+        paths_requested(&web, "forbidden.test"),
+        vec!["/robots.txt"],
+        "robots.txt 403: nothing else"
+    );
+    assert_eq!(
+        paths_requested(&web, "flaky.test"),
+        vec!["/robots.txt", "/robots.txt"],
+        "robots.txt 503: retried, never a page"
+    );
+    let store = StoreReader::open(dir.path()).expect("store");
+    assert!(
+        store
+            .page(&web.url("flaky.test", "/"))
+            .expect("read")
+            .is_none()
+    );
+    // The forbidden host's seed is dropped as disallowed; the unreachable host's seed waits
+    // in the frontier for the next run.
+    assert_eq!(
+        store.frontier_len(),
+        1,
+        "only the unreachable host's seed is left"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_followed_and_bounded() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seeds = ["/start", "/loop-a", "/offsite"].map(|p| web.url("redirect.test", p));
+    let config = crawler_config(&web);
+    let mut config_scope = config.clone();
+    config_scope.max_redirects = 5;
+    crawl(dir.path(), &seeds, config_scope).await;
+
+    let store = StoreReader::open(dir.path()).expect("store");
+    let start = store
+        .page(&web.url("redirect.test", "/start"))
+        .expect("read")
+        .expect("stored");
+    assert_eq!(start.status, 301);
+    assert_eq!(
+        start.redirect_to.as_deref(),
+        Some(web.url("redirect.test", "/middle").as_str())
+    );
+    let end = store
+        .page(&web.url("redirect.test", "/end"))
+        .expect("read")
+        .expect("the chain's end is stored");
+    assert_eq!(end.status, 200);
+    let requested = paths_requested(&web, "redirect.test");
+    let loops = requested.iter().filter(|p| p.starts_with("/loop-")).count();
+    assert_eq!(
+        loops, 2,
+        "a redirect loop ends at the seen-set: {requested:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_is_refused_unless_allowed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.allow_loopback = false;
+    config.robots_attempts = 1;
+    let summary = crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+    assert!(
+        web.requests().is_empty(),
+        "no request may reach a loopback address: {:?}",
+        web.requests()
+    );
+    assert_eq!(summary.pages_stored, 0);
+    assert_eq!(
+        summary.frontier_left, 1,
+        "the seed waits for a run that allows it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_addresses_are_refused_even_with_loopback_allowed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.robots_attempts = 1;
+    let options = crawler::CrawlOptions {
+        data: dir.path().to_path_buf(),
+        seeds: vec![web.url("redirect.test", "/to-private")],
+        scope: vec![
+            web.url("redirect.test", "/"),
+            testweb::PRIVATE_ADDRESS_URL.to_string(),
+        ],
+        config,
+        max_time: None,
+    };
+    crawler::Crawler::open(options)
+        .expect("opens")
+        .run(std::future::pending())
+        .await
+        .expect("runs");
+    let store = StoreReader::open(dir.path()).expect("store");
+    let hop = store
+        .page(&web.url("redirect.test", "/to-private"))
+        .expect("read")
+        .expect("the redirect is stored");
+    assert_eq!(
+        hop.redirect_to.as_deref(),
+        Some(testweb::PRIVATE_ADDRESS_URL)
+    );
+    assert!(
+        store
+            .page(testweb::PRIVATE_ADDRESS_URL)
+            .expect("read")
+            .is_none(),
+        "10.0.0.1 is never fetched"
+    );
+    assert_eq!(store.frontier_len(), 1, "its URL stays queued, refused");
+}

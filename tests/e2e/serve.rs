@@ -1,0 +1,149 @@
+//! searchd over a real socket: the HTML pages and the JSON API.
+
+use std::net::SocketAddr;
+
+use indexer::BuildMode;
+use shared::Config;
+use testweb::TestWeb;
+
+use crate::support::{crawl, crawler_config};
+
+struct Server {
+    addr: SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+    _dir: tempfile::TempDir,
+}
+
+async fn serve_sample_site(web: &TestWeb) -> Server {
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("sample.test", "/")],
+        crawler_config(web),
+    )
+    .await;
+    let path = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || indexer::build(&path, BuildMode::Full))
+        .await
+        .expect("build task")
+        .expect("index builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let data = dir.path().to_path_buf();
+    tokio::spawn(async move {
+        let shutdown = async {
+            let _ = stopped.await;
+        };
+        searchd::serve(listener, data, Config::default(), shutdown)
+            .await
+            .expect("searchd serves");
+    });
+    Server {
+        addr,
+        _stop: stop,
+        _dir: dir,
+    }
+}
+
+async fn get(addr: SocketAddr, path_and_query: &str) -> (u16, String) {
+    let response = reqwest::get(format!("http://{addr}{path_and_query}"))
+        .await
+        .expect("searchd answers");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_api_answers_the_contract_shape() {
+    let web = TestWeb::start().await;
+    let server = serve_sample_site(&web).await;
+    let word = testweb::SAMPLE_RANKED_WORD;
+    let (status, body) = get(
+        server.addr,
+        &format!("/api/search?q={word}&page=1&per_page=1"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(json["query"], word);
+    assert_eq!(json["total"], 2);
+    assert_eq!(json["page"], 1);
+    assert!(json["took_ms"].is_number());
+    let hits = json["hits"].as_array().expect("hits");
+    assert_eq!(hits.len(), 1, "per_page=1");
+    for key in ["url", "title", "snippet", "score"] {
+        assert!(hits[0].get(key).is_some(), "hit has {key}: {}", hits[0]);
+    }
+    assert_eq!(
+        hits[0]["url"],
+        web.url("sample.test", testweb::SAMPLE_RANKED_PAIR.0)
+    );
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .unwrap_or_default()
+            .to_lowercase()
+            .contains(word)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn html_pages_escape_and_never_fail() {
+    let web = TestWeb::start().await;
+    let server = serve_sample_site(&web).await;
+
+    let (status, home) = get(server.addr, "/").await;
+    assert_eq!(status, 200);
+    assert!(
+        home.contains("<form") && home.contains("name=\"q\""),
+        "a search form"
+    );
+
+    let word = testweb::SAMPLE_RANKED_WORD;
+    let (status, page) = get(server.addr, &format!("/search?q={word}")).await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&web.url("sample.test", testweb::SAMPLE_RANKED_PAIR.0)),
+        "results link to the page"
+    );
+    assert!(page.contains("<mark>"), "query terms are highlighted");
+
+    let posted = reqwest::Client::new()
+        .post(format!("http://{}/search", server.addr))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("q={word}"))
+        .send()
+        .await
+        .expect("POST answers");
+    assert_eq!(posted.status().as_u16(), 200);
+    assert!(
+        posted
+            .text()
+            .await
+            .expect("body")
+            .contains(&web.url("sample.test", testweb::SAMPLE_RANKED_PAIR.0))
+    );
+
+    let (_, echoed) = get(server.addr, "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E").await;
+    assert!(
+        !echoed.contains("<script>alert(1)"),
+        "the query is escaped when shown"
+    );
+    assert!(echoed.contains("&lt;script&gt;"));
+
+    for malformed in ["%22unclosed", "AND%20OR", "((", "title%3A", "-", "%00", ""] {
+        let (status, _) = get(server.addr, &format!("/search?q={malformed}")).await;
+        assert!(
+            status == 200 || status == 400,
+            "query {malformed:?} answered {status}"
+        );
+        let (status, _) = get(server.addr, &format!("/api/search?q={malformed}")).await;
+        assert!(
+            status == 200 || status == 400,
+            "api query {malformed:?} answered {status}"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! Set-up shared by the end-to-end tests.
+
+use std::path::Path;
+
+use crawler::{CrawlOptions, CrawlSummary, Crawler};
+use shared::config::{Config, CrawlerConfig};
+use testweb::TestWeb;
+
+/// A crawler config for the test web: its host names resolve to loopback, which is allowed,
+/// and the politeness delay is short (the test web is ours).
+pub fn crawler_config(web: &TestWeb) -> CrawlerConfig {
+    let mut config = CrawlerConfig {
+        allow_loopback: true,
+        delay_ms: 0,
+        robots_retry_ms: 50,
+        ..CrawlerConfig::default()
+    };
+    for host in web.hosts() {
+        config.resolve.insert(
+            host.to_string(),
+            "127.0.0.1".parse().expect("an IP address"),
+        );
+    }
+    config
+}
+
+/// The same, as a TOML config file for the `crawler` command line.
+pub fn write_config_file(web: &TestWeb, path: &Path, extra: &str) {
+    let mut text = String::from("[crawler]\ndelay_ms = 0\nallow_loopback = true\n");
+    text.push_str(extra);
+    text.push_str("\n[crawler.resolve]\n");
+    for host in web.hosts() {
+        text.push_str(&format!("\"{host}\" = \"127.0.0.1\"\n"));
+    }
+    std::fs::write(path, text).expect("config written");
+    Config::load(Some(path)).expect("the written config parses");
+}
+
+/// Crawls in-process until done.
+pub async fn crawl(data: &Path, seeds: &[String], config: CrawlerConfig) -> CrawlSummary {
+    let options = CrawlOptions {
+        data: data.to_path_buf(),
+        seeds: seeds.to_vec(),
+        scope: vec![],
+        config,
+        max_time: None,
+    };
+    Crawler::open(options)
+        .expect("crawl opens")
+        .run(std::future::pending())
+        .await
+        .expect("crawl runs")
+}
+
+/// Paths requested from one host, in order.
+pub fn paths_requested(web: &TestWeb, host: &str) -> Vec<String> {
+    web.requests()
+        .into_iter()
+        .filter(|r| r.host == host)
+        .map(|r| r.path_and_query)
+        .collect()
+}

@@ -1,0 +1,128 @@
+//! `RequestLog`: every request the test web received, in arrival order, bounded.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Most requests kept; later ones are only counted (`TestWeb::requests_dropped`).
+pub const MAX_LOGGED_REQUESTS: usize = 100_000;
+
+/// One request as the test web saw it, logged before it is answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The `Host` header without its port, lowercased (`sample.test`); empty when absent.
+    pub host: String,
+    /// The request target as sent: path plus `?query` when there is one (`/a.html?x=1`).
+    pub path_and_query: String,
+    /// The `User-Agent` header.
+    pub user_agent: Option<String>,
+    /// The `From` header.
+    pub from: Option<String>,
+    /// The `Referer` header.
+    pub referer: Option<String>,
+    /// The `Accept` header.
+    pub accept: Option<String>,
+}
+
+/// A thread-safe, bounded log of requests.
+#[derive(Debug, Default)]
+pub(crate) struct RequestLog {
+    entries: Mutex<Vec<Request>>,
+    dropped: AtomicU64,
+}
+
+impl RequestLog {
+    fn entries(&self) -> MutexGuard<'_, Vec<Request>> {
+        // A panic while holding the lock cannot leave a Vec half-pushed: keep going.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Appends a request, or counts it as dropped once the log is full.
+    pub(crate) fn push(&self, request: Request) {
+        let mut entries = self.entries();
+        if entries.len() < MAX_LOGGED_REQUESTS {
+            entries.push(request);
+        } else {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A copy of every kept request, in arrival order.
+    pub(crate) fn snapshot(&self) -> Vec<Request> {
+        self.entries().clone()
+    }
+
+    /// How many kept requests match `host` (port ignored) and `path_and_query` exactly.
+    pub(crate) fn count(&self, host: &str, path_and_query: &str) -> usize {
+        let host = host_name(host);
+        self.entries()
+            .iter()
+            .filter(|r| r.host == host && r.path_and_query == path_and_query)
+            .count()
+    }
+
+    /// Requests not kept because the log was full.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+/// The host name of a `Host` header value: lowercased, port removed (`Sample.TEST:8080` ->
+/// `sample.test`, `[::1]:80` -> `[::1]`).
+pub(crate) fn host_name(header: &str) -> String {
+    let header = header.trim();
+    let name = if header.starts_with('[') {
+        header.find(']').map_or(header, |end| &header[..=end])
+    } else {
+        header.split(':').next().unwrap_or_default()
+    };
+    name.to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(host: &str, path: &str) -> Request {
+        Request {
+            host: host.into(),
+            path_and_query: path.into(),
+            user_agent: None,
+            from: None,
+            referer: None,
+            accept: None,
+        }
+    }
+
+    #[test]
+    fn host_names_lose_their_port_and_case() {
+        for (header, expected) in [
+            ("sample.test:8080", "sample.test"),
+            ("Sample.TEST", "sample.test"),
+            ("[::1]:80", "[::1]"),
+            ("127.0.0.1:9", "127.0.0.1"),
+            ("", ""),
+        ] {
+            assert_eq!(host_name(header), expected, "{header:?}");
+        }
+    }
+
+    #[test]
+    fn the_log_keeps_order_counts_and_is_bounded() {
+        let log = RequestLog::default();
+        log.push(request("a.test", "/"));
+        log.push(request("a.test", "/x?y=1"));
+        log.push(request("a.test", "/"));
+        assert_eq!(log.count("a.test:1234", "/"), 2);
+        assert_eq!(
+            log.count("a.test", "/x"),
+            0,
+            "the query is part of the match"
+        );
+        assert_eq!(log.snapshot()[1].path_and_query, "/x?y=1");
+        for _ in 0..MAX_LOGGED_REQUESTS {
+            log.push(request("b.test", "/"));
+        }
+        assert_eq!(log.snapshot().len(), MAX_LOGGED_REQUESTS);
+        assert_eq!(log.dropped(), 3);
+    }
+}

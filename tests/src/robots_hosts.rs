@@ -1,0 +1,127 @@
+//! Hosts whose robots.txt answers something other than rules.
+//!
+//! | host | `/robots.txt` | what a crawler must do |
+//! |---|---|---|
+//! | `norobots.test` | 404 | crawl freely: all of [`NOROBOTS_PATHS`] |
+//! | `forbidden.test` | 403 | fetch nothing else (the stricter reading of 401/403) |
+//! | `flaky.test` | 503 | not crawl the host now; retry robots.txt later |
+//!
+//! Every host has real pages behind its robots.txt, so a crawler that ignores the answer is
+//! caught by the request log, not by a 404.
+
+use warp::reply::Response;
+
+use crate::reply::{html, not_found, page, text};
+
+/// Every page of `norobots.test`, all reachable from `/`.
+pub const NOROBOTS_PATHS: &[&str] = &["/", "/sourdough.html", "/rye.html", "/oven.html"];
+
+/// The pages of `forbidden.test` (a crawler must fetch none).
+pub const FORBIDDEN_PATHS: &[&str] = &["/", "/members.html"];
+
+/// The pages of `flaky.test` (a crawler must fetch none while robots.txt fails).
+pub const FLAKY_PATHS: &[&str] = &["/", "/news.html"];
+
+/// Answers `norobots.test`: a small bakery site with no robots.txt at all.
+pub(crate) fn norobots(path: &str) -> Response {
+    let body = match path {
+        "/robots.txt" => return text(404, "404 Not Found\n"),
+        "/" => page(
+            "Millbrook village bakery",
+            "<p>We bake three kinds of bread every morning except Monday, in a wood-fired oven that \
+             was built into the old mill house in 1923.</p>\n<ul>\n\
+             <li><a href=\"/sourdough.html\">Our sourdough</a></li>\n\
+             <li><a href=\"rye.html\">Dark rye</a></li>\n</ul>",
+        ),
+        "/sourdough.html" => page(
+            "Our sourdough",
+            "<p>The starter is older than the shop: a jar of flour and water fed twice a day since \
+             the first baker arrived. The dough ferments slowly overnight in a cool room, which gives \
+             the crumb its open holes and the crust its gentle sourness.</p>\n\
+             <p>Loaves are baked on the stone floor of <a href=\"/oven.html\">the oven</a>.</p>",
+        ),
+        "/rye.html" => page(
+            "Dark rye",
+            "<p>Rye flour holds little gluten, so the dough is sticky and is baked in tins. Caraway \
+             and a spoon of dark treacle give the loaf its colour and its slightly sweet, spicy smell. \
+             It keeps for a week wrapped in linen.</p>\n<p><a href=\"/\">Back to the bakery</a></p>",
+        ),
+        "/oven.html" => page(
+            "The oven",
+            "<p>The oven is fired with beech and ash at four in the morning. When the bricks glow \
+             white the embers are raked out, the floor is swabbed with a wet cloth, and the first \
+             loaves go in while the heat is fiercest. Sweet buns follow as it cools.</p>\n\
+             <p><a href=\"/sourdough.html\">Back to the sourdough</a></p>",
+        ),
+        _ => return not_found(),
+    };
+    html(200, body)
+}
+
+/// Answers `forbidden.test`: robots.txt 403, pages that exist.
+pub(crate) fn forbidden(path: &str) -> Response {
+    match path {
+        "/robots.txt" => text(403, "403 Forbidden\n"),
+        "/" => html(
+            200,
+            page(
+                "Harbour rowing club",
+                "<p>Members' area. Training times, boat bookings and the regatta crew lists are on the \
+                 <a href=\"/members.html\">members page</a>.</p>",
+            ),
+        ),
+        "/members.html" => html(
+            200,
+            page(
+                "Members",
+                "<p>Crew lists for the summer regatta are posted here each Friday.</p>",
+            ),
+        ),
+        _ => not_found(),
+    }
+}
+
+/// Answers `flaky.test`: robots.txt 503 (no `Retry-After`), pages that exist.
+pub(crate) fn flaky(path: &str) -> Response {
+    match path {
+        "/robots.txt" => text(503, "503 Service Unavailable\n"),
+        "/" => html(
+            200,
+            page(
+                "Valley weather station",
+                "<p>Readings every ten minutes from the station on the church tower. See the \
+                 <a href=\"/news.html\">station news</a>.</p>",
+            ),
+        ),
+        "/news.html" => html(
+            200,
+            page(
+                "Station news",
+                "<p>The rain gauge was replaced in March after the winter floods.</p>",
+            ),
+        ),
+        _ => not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_statuses_and_pages() {
+        assert_eq!(norobots("/robots.txt").status(), 404);
+        assert_eq!(forbidden("/robots.txt").status(), 403);
+        assert_eq!(flaky("/robots.txt").status(), 503);
+        for path in NOROBOTS_PATHS {
+            assert_eq!(norobots(path).status(), 200, "{path}");
+        }
+        for path in FORBIDDEN_PATHS {
+            assert_eq!(forbidden(path).status(), 200, "{path}");
+        }
+        for path in FLAKY_PATHS {
+            assert_eq!(flaky(path).status(), 200, "{path}");
+        }
+        assert_eq!(norobots("/missing.html").status(), 404);
+    }
+}
