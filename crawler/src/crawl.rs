@@ -9,9 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{
-    CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsFetch, RobotsRecord,
-};
+use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -24,6 +22,7 @@ use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::frontier::{Frontier, Job, RobotsState};
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
+use crate::robots_fetch::{RobotsResult, fetch_robots};
 use crate::scope::Scope;
 use crate::store::{PageCommit, PageStore};
 
@@ -110,11 +109,6 @@ enum Outcome {
         fetched_at_ms: u64,
         result: PageResult,
     },
-}
-
-enum RobotsResult {
-    Answer(RobotsRecord),
-    Unavailable(String),
 }
 
 type PageResult = Result<(Fetched, Option<Extracted>), FetchError>;
@@ -588,69 +582,4 @@ async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
             }
         }
     }
-}
-
-/// Most redirects followed for robots.txt (RFC 9309 asks for at least five).
-const ROBOTS_REDIRECTS: usize = 5;
-const HOUR_MS: u64 = 3_600_000;
-
-/// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
-/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable.
-async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
-    let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
-        return RobotsResult::Unavailable(format!("bad origin {origin}"));
-    };
-    for _ in 0..=ROBOTS_REDIRECTS {
-        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots).await {
-            Ok(fetched) => fetched,
-            Err(e) => return RobotsResult::Unavailable(e.to_string()),
-        };
-        let fetch = match fetched.status {
-            200..=299 => RobotsFetch::Rules(fetched.text.clone().unwrap_or_default()),
-            300..=399 => {
-                match fetched
-                    .header("location")
-                    .and_then(|l| CanonicalUrl::join(url.as_url(), l).ok())
-                {
-                    Some(next) => {
-                        url = next;
-                        continue;
-                    }
-                    None => RobotsFetch::NoRules,
-                }
-            }
-            401 | 403 => RobotsFetch::Forbidden,
-            429 => return RobotsResult::Unavailable("429 Too Many Requests".into()),
-            400..=499 => RobotsFetch::NoRules,
-            status => return RobotsResult::Unavailable(format!("status {status}")),
-        };
-        let now = now_ms();
-        let ttl = max_age_ms(&fetched)
-            .unwrap_or(24 * HOUR_MS)
-            .clamp(HOUR_MS, 24 * HOUR_MS);
-        return RobotsResult::Answer(RobotsRecord {
-            fetch,
-            fetched_at_ms: now,
-            expires_at_ms: now + ttl,
-        });
-    }
-    // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
-    let now = now_ms();
-    RobotsResult::Answer(RobotsRecord {
-        fetch: RobotsFetch::NoRules,
-        fetched_at_ms: now,
-        expires_at_ms: now + 24 * HOUR_MS,
-    })
-}
-
-fn max_age_ms(fetched: &Fetched) -> Option<u64> {
-    let cache_control = fetched.header("cache-control")?;
-    cache_control
-        .split(',')
-        .find_map(|directive| {
-            let (name, value) = directive.split_once('=')?;
-            (name.trim().eq_ignore_ascii_case("max-age"))
-                .then(|| value.trim().parse::<u64>().ok())?
-        })
-        .map(|secs| secs.saturating_mul(1000))
 }

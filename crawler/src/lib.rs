@@ -4,7 +4,7 @@
 //! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin.
-//! - [`robots`]: robots.txt parsing and matching.
+//! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
 //! - [`fetch`]: the HTTP client, bounded bodies, charset decoding.
 //! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
@@ -36,6 +36,7 @@ pub mod frontier;
 pub mod politeness;
 pub mod resolve;
 pub mod robots;
+pub mod robots_fetch;
 pub mod scope;
 pub mod store;
 

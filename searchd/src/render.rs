@@ -184,6 +184,7 @@ pub fn urlencode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ops::Range;
 
     #[test]
     fn web_text_is_escaped() {
@@ -199,7 +200,7 @@ mod tests {
                 host: "a.test".into(),
                 snippet: Snippet {
                     text: "a <b>bold</b> claim".into(),
-                    highlights: vec![2..5],
+                    highlights: vec![Range { start: 2, end: 5 }],
                 },
                 score: 1.0,
             }],
