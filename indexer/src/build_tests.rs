@@ -285,8 +285,29 @@ fn no_index_before_the_first_build_and_no_store_is_an_error() {
     let store = TestStore::new();
     assert!(open_current(store.data()).unwrap().is_none());
     let empty = tempfile::tempdir().unwrap();
-    assert!(matches!(
-        build(empty.path(), BuildMode::Full),
-        Err(crate::Error::Store(_))
-    ));
+    let error = build(empty.path(), BuildMode::Full).unwrap_err();
+    assert!(matches!(error, crate::Error::NoStore(_)), "{error}");
+    assert!(!empty.path().join("store").exists(), "nothing created");
+}
+
+#[test]
+fn a_damaged_current_is_replaced_by_a_new_generation() {
+    let store = TestStore::new();
+    store.put_html("http://a.test/", "Home", "<p>home</p>", &[]);
+    build(store.data(), BuildMode::Full).unwrap();
+    std::fs::write(
+        crate::current_generation_marker(store.data()),
+        "not a generation",
+    )
+    .unwrap();
+    assert!(
+        open_current(store.data()).is_err(),
+        "readers are told, not misled"
+    );
+    let summary = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(summary.generation, "gen-000002");
+    assert_eq!(
+        open_current(store.data()).unwrap().unwrap().generation,
+        "gen-000002"
+    );
 }

@@ -8,6 +8,9 @@ pub enum Error {
     /// The content store could not be opened or read.
     #[error(transparent)]
     Store(#[from] shared::StoreError),
+    /// The data directory has no content store (nothing was crawled into it).
+    #[error("no content store at {0}: run `crawler crawl --data DIR` first")]
+    NoStore(PathBuf),
     /// A stored page body could not be decoded.
     #[error(transparent)]
     Record(#[from] shared::RecordError),

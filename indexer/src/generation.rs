@@ -72,11 +72,14 @@ fn generations(data: &Path) -> Result<Vec<(u64, String)>, Error> {
     Ok(found)
 }
 
-/// A name for a new generation: one past every generation on disk (even a half-built one
-/// left by a crash, which is then replaced by no one and removed by the next switch).
+/// A name for a new generation: one past every generation on disk, including a half-built
+/// one left by a crashed build (the next switch removes that one).
 pub fn next_generation(data: &Path) -> Result<String, Error> {
     let last = generations(data)?.last().map_or(0, |(n, _)| *n);
-    let current = current_generation(data)?
+    // A CURRENT that names no generation is about to be replaced: it does not count.
+    let current = current_generation(data)
+        .ok()
+        .flatten()
         .as_deref()
         .and_then(number)
         .unwrap_or(0);

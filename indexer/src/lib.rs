@@ -2,15 +2,15 @@
 //!
 //! A build reads `DATA/store` read-only (a crawl may be running) and writes `DATA/index`:
 //!
-//! - [`source`]: the store as the indexer reads it, and what kind of page each record is.
-//! - [`plan`]: which pages become documents; duplicates collapse to the shortest URL.
-//! - [`linkgraph`]: in-link counts from distinct pages, and anchor text, per document.
-//! - [`text`]: title, headings and visible body text of a page, boilerplate left out.
-//! - [`document`]: a document's inputs, their fingerprint, and the tantivy document.
-//! - [`schema`]: the index fields ([`IndexFields`]); names from [`shared::fields`].
-//! - [`generation`]: `gen-NNNNNN` directories, `CURRENT`, the lock and the atomic switch.
-//! - [`state`]: the `url -> fingerprint` record an incremental build compares against.
-//! - `build`: [`build()`], the three passes, full or incremental.
+//! - `source`: the store as the indexer reads it, and what kind of page each record is.
+//! - `plan`: which pages become documents; duplicates collapse to the shortest URL.
+//! - `linkgraph`: in-link counts from distinct pages, and anchor text, per document.
+//! - `text`: title, headings and visible body text of a page, boilerplate left out.
+//! - `document`: a document's inputs, their fingerprint, and the tantivy document.
+//! - `schema`: the index fields ([`schema()`], [`IndexFields`]); names from [`shared::fields`].
+//! - `generation`: `gen-NNNNNN` directories, `CURRENT`, the lock and the atomic switch.
+//! - `state`: the `url -> fingerprint` record an incremental build compares against.
+//! - `build`: [`build()`], the three passes, full or incremental; `writer`: the third pass.
 //!
 //! searchd opens what the last build switched to with [`open_current`], and reopens when
 //! [`current_generation_marker`] changes (or the current generation commits).
@@ -31,24 +31,25 @@
 mod build;
 #[cfg(test)]
 mod build_tests;
-pub mod document;
+mod document;
 mod error;
-pub mod generation;
-pub mod linkgraph;
-pub mod plan;
-pub mod schema;
-pub mod source;
-pub mod state;
+mod generation;
+mod linkgraph;
+mod plan;
+mod schema;
+mod source;
+mod state;
 #[cfg(test)]
 mod testutil;
-pub mod text;
+mod text;
+mod writer;
 
 use std::path::Path;
 
 pub use build::{BuildMode, BuildSummary, build};
 pub use error::Error;
 pub use generation::{current_generation, current_generation_marker};
-pub use schema::IndexFields;
+pub use schema::{IndexFields, schema};
 
 /// The index a reader should use now.
 pub struct CurrentIndex {

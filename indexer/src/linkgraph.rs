@@ -104,6 +104,7 @@ impl LinkGraph {
     }
 
     /// The in-links of a document.
+    #[cfg(test)]
     pub fn inbound(&self, doc: DocId) -> &Inbound {
         &self.inbound[doc as usize]
     }

@@ -75,6 +75,10 @@ pub struct Source {
 impl Source {
     /// Opens `DATA/store` read-only.
     pub fn open(data: &Path) -> Result<Self, Error> {
+        let dir = shared::store::store_dir(data);
+        if !dir.is_dir() {
+            return Err(Error::NoStore(dir));
+        }
         Ok(Self {
             store: StoreReader::open(data)?,
         })

@@ -16,13 +16,15 @@ use scraper::{Html, Node};
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Longest title or heading kept, in bytes.
 const MAX_LINE_BYTES: usize = 1024;
+/// Most heading text kept per page, in bytes (API docs can have thousands of headings).
+pub const MAX_HEADINGS_BYTES: usize = 64 * 1024;
 
 /// The text of one page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PageText {
     /// The first `<title>`, whitespace collapsed.
     pub title: String,
-    /// `h1`-`h3` outside the boilerplate, in document order.
+    /// `h1`-`h3` outside the boilerplate, in document order, at most [`MAX_HEADINGS_BYTES`].
     pub headings: Vec<String>,
     /// Visible text, whitespace collapsed, at most [`MAX_BODY_BYTES`].
     pub body: String,
@@ -72,6 +74,7 @@ struct Walker {
     /// Open `h1`-`h3` elements, with the heading being collected.
     heading: Option<Line>,
     heading_depth: usize,
+    headings_bytes: usize,
     title: Option<Line>,
     body: Line,
 }
@@ -135,7 +138,9 @@ impl Walker {
                 if self.heading_depth == 0
                     && let Some(heading) = self.heading.take()
                     && !heading.text.is_empty()
+                    && self.headings_bytes + heading.text.len() <= MAX_HEADINGS_BYTES
                 {
+                    self.headings_bytes += heading.text.len();
                     self.text.headings.push(heading.text);
                 }
             }
@@ -297,6 +302,13 @@ mod tests {
         assert_eq!(extract("plain text, no tags").body, "plain text, no tags");
         let nested = "<div>".repeat(5_000) + "bottom";
         assert_eq!(extract(&nested).body, "bottom");
+    }
+
+    #[test]
+    fn headings_are_bounded() {
+        let page = "<h3>twelve bytes</h3>".repeat(10_000);
+        let headings = extract(&page).headings;
+        assert_eq!(headings.len(), MAX_HEADINGS_BYTES / "twelve bytes".len());
     }
 
     #[test]

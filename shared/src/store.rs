@@ -129,6 +129,9 @@ pub enum StoreError {
         /// RocksDB's message.
         source: rocksdb::Error,
     },
+    /// No store at that path (no crawl has written it).
+    #[error("no content store at {0}: run `crawler crawl --data DIR` first")]
+    Missing(PathBuf),
     /// A value that does not decode.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -147,6 +150,9 @@ impl StoreReader {
     /// state at open time).
     pub fn open(data: &Path) -> Result<Self, StoreError> {
         let path = store_dir(data);
+        if !path.join("CURRENT").is_file() {
+            return Err(StoreError::Missing(path));
+        }
         let names = Cf::ALL.iter().map(|cf| cf.name());
         let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false).map_err(
             |source| StoreError::Db {

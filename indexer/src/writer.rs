@@ -1,0 +1,233 @@
+//! Pass 3 of a build: fingerprints every document, parses and writes the changed ones on
+//! parser threads, deletes the ones that are gone, and commits once.
+//!
+//! The feeder (the calling thread) reads pages in URL order, decompresses and fingerprints
+//! them; a document whose fingerprint is unchanged is never parsed. Changed documents go
+//! through a bounded queue (so only a few bodies are in memory) to parser threads, which
+//! extract the text and hand the document to tantivy's own indexing threads.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Mutex, PoisonError};
+
+use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+use tracing::{info, warn};
+
+use crate::Error;
+use crate::document::DocInput;
+use crate::linkgraph::LinkGraph;
+use crate::plan::DocPlan;
+use crate::schema::IndexFields;
+use crate::source::Source;
+use crate::state::DocState;
+
+/// Memory for tantivy's indexing buffers, shared by its threads.
+const WRITER_HEAP: usize = 192 * 1024 * 1024;
+/// Documents waiting for a parser, per parser thread (bounds the bodies held in memory).
+const QUEUE_PER_WORKER: usize = 2;
+/// Most parser threads.
+const MAX_WORKERS: usize = 4;
+/// A progress event every this many documents written.
+const PROGRESS_EVERY: u64 = 5_000;
+
+/// What pass 3 did.
+#[derive(Default)]
+pub(crate) struct Counts {
+    /// Documents added or replaced.
+    pub indexed: u64,
+    /// Documents deleted.
+    pub deleted: u64,
+    /// Documents left as they were.
+    pub unchanged: u64,
+    /// Planned documents whose stored body does not decompress.
+    pub unreadable: u64,
+}
+
+/// Pass 3: writes the documents whose fingerprint differs from `old` into `index` (a new
+/// generation when `fresh`, else the current one updated in place), deletes the documents
+/// that are gone, commits once, and saves the new state in `dir`.
+pub(crate) fn write_documents(
+    source: &Source,
+    plan: &DocPlan,
+    graph: &mut LinkGraph,
+    index: &Index,
+    dir: &Path,
+    old: &DocState,
+    fresh: bool,
+) -> Result<(DocState, Counts), Error> {
+    let fields = IndexFields::new(&index.schema())?;
+    let mut writer: IndexWriter<TantivyDocument> = index.writer(WRITER_HEAP)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, MAX_WORKERS);
+    let mut state = DocState {
+        format: old.format,
+        build: old.build + 1,
+        docs: Default::default(),
+    };
+    let mut counts = Counts::default();
+
+    let (sender, receiver) = sync_channel::<DocInput>(workers * QUEUE_PER_WORKER);
+    let receiver = Mutex::new(receiver);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    let worker = Worker {
+        receiver: &receiver,
+        writer: &writer,
+        fields: &fields,
+        replace: !fresh,
+        failure: &failure,
+        failed: &failed,
+    };
+    let fed = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| worker.run());
+        }
+        let sender = sender;
+        feed(
+            source,
+            plan,
+            graph,
+            old,
+            &mut state,
+            &mut counts,
+            &sender,
+            &failed,
+        )
+    });
+    fed?;
+    if let Some(error) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        return Err(error);
+    }
+    if !fresh {
+        for url in old.docs.keys().filter(|url| !state.docs.contains_key(*url)) {
+            writer.delete_term(Term::from_field_text(fields.url, url));
+            counts.deleted += 1;
+        }
+    }
+    if fresh || counts.indexed > 0 || counts.deleted > 0 {
+        let mut commit = writer.prepare_commit()?;
+        commit.set_payload(&state.payload());
+        commit.commit()?;
+        writer.wait_merging_threads()?;
+        state.save(dir)?;
+    } else {
+        // Nothing changed: the generation, its commit and its state stay as they are.
+        state.build = old.build;
+    }
+    Ok((state, counts))
+}
+
+/// Reads the pages in URL order and hands every changed document to the parser threads.
+#[allow(clippy::too_many_arguments)] // one call site; the pass's inputs and outputs
+fn feed(
+    source: &Source,
+    plan: &DocPlan,
+    graph: &mut LinkGraph,
+    old: &DocState,
+    state: &mut DocState,
+    counts: &mut Counts,
+    sender: &SyncSender<DocInput>,
+    failed: &AtomicBool,
+) -> Result<(), Error> {
+    for page in source.pages() {
+        let page = page?;
+        let Some(doc) = plan.doc_of_representative(&page.url) else {
+            continue;
+        };
+        let inbound = graph.take(doc);
+        let html = match page.body.decompress() {
+            Ok(html) => html,
+            Err(error) => {
+                warn!(url = page.url, %error, "stored body does not decompress; page skipped");
+                counts.unreadable += 1;
+                continue;
+            }
+        };
+        let input = DocInput::new(&page, html, inbound);
+        drop(page);
+        let fingerprint = input.fingerprint();
+        let unchanged = old.docs.get(&input.url) == Some(&fingerprint);
+        state.docs.insert(input.url.clone(), fingerprint);
+        if unchanged {
+            counts.unchanged += 1;
+            continue;
+        }
+        if failed.load(Ordering::Relaxed) || sender.send(input).is_err() {
+            break;
+        }
+        counts.indexed += 1;
+        if counts.indexed.is_multiple_of(PROGRESS_EVERY) {
+            info!(
+                indexed = counts.indexed,
+                unchanged = counts.unchanged,
+                of = plan.num_docs(),
+                "indexing"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A parser thread: extracts text and adds documents until the queue closes. After a failure
+/// it keeps draining the queue (so the feeder never blocks) without doing the work.
+struct Worker<'a> {
+    receiver: &'a Mutex<Receiver<DocInput>>,
+    writer: &'a IndexWriter<TantivyDocument>,
+    fields: &'a IndexFields,
+    /// Delete an older version of each document first (updating a generation in place).
+    replace: bool,
+    failure: &'a Mutex<Option<Error>>,
+    failed: &'a AtomicBool,
+}
+
+impl Worker<'_> {
+    fn run(&self) {
+        loop {
+            let next = self
+                .receiver
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .recv();
+            let Ok(input) = next else { return };
+            if self.failed.load(Ordering::Relaxed) {
+                continue;
+            }
+            let outcome = catch_unwind(AssertUnwindSafe(|| self.add(&input)));
+            let error = match outcome {
+                Ok(Ok(())) => continue,
+                Ok(Err(error)) => error,
+                Err(panic) => Error::Worker(format!(
+                    "{} while indexing {}",
+                    panic_message(&*panic),
+                    input.url
+                )),
+            };
+            self.failed.store(true, Ordering::Relaxed);
+            self.failure
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(error);
+        }
+    }
+
+    fn add(&self, input: &DocInput) -> Result<(), Error> {
+        let doc = input.to_document(self.fields);
+        if self.replace {
+            self.writer
+                .delete_term(Term::from_field_text(self.fields.url, &input.url));
+        }
+        self.writer.add_document(doc)?;
+        Ok(())
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}
