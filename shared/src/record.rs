@@ -81,8 +81,36 @@ pub struct RobotsDirectives {
 }
 
 /// A page body, decoded to UTF-8 and lz4-compressed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Serialized as one byte string (postcard writes it exactly as a sequence of `u8`, so the
+/// format is the same, but it is copied at once instead of byte by byte).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompressedBody(Vec<u8>);
+
+impl Serialize for CompressedBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for CompressedBody {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl<'de> serde::de::Visitor<'de> for BytesVisitor {
+            type Value = CompressedBody;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a compressed body as bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(CompressedBody(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+                Ok(CompressedBody(v))
+            }
+        }
+        deserializer.deserialize_byte_buf(BytesVisitor)
+    }
+}
 
 impl CompressedBody {
     /// Compresses a body.
@@ -268,6 +296,22 @@ mod tests {
             Outlinks::decode(&[1, 200, 200]),
             Err(RecordError::Corrupt { .. })
         ));
+    }
+
+    #[test]
+    fn body_bytes_keep_the_sequence_format() {
+        #[derive(Serialize)]
+        struct AsSequence(Vec<u8>);
+        let body = CompressedBody::compress("some page text");
+        let as_bytes = postcard::to_allocvec(&body).unwrap();
+        assert_eq!(
+            as_bytes,
+            postcard::to_allocvec(&AsSequence(body.0.clone())).unwrap()
+        );
+        assert_eq!(
+            postcard::from_bytes::<CompressedBody>(&as_bytes).unwrap(),
+            body
+        );
     }
 
     #[test]
