@@ -319,6 +319,11 @@ impl Crawler {
                                 .into(),
                         )
                     }
+                    RobotsResult::Refused(why) => {
+                        run.errors += 1;
+                        warn!(%origin, %why, "host refused: its URLs stay queued");
+                        RobotsState::Parked
+                    }
                     RobotsResult::Unavailable(why) => {
                         run.errors += 1;
                         let attempts = match frontier.robots_state(&origin) {

@@ -151,6 +151,7 @@ impl Frontier {
     fn schedule(&mut self, origin: &str, now: Instant) {
         if let Some(host) = self.hosts.get_mut(origin)
             && !host.scheduled
+            && !matches!(host.robots, RobotsState::Parked)
         {
             host.scheduled = true;
             let at = match host.robots {

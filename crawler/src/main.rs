@@ -14,7 +14,7 @@ async fn main() -> std::process::ExitCode {
     match crawler::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("crawler: {error:#}");
+            eprintln!("crawler: {}", shared::one_line_error(error.as_ref()));
             std::process::ExitCode::FAILURE
         }
     }

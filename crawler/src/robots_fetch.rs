@@ -6,7 +6,7 @@
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
-use crate::fetch::{BodyKind, Fetched, Fetcher};
+use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 
 /// How a robots.txt fetch ended.
 pub enum RobotsResult {
@@ -14,6 +14,8 @@ pub enum RobotsResult {
     Answer(RobotsRecord),
     /// No usable answer (429, 5xx, network error): try again later.
     Unavailable(String),
+    /// The host's address is refused by the address policy: no retry in this run.
+    Refused(String),
 }
 
 /// Most redirects followed for robots.txt (RFC 9309 asks for at least five).
@@ -29,6 +31,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
     for _ in 0..=ROBOTS_REDIRECTS {
         let fetched = match fetcher.fetch(&url, None, BodyKind::Robots).await {
             Ok(fetched) => fetched,
+            Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),
             Err(e) => return RobotsResult::Unavailable(e.to_string()),
         };
         let fetch = match fetched.status {

@@ -43,7 +43,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("indexer: {}", one_line(&error));
+            eprintln!("indexer: {}", shared::one_line_error(error.as_ref()));
             ExitCode::FAILURE
         }
     }
@@ -58,15 +58,4 @@ fn run(cli: Cli) -> anyhow::Result<indexer::BuildSummary> {
         indexer::BuildMode::Incremental
     };
     indexer::build(&data, mode).with_context(|| format!("cannot index {}", data.display()))
-}
-
-/// The error and its causes on one line, leaving out causes a message already quotes.
-fn one_line(error: &anyhow::Error) -> String {
-    let mut line = error.to_string();
-    for cause in error.chain().skip(1).map(ToString::to_string) {
-        if !line.contains(&cause) {
-            line = format!("{line}: {cause}");
-        }
-    }
-    line
 }

@@ -34,3 +34,18 @@ pub fn now_ms() -> u64 {
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
 }
+
+/// An error and its causes on one line, leaving out causes a message already quotes: what
+/// the binaries print on stderr before exiting non-zero.
+pub fn one_line_error(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !line.contains(&cause_text) {
+            line = format!("{line}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    line
+}
