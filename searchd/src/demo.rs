@@ -1,13 +1,23 @@
-//! `searchd demo`: serve a directory of HTML on loopback from inside this process, crawl it,
-//! index it and serve search over it, with progress and stage times.
+//! `searchd demo`: one command, no set-up. Serves a directory of HTML on loopback from inside
+//! this process, crawls it, indexes it and serves search over it, with progress and stage
+//! times.
+//!
+//! The directory is `--docs DIR`, else the Rust documentation of the active toolchain
+//! (`$(rustc --print sysroot)/share/doc/rust/html`), else the sample site in `data/site`.
+//! The crawl and index live in `--data DIR`; a second run reuses them: the site is served on
+//! the same port as before when it is free (stored URLs name that port), the crawl resumes
+//! where it stopped and the index is updated incrementally. The site stays up while search
+//! is served, so result links work. Ctrl-C stops cleanly at any stage.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use crawler::{CrawlOptions, Crawler};
+use crawler::{CrawlOptions, CrawlProgress, Crawler, StopReason};
 use shared::config::{Config, HostOverride};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 /// What the demo serves and where.
 #[derive(Clone, Debug)]
@@ -20,6 +30,9 @@ pub struct DemoOptions {
     pub data: PathBuf,
 }
 
+/// The file in the data directory that remembers which directory was served on which port.
+const SITE_FILE: &str = "demo-site.txt";
+
 /// The directory the demo crawls: `--docs`, else the Rust documentation of the active
 /// toolchain, else the sample site shipped in `data/site`.
 pub fn docs_dir(explicit: Option<&Path>) -> Result<PathBuf> {
@@ -30,29 +43,33 @@ pub fn docs_dir(explicit: Option<&Path>) -> Result<PathBuf> {
                 dir.display()
             );
         }
-        return Ok(dir.to_path_buf());
+        return Ok(dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()));
     }
-    let rust_docs = std::process::Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .ok()
-        .filter(|out| out.status.success())
-        .map(|out| {
-            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("share/doc/rust/html")
-        });
-    if let Some(dir) = rust_docs.filter(|d| d.join("index.html").is_file()) {
+    if let Some(dir) = rust_docs().filter(|d| d.join("index.html").is_file()) {
         return Ok(dir);
     }
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/site");
     if sample.join("index.html").is_file() {
-        return Ok(sample);
+        return Ok(sample.canonicalize().unwrap_or(sample));
     }
     bail!(
-        "no Rust documentation (rustup component add rust-docs) and no sample site; give --docs DIR"
+        "no Rust documentation (`rustup component add rust-docs`) and no sample site: give --docs DIR"
     )
 }
 
-fn human(d: Duration) -> String {
+/// `$(rustc --print sysroot)/share/doc/rust/html`, if rustc runs.
+fn rust_docs() -> Option<PathBuf> {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())?;
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!sysroot.is_empty()).then(|| PathBuf::from(sysroot).join("share/doc/rust/html"))
+}
+
+/// A duration as people read it: `850ms`, `12s`, `5m 12s`.
+pub fn human(d: Duration) -> String {
     if d.as_secs() == 0 {
         format!("{}ms", d.as_millis())
     } else {
@@ -60,46 +77,45 @@ fn human(d: Duration) -> String {
     }
 }
 
-/// Runs the demo until `shutdown`.
-pub async fn run(
-    options: DemoOptions,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<()> {
-    let docs = docs_dir(options.docs.as_deref())?;
-    // Bind search first, so a busy port is reported before minutes of crawling.
-    let search_listener = tokio::net::TcpListener::bind(options.listen)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot listen on {} (is another searchd running? try --listen)",
-                options.listen
-            )
-        })?;
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    tokio::spawn(async move {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-    });
-    let stopped = move || {
-        let mut rx = stop_rx.clone();
-        async move {
-            let _ = rx.wait_for(|s| *s).await;
+/// Binds the loopback port for the site: the one the last run of this data directory used
+/// when it is free, else any. Refuses a data directory made from another docs directory.
+async fn bind_site(data: &Path, docs: &Path) -> Result<TcpListener> {
+    let remembered = std::fs::read_to_string(data.join(SITE_FILE)).ok();
+    if let Some(text) = &remembered {
+        let mut lines = text.lines();
+        let port = lines.next().and_then(|p| p.trim().parse::<u16>().ok());
+        let dir = lines.next().map(PathBuf::from);
+        if let Some(dir) = dir.filter(|dir| dir != docs) {
+            bail!(
+                "{} holds a demo of {}, not {}: give another --data DIR",
+                data.display(),
+                dir.display(),
+                docs.display()
+            );
         }
-    };
-
-    // A static file server for the docs, on a loopback port of its own.
-    let site_listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        if let Some(port) = port {
+            match TcpListener::bind(("127.0.0.1", port)).await {
+                Ok(listener) => return Ok(listener),
+                Err(e) => eprintln!(
+                    "searchd: port {port} of the last run is taken ({e}); the site moves, so it is crawled again"
+                ),
+            }
+        }
+    }
+    let listener = TcpListener::bind("127.0.0.1:0")
         .await
-        .context("cannot bind a loopback port")?;
-    let site_addr = site_listener.local_addr()?;
-    let site = warp::serve(warp::fs::dir(docs.clone()))
-        .incoming(site_listener)
-        .graceful(stopped())
-        .run();
-    let site_task = tokio::spawn(site);
-    println!("Serving {} at http://{site_addr}/", docs.display());
+        .context("cannot bind a loopback port for the site")?;
+    let port = listener.local_addr()?.port();
+    std::fs::write(
+        data.join(SITE_FILE),
+        format!("{port}\n{}\n", docs.display()),
+    )
+    .with_context(|| format!("cannot write {}", data.join(SITE_FILE).display()))?;
+    Ok(listener)
+}
 
-    // Crawl it: our own host, so no delay and several requests at a time.
+/// The crawler settings for our own site: loopback allowed, no delay, 8 requests at a time.
+fn crawl_config() -> Config {
     let mut config = Config::default();
     config.crawler.allow_loopback = true;
     config.crawler.max_in_flight = 16;
@@ -111,65 +127,147 @@ pub async fn run(
             concurrency: Some(8),
         },
     );
-    let seed = format!("http://{site_addr}/index.html");
+    config
+}
+
+/// Prints a progress line every 2 s until aborted.
+async fn report_progress(mut progress: watch::Receiver<CrawlProgress>) {
+    let mut last = (Instant::now(), progress.borrow().fetched);
+    let mut ticks = tokio::time::interval(Duration::from_secs(2));
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let p = progress.borrow_and_update().clone();
+        let secs = last.0.elapsed().as_secs_f64().max(0.001);
+        let rate = p.fetched.saturating_sub(last.1) as f64 / secs;
+        last = (Instant::now(), p.fetched);
+        println!(
+            "  crawl: {} pages stored, {rate:.0} pages/s, {} in the frontier, {} errors",
+            p.pages_stored, p.frontier, p.errors
+        );
+    }
+}
+
+/// Runs the demo until `shutdown`.
+pub async fn run(
+    options: DemoOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let docs = docs_dir(options.docs.as_deref())?;
+    // Bind search first, so a busy port is reported before minutes of crawling.
+    let search_listener = TcpListener::bind(options.listen).await.with_context(|| {
+        format!(
+            "cannot listen on {} (another searchd running? try --listen)",
+            options.listen
+        )
+    })?;
     std::fs::create_dir_all(&options.data)
         .with_context(|| format!("cannot create {}", options.data.display()))?;
-    let crawl_started = Instant::now();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = move || {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        }
+    };
+
+    let site_listener = bind_site(&options.data, &docs).await?;
+    let site_addr = site_listener.local_addr()?;
+    let site = warp::serve(warp::fs::dir(docs.clone()))
+        .incoming(site_listener)
+        .graceful(stopped())
+        .run();
+    let site_task = tokio::spawn(site);
+    println!("Serving {} at http://{site_addr}/", docs.display());
+
+    let config = crawl_config();
+    let root = format!("http://{site_addr}/");
+    let started = Instant::now();
     let crawler = Crawler::open(CrawlOptions {
         data: options.data.clone(),
-        seeds: vec![seed],
-        scope: vec![format!("http://{site_addr}/")],
+        seeds: vec![root.clone()],
+        scope: vec![root],
         config: config.crawler.clone(),
         max_time: None,
     })
     .with_context(|| format!("cannot open the crawl in {}", options.data.display()))?;
-    let mut progress = crawler.progress();
-    let reporter = tokio::spawn(async move {
-        let mut last = (Instant::now(), progress.borrow().fetched);
-        loop {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            let p = progress.borrow_and_update().clone();
-            let rate = (p.fetched - last.1) as f64 / last.0.elapsed().as_secs_f64();
-            last = (Instant::now(), p.fetched);
-            println!(
-                "  crawl: {} pages stored, {:.0} pages/s, {} queued, {} errors",
-                p.pages_stored, rate, p.frontier, p.errors
-            );
-        }
-    });
     println!("Crawling (data in {}) ...", options.data.display());
+    let reporter = tokio::spawn(report_progress(crawler.progress()));
     let summary = crawler.run(stopped()).await;
     reporter.abort();
-    let summary = summary?;
-    let crawl_time = crawl_started.elapsed();
+    let summary = summary.context("the crawl failed")?;
     println!(
-        "crawl: {} pages stored ({} fetched now) in {}",
+        "crawl: {} pages in {} ({} fetched in this run, {} errors)",
         summary.pages_stored,
+        human(started.elapsed()),
         summary.fetched,
-        human(crawl_time)
+        summary.errors
     );
-    if summary.stop == crawler::StopReason::Shutdown {
+    if summary.stop == StopReason::Shutdown {
+        println!("Stopped. Run the same command again to resume.");
         return Ok(());
     }
 
     println!("Indexing ...");
-    let index_started = Instant::now();
+    let started = Instant::now();
     let data = options.data.clone();
-    let built =
-        tokio::task::spawn_blocking(move || indexer::build(&data, indexer::BuildMode::Incremental))
-            .await??;
+    let build =
+        tokio::task::spawn_blocking(move || indexer::build(&data, indexer::BuildMode::Incremental));
+    let built = tokio::select! {
+        built = build => built.context("the index build stopped")?.context("indexing failed")?,
+        () = stopped() => {
+            println!("Stopped while indexing. Run the same command again to resume.");
+            return Ok(());
+        }
+    };
     println!(
-        "index: {} documents ({} new or changed) in {}",
+        "index: {} documents in {} ({} new or changed)",
         built.total_docs,
-        built.indexed,
-        human(index_started.elapsed())
+        human(started.elapsed()),
+        built.indexed
     );
-    site_task.abort();
 
     let addr = search_listener.local_addr()?;
     println!();
-    println!("    Search is ready at http://{addr}/   (Ctrl-C to stop)");
+    println!("    ==> Search is ready at http://{addr}/   (Ctrl-C to stop)");
     println!();
     crate::serve(search_listener, options.data.clone(), config, stopped()).await?;
+    site_task.abort();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_docs_need_an_index_page() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(docs_dir(Some(dir.path())).is_err());
+        std::fs::write(dir.path().join("index.html"), "<h1>hi</h1>").expect("write");
+        assert!(docs_dir(Some(dir.path())).is_ok());
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(human(Duration::from_millis(850)), "850ms");
+        assert_eq!(human(Duration::from_secs(312)), "5m 12s");
+    }
+
+    #[tokio::test]
+    async fn the_site_port_is_remembered_and_other_docs_are_refused() {
+        let data = tempfile::tempdir().expect("tempdir");
+        let docs = Path::new("/docs/a");
+        let first = bind_site(data.path(), docs).await.expect("bind");
+        let port = first.local_addr().expect("addr").port();
+        drop(first);
+        let second = bind_site(data.path(), docs).await.expect("bind again");
+        assert_eq!(second.local_addr().expect("addr").port(), port);
+        drop(second);
+        assert!(bind_site(data.path(), Path::new("/docs/b")).await.is_err());
+    }
 }

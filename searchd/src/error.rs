@@ -1,18 +1,28 @@
-//! Errors of the search server, and the one place that maps them to HTTP answers.
+//! Errors of the search server, and the one place that maps every failure to an HTTP answer.
+//!
+//! Handlers reject with an [`AppError`]; warp's own rejections (no such route, wrong method,
+//! bad body) arrive here too. [`answer`] (behind [`recover_html`] and [`recover_json`]) turns
+//! each into a status and a friendly answer — an HTML page, or `{"error": "..."}` under
+//! `/api` — and never shows a stack trace: a 500 says only that the details are in the
+//! server's log, where they are written.
 
+use std::convert::Infallible;
+
+use serde_json::json;
 use warp::http::StatusCode;
+use warp::reject::Rejection;
+use warp::reply::{Reply, Response};
+
+use crate::render;
 
 /// What can go wrong answering a request.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// No index has been built yet.
-    #[error("no index yet: run `indexer build` for this data directory")]
+    #[error("no index yet: run `indexer build --data DIR`; searchd picks it up by itself")]
     NoIndex,
-    /// The query has nothing to search for.
-    #[error("type some words to search for")]
-    EmptyQuery,
     /// A parameter that makes no sense.
-    #[error("bad request: {0}")]
+    #[error("{0}")]
     BadRequest(String),
     /// Nothing there.
     #[error("{0}")]
@@ -21,31 +31,186 @@ pub enum AppError {
     #[error("{0}")]
     Forbidden(String),
     /// The index failed.
-    #[error("index error: {0}")]
+    #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),
-    /// The indexer's files failed.
-    #[error("index error: {0}")]
+    /// The indexer's files (generations, `CURRENT`) failed.
+    #[error("index: {0}")]
     Indexer(#[from] indexer::Error),
-    /// The store failed.
-    #[error("store error: {0}")]
+    /// The content store failed.
+    #[error("store: {0}")]
     Store(#[from] shared::StoreError),
-    /// A record failed to decode.
-    #[error("store error: {0}")]
+    /// A stored record failed to decode.
+    #[error("store: {0}")]
     Record(#[from] shared::RecordError),
+    /// A background task failed.
+    #[error("internal: {0}")]
+    Internal(String),
 }
+
+impl warp::reject::Reject for AppError {}
 
 impl AppError {
     /// The HTTP status for this error.
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::NoIndex => StatusCode::SERVICE_UNAVAILABLE,
-            AppError::EmptyQuery | AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::Index(_)
             | AppError::Indexer(_)
             | AppError::Store(_)
-            | AppError::Record(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            | AppError::Record(_)
+            | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// What the user is told: the message, except for server faults, whose details go to
+    /// the log only.
+    pub fn public_message(&self) -> String {
+        if self.status() == StatusCode::INTERNAL_SERVER_ERROR {
+            "The server failed to answer; the details are in its log.".into()
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+impl From<tokio::task::JoinError> for AppError {
+    fn from(error: tokio::task::JoinError) -> Self {
+        AppError::Internal(error.to_string())
+    }
+}
+
+/// Turns an error into a warp rejection (for `map_err`).
+pub fn reject(error: AppError) -> Rejection {
+    warp::reject::custom(error)
+}
+
+/// How an error answer is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A friendly HTML page.
+    Html,
+    /// `{"error": "..."}`.
+    Json,
+}
+
+/// The status, a short title and the message of any rejection.
+fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
+    if let Some(error) = rejection.find::<AppError>() {
+        if error.status() == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(%error, "request failed");
+        }
+        let title = match error {
+            AppError::NoIndex => "No index yet",
+            AppError::BadRequest(_) => "Bad request",
+            AppError::NotFound(_) => "Not found",
+            AppError::Forbidden(_) => "Not available",
+            _ => "Something went wrong",
+        };
+        return (error.status(), title, error.public_message());
+    }
+    if rejection.is_not_found() {
+        return (
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "There is no page here.".into(),
+        );
+    }
+    if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed",
+            "That method is not allowed here.".into(),
+        );
+    }
+    if rejection.find::<warp::reject::PayloadTooLarge>().is_some() {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Too large",
+            "The request is too large.".into(),
+        );
+    }
+    if rejection
+        .find::<warp::reject::UnsupportedMediaType>()
+        .is_some()
+    {
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Bad request",
+            "Send the form as application/x-www-form-urlencoded.".into(),
+        );
+    }
+    tracing::debug!(?rejection, "request rejected");
+    (
+        StatusCode::BAD_REQUEST,
+        "Bad request",
+        "The request could not be understood.".into(),
+    )
+}
+
+/// The answer for a rejection, in `format`.
+pub fn answer(rejection: &Rejection, format: Format) -> Response {
+    let (status, title, message) = classify(rejection);
+    match format {
+        Format::Html => {
+            let page = render::problem(title, &message).into_string();
+            warp::reply::with_status(warp::reply::html(page), status).into_response()
+        }
+        Format::Json => {
+            warp::reply::with_status(warp::reply::json(&json!({ "error": message })), status)
+                .into_response()
+        }
+    }
+}
+
+/// warp's `recover` for HTML routes.
+pub async fn recover_html(rejection: Rejection) -> Result<Response, Infallible> {
+    Ok(answer(&rejection, Format::Html))
+}
+
+/// warp's `recover` for `/api` routes.
+pub async fn recover_json(rejection: Rejection) -> Result<Response, Infallible> {
+    Ok(answer(&rejection, Format::Json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(error: AppError, status: u16, format: Format) -> String {
+        let response = answer(&reject(error), format);
+        assert_eq!(response.status().as_u16(), status);
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            content_type.contains(match format {
+                Format::Html => "text/html",
+                Format::Json => "application/json",
+            }),
+            "{content_type}"
+        );
+        content_type
+    }
+
+    #[test]
+    fn statuses() {
+        check(AppError::NoIndex, 503, Format::Html);
+        check(AppError::NoIndex, 503, Format::Json);
+        check(AppError::BadRequest("x".into()), 400, Format::Json);
+        check(AppError::NotFound("x".into()), 404, Format::Html);
+        check(AppError::Forbidden("x".into()), 403, Format::Html);
+        check(AppError::Internal("secret".into()), 500, Format::Json);
+        let response = answer(&warp::reject::not_found(), Format::Html);
+        assert_eq!(response.status().as_u16(), 404);
+    }
+
+    #[test]
+    fn internal_details_stay_in_the_log() {
+        let error = AppError::Internal("/secret/path".into());
+        assert!(!error.public_message().contains("secret"));
     }
 }

@@ -1,27 +1,54 @@
-//! The search gateway: HTML search pages, a JSON API, cached copies, a status page, and the
-//! crawl-then-search demo.
+//! searchd: the search gateway over a crawl — HTML search pages, a JSON API, cached copies,
+//! a status page — and `searchd demo`, the whole pipeline in one command.
 //!
-//! - [`serve`]: runs the server on a bound listener until `shutdown` (tests start it on
-//!   port 0 in-process).
-//! - [`search`]: [`Searcher`], which ranks by BM25 across fields times the link boost and
-//!   follows new index generations.
-//! - [`query`]: the query language (words, phrases, `-word`, `OR`, `title:`, `site:`).
-//! - [`routes`]: the HTTP surface; [`render`]: the escaping HTML templates.
-//! - [`demo`]: `searchd demo`.
+//! A tour, in the order a query travels:
 //!
-//! ```no_run
-//! # async fn run() -> anyhow::Result<()> {
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! searchd::serve(listener, "crawl-data".into(), shared::Config::default(), std::future::pending()).await?;
-//! # Ok(()) }
+//! - [`query`]: [`UserQuery`] turns what was typed into a tantivy query: words (all
+//!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
+//!   (malformed input is searched, never an error), `site:host` as a filter on `host`.
+//! - [`search`]: [`Searcher`] holds the current index generation, ranks by BM25 across fields
+//!   times the link boost, demotes repeats of one host ([`ranking`]), makes [`snippet`]s, and
+//!   follows new generations and commits without a restart.
+//! - [`routes`] and [`handlers`]: the HTTP surface; [`render`]: the escaping HTML templates;
+//!   [`cache`], [`status`] and [`explain`]: the pages that read the store; [`error`]: every
+//!   failure mapped to a status and a friendly answer in one place.
+//! - [`demo`]: serve a local site, crawl it, index it and search it.
+//!
+//! [`serve`] runs the server on a listener until a shutdown future completes, so tests start
+//! the real server in-process on port 0; [`run`] does the same with a [`Searcher`] already
+//! opened. Searching without the server:
+//!
+//! ```
+//! # fn main() -> Result<(), searchd::AppError> {
+//! let data = tempfile::tempdir().expect("temporary directory");
+//! let searcher = searchd::Searcher::open(data.path(), Default::default())?;
+//! // An empty query needs no index: it asks the user to type something.
+//! assert!(searcher.search("  ", 1, 10)?.nothing_to_search);
+//! // Until the indexer has built an index, searches answer "no index yet" (HTTP 503).
+//! assert!(matches!(searcher.search("heron", 1, 10), Err(searchd::AppError::NoIndex)));
+//! # Ok(())
+//! # }
 //! ```
 
+pub mod cache;
 pub mod demo;
-mod error;
+pub mod error;
+pub mod explain;
+pub mod handlers;
 pub mod query;
+pub mod ranking;
 pub mod render;
 pub mod routes;
 pub mod search;
+pub mod snippet;
+pub mod status;
+
+#[cfg(test)]
+mod routes_tests;
+#[cfg(test)]
+mod search_tests;
+#[cfg(test)]
+mod testutil;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -29,42 +56,69 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::AppError;
-pub use search::{Hit, SearchResults, Searcher};
+pub use handlers::AppState;
+pub use query::UserQuery;
+pub use search::{Hit, IndexFacts, SearchResults, Searcher};
+pub use snippet::Snippet;
 
 /// How often the server looks for a new index generation.
-const REFRESH_EVERY: Duration = Duration::from_secs(1);
+pub const RELOAD_EVERY: Duration = Duration::from_secs(1);
 
-/// Serves search over the index of `data` on `listener` until `shutdown` completes.
+/// Serves search over the index of `data` on `listener` until `shutdown` completes, with
+/// the ranking and `searchd` settings of `config`. Fails only when the index named by
+/// `DATA/index/CURRENT` cannot be opened; no index at all is fine (searches answer 503 until
+/// the indexer builds one).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     data: PathBuf,
     config: shared::Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
-    let searcher = Searcher::open(&data, config.ranking.clone())?
+    let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, config.ranking))
+        .await??
         .with_max_query_len(config.searchd.max_query_len);
-    let state = Arc::new(routes::AppState {
+    let state = AppState {
         searcher,
         per_page: config.searchd.per_page,
-    });
-    let watcher = {
-        let state = Arc::clone(&state);
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(REFRESH_EVERY).await;
-                let state = Arc::clone(&state);
-                let refreshed = tokio::task::spawn_blocking(move || state.searcher.refresh()).await;
-                if let Ok(Err(error)) = refreshed {
-                    tracing::warn!(%error, "could not load the new index generation");
-                }
-            }
-        })
     };
+    run(listener, Arc::new(state), shutdown).await;
+    Ok(())
+}
+
+/// Serves `state` on `listener` until `shutdown` completes, checking every
+/// [`RELOAD_EVERY`] for a new index generation. Connections in flight are finished first.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
     warp::serve(routes::routes(state))
         .incoming(listener)
         .graceful(shutdown)
         .run()
         .await;
-    watcher.abort();
-    Ok(())
+    reloader.abort();
+}
+
+/// Calls [`Searcher::refresh`] forever, logging each new failure once.
+async fn reload_loop(state: Arc<AppState>) {
+    let mut last_error = None;
+    loop {
+        tokio::time::sleep(RELOAD_EVERY).await;
+        let state = Arc::clone(&state);
+        let refreshed = tokio::task::spawn_blocking(move || state.searcher.refresh()).await;
+        let error = match refreshed {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(error) => Some(error.to_string()),
+        };
+        if error.is_some() && error != last_error {
+            tracing::warn!(
+                error = error.as_deref(),
+                "cannot load the new index generation; still serving the old one"
+            );
+        }
+        last_error = error;
+    }
 }

@@ -2,8 +2,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 
 /// Search over a crawl: HTML pages, a JSON API, cached copies; or the whole pipeline as a demo.
@@ -16,12 +18,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve search over DIR/index (reloaded when the indexer writes a new one).
+    /// Serve search over DIR/index; a new index generation is picked up without a restart.
     Serve {
-        /// The data directory of a crawl.
+        /// The data directory of a crawl (DIR/store, DIR/index).
         #[arg(long, value_name = "DIR")]
         data: PathBuf,
-        /// Address to listen on (default 127.0.0.1:8080, or the config's).
+        /// Address to listen on [default: the config's searchd.listen, 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR")]
         listen: Option<SocketAddr>,
         /// A TOML config file (see data/example.toml).
@@ -30,7 +32,7 @@ enum Command {
     },
     /// Crawl the local Rust documentation (or --docs DIR), index it and serve search.
     Demo {
-        /// Address to listen on.
+        /// Address to serve search on.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
         listen: SocketAddr,
         /// A directory of HTML to crawl instead of the Rust documentation.
@@ -42,63 +44,79 @@ enum Command {
     },
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+async fn serve(
+    data: PathBuf,
+    listen: Option<SocketAddr>,
+    config: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let config = shared::Config::load(config.as_deref())?;
+    let listen = match listen {
+        Some(addr) => addr,
+        None => config.searchd.listen.parse().with_context(|| {
+            format!(
+                "bad searchd.listen {:?} in the config",
+                config.searchd.listen
+            )
+        })?,
     };
-    match cli.command {
-        Command::Serve {
-            data,
-            listen,
-            config,
-        } => {
-            let config = shared::Config::load(config.as_deref())?;
-            let listen =
-                match listen {
-                    Some(addr) => addr,
-                    None => config.searchd.listen.parse().with_context(|| {
-                        format!("bad searchd.listen {:?}", config.searchd.listen)
-                    })?,
-                };
-            if !shared::store::store_dir(&data).is_dir()
-                && indexer::current_generation(&data)?.is_none()
-            {
-                anyhow::bail!(
-                    "{} holds no crawl: run `crawler crawl --data {}` first",
-                    data.display(),
-                    data.display()
-                );
-            }
-            let listener = tokio::net::TcpListener::bind(listen)
-                .await
-                .with_context(|| format!("cannot listen on {listen}"))?;
-            println!(
-                "searchd: serving {} at http://{}/",
-                data.display(),
-                listener.local_addr()?
-            );
-            searchd::serve(listener, data, config, shutdown).await?;
-        }
-        Command::Demo { listen, docs, data } => {
-            searchd::demo::run(searchd::demo::DemoOptions { listen, docs, data }, shutdown).await?;
-        }
+    if !shared::store::store_dir(&data).is_dir() && indexer::current_generation(&data)?.is_none() {
+        bail!(
+            "{} holds no crawl and no index: run `crawler crawl --data {0}` and `indexer build --data {0}` first",
+            data.display()
+        );
     }
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    println!(
+        "searchd: serving {} at http://{}/",
+        data.display(),
+        listener.local_addr()?
+    );
+    searchd::serve(listener, data, config, ctrl_c()).await?;
     Ok(())
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+async fn ctrl_c() {
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    match run(Cli::parse()).await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("searchd: {error:#}");
-            std::process::ExitCode::FAILURE
+            eprintln!("searchd: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Command::Serve {
+                data,
+                listen,
+                config,
+            } => serve(data, listen, config).await,
+            Command::Demo { listen, docs, data } => {
+                let options = searchd::demo::DemoOptions { listen, docs, data };
+                searchd::demo::run(options, ctrl_c()).await
+            }
+        }
+    });
+    // An index build interrupted by Ctrl-C runs on a blocking thread: do not wait for it
+    // (the build lock and the generation switch make stopping it safe).
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("searchd: {}", shared::one_line_error(error.as_ref()));
+            ExitCode::FAILURE
         }
     }
 }

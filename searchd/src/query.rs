@@ -1,51 +1,80 @@
 //! From what a user typed to a tantivy query.
 //!
-//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word` (tantivy's
-//! query grammar, parsed leniently so malformed input is searched as well as it can be, never
-//! an error) and `site:host`, which we lift out and turn into a filter on the `host` field.
+//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word` — tantivy's
+//! query grammar, parsed leniently so malformed input is searched as well as it can be and
+//! never fails — and `site:host`, which is lifted out first and becomes a filter on the `host`
+//! field (the host itself or any of its subdomains).
+//!
+//! A colon that does not follow a field name separates words, so `std::vec::Vec` searches
+//! for `std`, `vec` and `Vec` (all required) instead of a field named `std`.
 
 use indexer::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, TermQuery};
-use tantivy::schema::IndexRecordOption;
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RegexQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
 
-/// A query as understood.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// Field names a user may put before a colon (`title:heron`).
+const USER_FIELDS: [&str; 8] = [
+    "title",
+    "headings",
+    "body",
+    "description",
+    "anchor",
+    "url_text",
+    "host",
+    "url",
+];
+
+/// A query as understood, before it meets an index.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserQuery {
-    /// The text searched (without `site:` terms), cut to the length limit.
+    /// The query as typed, cut to the length limit: what is shown back to the user.
+    pub shown: String,
+    /// The text searched: `site:` terms removed, stray colons escaped.
     pub text: String,
-    /// Hosts from `site:` terms; a hit must be on one of them.
+    /// Hosts from `site:` terms, lowercase; a hit must be on one of them (or a subdomain).
     pub sites: Vec<String>,
 }
 
 impl UserQuery {
-    /// Splits `site:` terms out of `raw`, cut to `max_len` bytes at a character boundary.
+    /// Reads `raw`, cut to `max_len` bytes (between words when it can be).
     pub fn parse(raw: &str, max_len: usize) -> Self {
-        let mut end = raw.len().min(max_len);
-        while !raw.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut query = UserQuery::default();
-        let mut words = Vec::new();
-        for word in raw[..end].split_whitespace() {
-            match word.get(..5) {
-                Some(prefix) if prefix.eq_ignore_ascii_case("site:") && word.len() > 5 => {
-                    query
-                        .sites
-                        .push(word[5..].trim_end_matches('/').to_ascii_lowercase());
-                }
-                _ => words.push(word),
+        let shown = cut(raw, max_len).trim().to_string();
+        let mut sites = Vec::new();
+        let mut words: Vec<Word> = Vec::new();
+        let mut in_phrase = false;
+        for word in shown.split_whitespace() {
+            let site = word
+                .get(..5)
+                .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("site:"))
+                .and_then(|_| site_host(&word[5..]));
+            match site {
+                Some(host) => sites.push(host),
+                None => words.push(Word {
+                    text: split_colons(word, in_phrase),
+                    operator: !in_phrase && matches!(word, "OR" | "AND" | "||" | "&&"),
+                }),
+            }
+            if word.chars().filter(|&c| c == '"').count() % 2 == 1 {
+                in_phrase = !in_phrase;
             }
         }
-        query.text = words.join(" ");
-        query
+        UserQuery {
+            shown,
+            text: without_dangling_operators(words).join(" "),
+            sites,
+        }
     }
 
-    /// Whether there is nothing to search for.
+    /// Whether there is nothing to search for (no word, no site).
     pub fn is_empty(&self) -> bool {
-        self.text.chars().all(|c| !c.is_alphanumeric()) && self.sites.is_empty()
+        !self.has_words() && self.sites.is_empty()
+    }
+
+    fn has_words(&self) -> bool {
+        self.text.chars().any(char::is_alphanumeric)
     }
 
     /// The tantivy query: the text over every text field with its boost, restricted to
@@ -69,24 +98,22 @@ impl UserQuery {
         for (field, boost) in searched {
             parser.set_field_boost(field, boost);
         }
-        let text_query: Box<dyn Query> = if self.text.chars().any(char::is_alphanumeric) {
-            parser.parse_query_lenient(&self.text).0
+        let text_query: Box<dyn Query> = if self.has_words() {
+            let (query, errors) = parser.parse_query_lenient(&self.text);
+            if !errors.is_empty() {
+                tracing::debug!(query = %self.text, ?errors, "query parsed leniently");
+            }
+            query
         } else {
             Box::new(AllQuery)
         };
         if self.sites.is_empty() {
             return text_query;
         }
-        let sites: Vec<(Occur, Box<dyn Query>)> = self
+        let sites = self
             .sites
             .iter()
-            .map(|site| {
-                let term = Term::from_field_text(fields.host, site);
-                (
-                    Occur::Should,
-                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>,
-                )
-            })
+            .map(|site| (Occur::Should, site_query(fields.host, site)))
             .collect();
         Box::new(BooleanQuery::new(vec![
             (Occur::Must, text_query),
@@ -95,22 +122,172 @@ impl UserQuery {
     }
 }
 
+/// A word of the query text.
+struct Word {
+    text: String,
+    /// A binary operator (`OR`, `AND`) outside quotes.
+    operator: bool,
+}
+
+/// Drops operators that have no word on one side (`heron OR`, `AND OR`, or the `OR` left
+/// between two `site:` terms that were lifted out), which would otherwise match nothing.
+fn without_dangling_operators(words: Vec<Word>) -> Vec<String> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for word in words {
+        let after_operator = out.last().is_none_or(|last| last.operator);
+        if word.operator && after_operator {
+            continue;
+        }
+        out.push(word);
+    }
+    while out.last().is_some_and(|last| last.operator) {
+        out.pop();
+    }
+    out.into_iter().map(|w| w.text).collect()
+}
+
+/// The first `max_len` bytes of `raw`, cut back to a character boundary, and to the end of
+/// the last whole word when the cut falls inside a word.
+fn cut(raw: &str, max_len: usize) -> &str {
+    if raw.len() <= max_len {
+        return raw;
+    }
+    let mut end = max_len;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &raw[..end];
+    let mid_word = !raw[end..].starts_with(char::is_whitespace);
+    match head.rfind(char::is_whitespace) {
+        Some(space) if mid_word => &head[..space],
+        _ => head,
+    }
+}
+
+/// The host of a `site:` value: `Example.com`, `example.com/`, `http://example.com:8080/x`
+/// all give `example.com`. `None` when nothing is left.
+fn site_host(value: &str) -> Option<String> {
+    let value = value.split_once("://").map_or(value, |(_, rest)| rest);
+    let host = value.split('/').next().unwrap_or_default();
+    let host = match host.rsplit_once(':') {
+        Some((name, port))
+            if !name.is_empty()
+                && !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (!name.contains(':') || name.ends_with(']')) =>
+        {
+            name
+        }
+        _ => host,
+    };
+    let host = host.trim_matches('.').to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+/// Pages on `host` or any of its subdomains.
+fn site_query(field: Field, host: &str) -> Box<dyn Query> {
+    let escaped: String = host
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect();
+    match RegexQuery::from_pattern(&format!("(.+\\.)?{escaped}"), field) {
+        Ok(query) => Box::new(query),
+        Err(_) => Box::new(TermQuery::new(
+            Term::from_field_text(field, host),
+            IndexRecordOption::Basic,
+        )),
+    }
+}
+
+/// Turns every colon of `word` that does not end a field name, outside quotes, into a space.
+fn split_colons(word: &str, starts_in_phrase: bool) -> String {
+    let mut out = String::with_capacity(word.len() + 4);
+    let mut in_phrase = starts_in_phrase;
+    let mut first_colon = true;
+    let mut escaped = false;
+    for (i, c) in word.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '"' {
+            in_phrase = !in_phrase;
+        } else if c == ':' && !in_phrase {
+            let field = word[..i].trim_start_matches(['-', '+', '(']);
+            let is_field = first_colon && USER_FIELDS.contains(&field);
+            first_colon = false;
+            if !is_field {
+                out.push(' ');
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn check_text(raw: &str, text: &str, sites: &[&str]) {
+        let q = UserQuery::parse(raw, 512);
+        assert_eq!(q.text, text, "text of {raw:?}");
+        assert_eq!(q.sites, sites, "sites of {raw:?}");
+    }
+
     #[test]
     fn site_terms_are_lifted_out() {
-        let q = UserQuery::parse("tide SITE:Birds.test/ pools", 100);
-        assert_eq!(q.text, "tide pools");
-        assert_eq!(q.sites, vec!["birds.test".to_string()]);
+        check_text("tide SITE:Birds.test/ pools", "tide pools", &["birds.test"]);
+        check_text("site:http://a.test:8080/x heron", "heron", &["a.test"]);
+        check_text("site:127.0.0.1:3000", "", &["127.0.0.1"]);
+        check_text("site:[::1]:80 x", "x", &["[::1]"]);
+        check_text("site: heron", "site  heron", &[]);
+        check_text("\"a site:b.test\"", "\"a site:b.test\"", &[]);
+        check_text(
+            "tide site:a.test OR site:b.test",
+            "tide",
+            &["a.test", "b.test"],
+        );
+        check_text("site:a.test OR tide", "tide", &["a.test"]);
+        check_text("AND OR heron OR OR tide OR", "heron OR tide", &[]);
+        check_text("\"OR\" heron", "\"OR\" heron", &[]);
+        assert!(UserQuery::parse("AND OR", 100).is_empty());
+    }
+
+    #[test]
+    fn colons_that_name_no_field_separate_words() {
+        check_text("title:heron", "title:heron", &[]);
+        check_text("-title:heron", "-title:heron", &[]);
+        check_text("std::vec::Vec", "std  vec  Vec", &[]);
+        check_text("title:std::vec", "title:std  vec", &[]);
+        check_text("\"a:b\" c:d", "\"a:b\" c d", &[]);
+        check_text("a\\:b", "a\\:b", &[]);
+        check_text("\"a b:c\"", "\"a b:c\"", &[]);
+        check_text("title:", "title:", &[]);
+    }
+
+    #[test]
+    fn long_queries_are_cut_between_words() {
+        assert_eq!(UserQuery::parse("heron tide pools", 12).text, "heron tide");
+        assert_eq!(UserQuery::parse("heron tide pools", 10).text, "heron tide");
+        assert_eq!(UserQuery::parse("heron tide pools", 8).text, "heron");
+        assert_eq!(UserQuery::parse("herontidepools", 8).text, "herontid");
     }
 
     #[test]
     fn long_queries_are_cut_at_a_char_boundary() {
         let q = UserQuery::parse(&"é".repeat(100), 11);
         assert_eq!(q.text, "ééééé");
+        assert_eq!(q.shown, "ééééé");
         assert!(UserQuery::parse("  \"( - ", 100).is_empty());
+        assert!(UserQuery::parse("\0", 100).is_empty());
         assert!(!UserQuery::parse("site:a.test", 100).is_empty());
     }
 }

@@ -1,32 +1,48 @@
-//! HTML pages, as maud templates: every string from the web or the user is escaped by maud.
+//! The HTML pages, as maud templates.
+//!
+//! **Invariant:** every string from the web or from the user goes through maud's escaping.
+//! `PreEscaped` appears exactly once, for the constant style sheet below; snippets are plain
+//! text plus ranges and are marked up here, a cached page travels inside an escaped `srcdoc`
+//! attribute.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use crate::search::{Hit, SearchResults, Snippet};
+use crate::search::{Hit, SearchResults};
+use crate::snippet::Snippet;
 
 const STYLE: &str = "
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1f2328;background:#fff}
-header{padding:1.2rem 2rem;border-bottom:1px solid #e5e7eb;display:flex;gap:1.5rem;align-items:center}
-header a.logo{font-weight:700;font-size:1.4rem;color:#0b6e4f;text-decoration:none}
-main{padding:1rem 2rem;max-width:52rem}
-form.search{display:flex;gap:.5rem;flex:1;max-width:40rem}
-form.search input[type=search]{flex:1;font-size:1.05rem;padding:.55rem .8rem;border:1px solid #c9ccd1;border-radius:6px}
-form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:6px;background:#0b6e4f;color:#fff;cursor:pointer}
-.home{display:flex;flex-direction:column;align-items:center;margin-top:18vh;gap:1.5rem}
-.home h1{font-size:3rem;color:#0b6e4f;margin:0}
-.meta{color:#6b7280;font-size:.9rem;margin:.4rem 0 1.2rem}
-.hit{margin:0 0 1.4rem}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1f2328;background:#fff;line-height:1.45}
+header{padding:1rem 2rem;border-bottom:1px solid #e5e7eb;display:flex;gap:1.5rem;align-items:center;flex-wrap:wrap}
+a.logo{font-weight:700;font-size:1.5rem;color:#0b6e4f;text-decoration:none;letter-spacing:-.02em}
+main{padding:1rem 2rem 3rem;max-width:50rem}
+form.search{display:flex;gap:.5rem;flex:1;max-width:38rem;min-width:16rem}
+form.search input[type=search]{flex:1;font-size:1.05rem;padding:.55rem .8rem;border:1px solid #c9ccd1;border-radius:8px}
+form.search input[type=search]:focus{outline:2px solid #0b6e4f;border-color:transparent}
+form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8px;background:#0b6e4f;color:#fff;cursor:pointer}
+.home{display:flex;flex-direction:column;align-items:center;margin:16vh auto 0;gap:1.2rem;padding:0 1rem;max-width:40rem}
+.home h1{font-size:3.2rem;color:#0b6e4f;margin:0;letter-spacing:-.04em}
+.home form.search{width:100%}
+.meta{color:#6b7280;font-size:.9rem;margin:.4rem 0 1.4rem}
+.help{color:#6b7280;font-size:.85rem}
+.help code{background:#f3f4f6;padding:0 .25em;border-radius:3px}
+.hit{margin:0 0 1.5rem}
 .hit a.title{font-size:1.15rem;color:#1a0dab;text-decoration:none}
 .hit a.title:hover{text-decoration:underline}
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
-.hit .snippet{margin:.25rem 0 0;line-height:1.45}
-.hit .cached{font-size:.8rem;color:#6b7280}
-mark{background:#fff3b0;padding:0 .1em}
-nav.pages{display:flex;gap:.6rem;margin:2rem 0}
-nav.pages a,nav.pages span{padding:.3rem .6rem;border-radius:4px}
+.hit .url a{color:#6b7280}
+.hit .snippet{margin:.2rem 0 0;color:#374151}
+mark{background:#fff3b0;color:inherit;padding:0 .1em;border-radius:2px}
+nav.pages{display:flex;gap:.4rem;margin:2rem 0;flex-wrap:wrap}
+nav.pages a,nav.pages span{padding:.3rem .65rem;border-radius:6px;text-decoration:none}
+nav.pages a{color:#1a0dab}
+nav.pages a:hover{background:#f3f4f6}
 nav.pages span.current{background:#0b6e4f;color:#fff}
-.notice{padding:1rem;border-radius:6px;background:#f6f8fa;border:1px solid #e5e7eb}
-iframe.cache{width:100%;height:75vh;border:1px solid #e5e7eb}
+.notice{padding:1rem 1.2rem;border-radius:8px;background:#f6f8fa;border:1px solid #e5e7eb}
+table.facts th{text-align:left;padding:.25rem 2rem .25rem 0;font-weight:600;vertical-align:top}
+table.facts td{word-break:break-all}
+iframe.cache{width:100%;height:75vh;border:1px solid #e5e7eb;border-radius:8px;margin-top:1rem}
+main.wide{max-width:none}
 ";
 
 fn layout(title: &str, body: Markup) -> Markup {
@@ -36,6 +52,7 @@ fn layout(title: &str, body: Markup) -> Markup {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
                 title { (title) }
                 link rel="search" type="application/opensearchdescription+xml" title="sift" href="/opensearch.xml";
                 style { (PreEscaped(STYLE)) }
@@ -45,58 +62,59 @@ fn layout(title: &str, body: Markup) -> Markup {
     }
 }
 
-fn search_form(query: &str) -> Markup {
+fn search_form(query: &str, autofocus: bool) -> Markup {
     html! {
         form.search action="/search" method="get" role="search" {
-            input type="search" name="q" value=(query) placeholder="Search" aria-label="Search" autofocus;
+            input type="search" name="q" value=(query) placeholder="Search the crawl"
+                aria-label="Search" maxlength="2048" autofocus[autofocus];
             button type="submit" { "Search" }
         }
     }
 }
 
 fn header(query: &str) -> Markup {
-    html! { header { a.logo href="/" { "sift" } (search_form(query)) } }
+    html! { header { a.logo href="/" { "sift" } (search_form(query, false)) } }
 }
 
-/// The home page: a search box.
+/// The home page: a search box, and how many pages it searches.
 pub fn home(docs: Option<u64>) -> Markup {
     layout(
         "sift",
         html! {
             div.home {
                 h1 { "sift" }
-                (search_form(""))
-                @if let Some(docs) = docs { p.meta { (docs) " pages indexed · " a href="/status" { "status" } } }
-                @else { p.meta { "No index yet: run " code { "indexer build" } "." } }
+                (search_form("", true))
+                @match docs {
+                    Some(docs) => p.meta { (docs) " pages indexed · " a href="/status" { "status" } },
+                    None => p.meta { "No index yet: run " code { "indexer build" } ", this page picks it up by itself." },
+                }
+                (help())
             }
         },
     )
 }
 
-fn snippet(snippet: &Snippet) -> Markup {
-    let text = &snippet.text;
-    let mut parts = Vec::new();
-    let mut at = 0;
-    for range in &snippet.highlights {
-        if range.start < at
-            || range.end > text.len()
-            || !text.is_char_boundary(range.start)
-            || !text.is_char_boundary(range.end)
-        {
-            continue;
-        }
-        parts.push((false, &text[at..range.start]));
-        parts.push((true, &text[range.start..range.end]));
-        at = range.end;
-    }
-    parts.push((false, &text[at..]));
+fn help() -> Markup {
     html! {
-        p.snippet { @for (marked, part) in parts { @if marked { mark { (part) } } @else { (part) } } }
+        p.help {
+            "All words are required. Also: " code { "\"a phrase\"" } " " code { "-without" } " "
+            code { "this OR that" } " " code { "title:word" } " " code { "site:example.com" }
+        }
+    }
+}
+
+fn snippet(snippet: &Snippet) -> Markup {
+    html! {
+        p.snippet {
+            @for (marked, run) in snippet.runs() {
+                @if marked { mark { (run) } } @else { (run) }
+            }
+        }
     }
 }
 
 fn hit(hit: &Hit) -> Markup {
-    let title = if hit.title.is_empty() {
+    let title = if hit.title.trim().is_empty() {
         &hit.url
     } else {
         &hit.title
@@ -104,7 +122,10 @@ fn hit(hit: &Hit) -> Markup {
     html! {
         div.hit {
             a.title href=(hit.url) { (title) }
-            div.url { (hit.url) " · " a.cached href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" } }
+            div.url {
+                (hit.url) " · " (hit.host) " · "
+                a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" }
+            }
             @if !hit.snippet.text.is_empty() { (snippet(&hit.snippet)) }
         }
     }
@@ -114,64 +135,114 @@ fn page_link(query: &str, page: usize) -> String {
     format!("/search?q={}&page={page}", urlencode(query))
 }
 
-/// A results page.
-pub fn results(results: &SearchResults) -> Markup {
-    let last_page = (results.total as usize)
-        .div_ceil(results.per_page)
-        .clamp(1, crate::search::MAX_OFFSET / results.per_page + 1);
+fn pagination(results: &SearchResults) -> Markup {
+    let last_page = results.last_page();
     let first = results.page.saturating_sub(4).max(1);
-    let last = (first + 8).min(last_page);
+    let last = (first + 9).min(last_page);
+    html! {
+        @if last_page > 1 {
+            nav.pages aria-label="Result pages" {
+                @if results.page > 1 {
+                    a rel="prev" href=(page_link(&results.query, results.page - 1)) { "‹ Previous" }
+                }
+                @for p in first..=last {
+                    @if p == results.page { span.current aria-current="page" { (p) } }
+                    @else { a href=(page_link(&results.query, p)) { (p) } }
+                }
+                @if results.page < last_page {
+                    a rel="next" href=(page_link(&results.query, results.page + 1)) { "Next ›" }
+                }
+            }
+        }
+    }
+}
+
+/// A page of results, or the gentle "type something" page for an empty query.
+pub fn results(results: &SearchResults) -> Markup {
+    let title = if results.nothing_to_search {
+        "sift".to_string()
+    } else {
+        format!("{} - sift", results.query)
+    };
     layout(
-        &format!("{} - sift", results.query),
+        &title,
         html! {
             (header(&results.query))
             main {
-                p.meta { (results.total) " results in " (format!("{:.1}", results.took_ms)) " ms" }
-                @for h in &results.hits { (hit(h)) }
-                @if results.hits.is_empty() { p.notice { "No pages match " strong { (results.query) } "." } }
-                @if last_page > 1 {
-                    nav.pages aria-label="pages" {
-                        @if results.page > 1 { a href=(page_link(&results.query, results.page - 1)) { "‹ Previous" } }
-                        @for p in first..=last {
-                            @if p == results.page { span.current { (p) } } @else { a href=(page_link(&results.query, p)) { (p) } }
-                        }
-                        @if results.page < last_page { a href=(page_link(&results.query, results.page + 1)) { "Next ›" } }
+                @if results.nothing_to_search {
+                    div.notice { strong { "Type something to search for." } (help()) }
+                } @else {
+                    p.meta {
+                        (count(results.total)) " in " (format!("{:.1}", results.took_ms)) " ms"
+                        @if results.page > 1 { " · page " (results.page) }
                     }
+                    @for h in &results.hits { (hit(h)) }
+                    @if results.hits.is_empty() {
+                        div.notice {
+                            @if results.total == 0 { "No pages match " strong { (results.query) } "." }
+                            @else { "No more results." }
+                        }
+                    }
+                    (pagination(results))
                 }
             }
         },
     )
 }
 
-/// A page that explains a problem (bad query, no index, not found ...).
-pub fn problem(query: &str, title: &str, message: &str) -> Markup {
+fn count(total: u64) -> String {
+    match total {
+        1 => "1 result".into(),
+        n => format!("{n} results"),
+    }
+}
+
+/// A page that explains a problem (no index, not found, bad request ...).
+pub fn problem(title: &str, message: &str) -> Markup {
     layout(
-        title,
-        html! { (header(query)) main { div.notice { strong { (title) } p { (message) } } } },
+        &format!("{title} - sift"),
+        html! { (header("")) main { div.notice { strong { (title) } p { (message) } } } },
     )
 }
 
-/// A cached copy, shown in a sandboxed frame (no scripts, no same-origin rights).
-pub fn cache(url: &str, fetched_at: &str, html_body: &str) -> Markup {
+/// A cached copy: a banner, and the stored HTML in a sandboxed frame (no scripts, no forms,
+/// no same-origin rights; it travels escaped in the `srcdoc` attribute). Its links open in a
+/// new tab, outside the sandbox.
+pub fn cache(url: &str, fetched_at: &str, stored_html: &str) -> Markup {
+    // Relative links and images of the copy resolve against the page's own URL.
+    let document = format!(
+        "{}{stored_html}",
+        html! { base href=(url) target="_blank"; }.into_string()
+    );
     layout(
-        &format!("Cached: {url}"),
+        &format!("Cached: {url} - sift"),
         html! {
             (header(""))
-            main {
-                p.notice { "This is sift's copy of " a href=(url) { (url) } " as fetched at " (fetched_at) "." }
-                iframe.cache sandbox="" srcdoc=(html_body) title="cached copy" {}
+            main.wide {
+                p.notice {
+                    "This is the cached copy of " a href=(url) { (url) } " fetched at " (fetched_at) ". "
+                    "The page may have changed since."
+                }
+                iframe.cache sandbox=(SANDBOX) referrerpolicy="no-referrer" srcdoc=(document) title={ "cached copy of " (url) } {}
             }
         },
     )
 }
 
-/// The status page.
-pub fn status(facts: &[(&str, String)]) -> Markup {
+/// What the frame of a cached copy may do: open its links in a new, ordinary tab. No
+/// scripts, forms, plugins or same-origin access.
+pub const SANDBOX: &str = "allow-popups allow-popups-to-escape-sandbox";
+
+/// A page of facts: a heading and a two-column table (`/status`, `/explain`).
+pub fn facts(title: &str, heading: &str, rows: &[(&str, String)]) -> Markup {
     layout(
-        "Status - sift",
+        &format!("{title} - sift"),
         html! {
             (header(""))
-            main { h2 { "Status" } table { @for (name, value) in facts { tr { th style="text-align:left;padding-right:2rem" { (name) } td { (value) } } } } }
+            main {
+                h2 { (heading) }
+                table.facts { @for (name, value) in rows { tr { th { (name) } td { (value) } } } }
+            }
         },
     )
 }
@@ -184,40 +255,90 @@ pub fn urlencode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ops::Range;
 
-    #[test]
-    fn web_text_is_escaped() {
-        let page = results(&SearchResults {
+    fn one_hit(title: &str, url: &str, snippet: Snippet) -> SearchResults {
+        SearchResults {
             query: "<script>q</script>".into(),
             total: 1,
             took_ms: 1.0,
             page: 1,
             per_page: 10,
             hits: vec![Hit {
-                url: "http://a.test/\"><script>x</script>".into(),
-                title: "<script>alert(1)</script>".into(),
+                url: url.into(),
+                title: title.into(),
                 host: "a.test".into(),
-                snippet: Snippet {
-                    text: "a <b>bold</b> claim".into(),
-                    highlights: vec![Range { start: 2, end: 5 }],
-                },
+                snippet,
                 score: 1.0,
+                inlinks: 0,
+                fetched_at_ms: 0,
+                explanation: None,
             }],
-        })
-        .into_string();
-        assert!(!page.contains("<script>"), "{page}");
-        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-        assert!(page.contains("<mark>&lt;b&gt;</mark>"), "{page}");
+            ..SearchResults::default()
+        }
     }
 
     #[test]
-    fn bad_highlight_ranges_are_ignored() {
-        let markup = snippet(&Snippet {
-            text: "héllo".into(),
-            highlights: vec![0..2, 4..99],
-        })
+    fn web_text_is_escaped() {
+        let page = results(&one_hit(
+            "<script>alert(1)</script>",
+            "http://a.test/\"><script>x</script>",
+            Snippet {
+                text: "a <b>bold</b> claim".into(),
+                highlights: std::iter::once(2..5).collect(),
+            },
+        ))
         .into_string();
-        assert!(markup.contains("héllo"), "{markup}");
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(!page.contains("<b>"), "{page}");
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("<mark>&lt;b&gt;</mark>"), "{page}");
+        assert!(
+            page.contains("value=\"&lt;script&gt;q&lt;/script&gt;\""),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn untitled_pages_show_their_url() {
+        let page = results(&one_hit(" ", "http://a.test/x", Snippet::default())).into_string();
+        assert!(page.contains(">http://a.test/x</a>"), "{page}");
+    }
+
+    #[test]
+    fn cached_copies_stay_inside_an_escaped_attribute() {
+        let page = cache(
+            "http://a.test/\"x",
+            "2026-01-01T00:00:00Z",
+            "<script>alert(1)</script><p onclick=\"x\">hi</p>",
+        )
+        .into_string();
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(!page.contains("<p onclick"), "{page}");
+        assert!(
+            page.contains("sandbox=\"allow-popups allow-popups-to-escape-sandbox\""),
+            "{page}"
+        );
+        assert!(
+            page.contains("&lt;base href=&quot;http://a.test/&amp;quot;x&quot;"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn pagination_links_keep_the_query() {
+        let mut many = one_hit("t", "http://a.test/", Snippet::default());
+        many.query = "a&b c".into();
+        many.total = 95;
+        many.page = 3;
+        let page = results(&many).into_string();
+        assert!(
+            page.contains("href=\"/search?q=a%26b+c&amp;page=2\""),
+            "{page}"
+        );
+        assert!(
+            page.contains("href=\"/search?q=a%26b+c&amp;page=10\""),
+            "{page}"
+        );
+        assert!(!page.contains("page=11"), "{page}");
     }
 }

@@ -1,35 +1,33 @@
-//! `Searcher`: runs queries against the current index generation and follows new ones.
+//! [`Searcher`]: runs queries against the current index generation and follows new ones.
+//!
+//! The searcher holds the loaded generation behind a lock that is only taken to clone an
+//! `Arc`, so a query never waits for a reload and a reload never waits for a query: a query
+//! that started on the old generation finishes on it. [`Searcher::refresh`] (called every
+//! second by the server) reopens when `DATA/index/CURRENT` names another generation or was
+//! rewritten; within a generation, tantivy's reader follows the indexer's commits by itself
+//! (`ReloadPolicy::OnCommitWithDelay`).
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use indexer::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::schema::Value;
+use tantivy::query::{Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument};
+use tantivy::{IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::error::AppError;
 use crate::query::UserQuery;
+use crate::ranking::{Candidate, demote_repeats, link_boost};
+use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
 /// Most results per page.
 pub const MAX_PER_PAGE: usize = 50;
-/// Deepest result reachable by paging.
+/// Deepest first result reachable by paging (0-based offset).
 pub const MAX_OFFSET: usize = 1000;
-/// Longest snippet, in characters.
-const SNIPPET_CHARS: usize = 200;
-
-/// A snippet: plain text and the byte ranges of the query terms in it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Snippet {
-    /// The text.
-    pub text: String,
-    /// Byte ranges to highlight.
-    pub highlights: Vec<Range<usize>>,
-}
 
 /// One result.
 #[derive(Clone, Debug)]
@@ -40,38 +38,65 @@ pub struct Hit {
     pub title: String,
     /// Its host.
     pub host: String,
-    /// A passage with the query terms.
+    /// A passage with the query terms (empty for `nosnippet` pages).
     pub snippet: Snippet,
-    /// Relevance: BM25 times the link boost.
+    /// Relevance: BM25 times the link boost, times the host-crowding demotion.
     pub score: Score,
+    /// In-links from distinct pages.
+    pub inlinks: u64,
+    /// When the page was fetched, ms since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// How the score was computed, when asked for (`explain=1`).
+    pub explanation: Option<serde_json::Value>,
 }
 
 /// One page of results.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SearchResults {
-    /// The query as typed.
+    /// The query as typed, cut to the length limit.
     pub query: String,
+    /// True when the query had nothing to search for (empty, or only punctuation).
+    pub nothing_to_search: bool,
     /// Matching documents in all.
     pub total: u64,
     /// Time taken, in milliseconds.
     pub took_ms: f64,
-    /// Page number, from 1.
+    /// Page number, from 1 (after capping).
     pub page: usize,
-    /// Results per page.
+    /// Results per page (after capping).
     pub per_page: usize,
     /// Results, best first.
     pub hits: Vec<Hit>,
 }
 
+impl SearchResults {
+    /// The last page that can be asked for.
+    pub fn last_page(&self) -> usize {
+        let per_page = self.per_page.max(1);
+        (self.total as usize)
+            .div_ceil(per_page)
+            .clamp(1, MAX_OFFSET / per_page + 1)
+    }
+}
+
+/// The loaded generation, in the figures `/status` shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFacts {
+    /// Its name (`gen-NNNNNN`).
+    pub generation: String,
+    /// Documents in it, as of the last commit the reader saw.
+    pub docs: u64,
+}
+
 struct Loaded {
     generation: String,
+    marker_stamp: Option<SystemTime>,
     index: tantivy::Index,
     reader: IndexReader,
     fields: IndexFields,
 }
 
-/// Searches the index of a data directory; [`Searcher::refresh`] switches to a new
-/// generation when the indexer wrote one.
+/// Searches the index of a data directory; see the module docs for reloading.
 pub struct Searcher {
     data: PathBuf,
     ranking: RankingConfig,
@@ -80,7 +105,9 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    /// A searcher over `data/index` (which need not exist yet).
+    /// A searcher over `data/index`, which need not exist yet (searches then fail with
+    /// [`AppError::NoIndex`] until it does). Fails when `CURRENT` names a generation that
+    /// cannot be opened.
     pub fn open(data: &Path, ranking: RankingConfig) -> Result<Self, AppError> {
         let searcher = Self {
             data: data.to_path_buf(),
@@ -92,7 +119,7 @@ impl Searcher {
         Ok(searcher)
     }
 
-    /// Sets the longest query accepted, in bytes.
+    /// Sets the longest query searched, in bytes (longer ones are cut).
     pub fn with_max_query_len(mut self, max: usize) -> Self {
         self.max_query_len = max;
         self
@@ -103,11 +130,18 @@ impl Searcher {
         &self.data
     }
 
-    /// Opens the current generation if it is not the one loaded; true when it switched.
+    /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
+    /// rewritten); true when it switched. On error the loaded generation stays in use.
     pub fn refresh(&self) -> Result<bool, AppError> {
-        let current = indexer::current_generation(&self.data)?;
-        let loaded_generation = self.current().map(|l| l.generation.clone());
-        if current.is_none() || current == loaded_generation {
+        let marker = indexer::current_generation_marker(&self.data);
+        let stamp = std::fs::metadata(&marker).and_then(|m| m.modified()).ok();
+        let Some(current) = indexer::current_generation(&self.data)? else {
+            return Ok(false);
+        };
+        if let Some(loaded) = self.current()
+            && loaded.generation == current
+            && loaded.marker_stamp == stamp
+        {
             return Ok(false);
         }
         let Some(opened) = indexer::open_current(&self.data)? else {
@@ -120,122 +154,242 @@ impl Searcher {
             .try_into()?;
         let loaded = Loaded {
             generation: opened.generation,
+            marker_stamp: stamp,
             index: opened.index,
             reader,
             fields: opened.fields,
         };
         tracing::info!(generation = %loaded.generation, "index generation loaded");
-        if let Ok(mut slot) = self.loaded.write() {
-            *slot = Some(Arc::new(loaded));
-        }
+        let mut slot = self.loaded.write().unwrap_or_else(|p| p.into_inner());
+        *slot = Some(Arc::new(loaded));
         Ok(true)
     }
 
     fn current(&self) -> Option<Arc<Loaded>> {
-        self.loaded.read().ok().and_then(|slot| slot.clone())
+        self.loaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
-    /// The loaded generation and its document count, if an index is loaded.
-    pub fn index_facts(&self) -> Option<(String, u64)> {
-        self.current()
-            .map(|l| (l.generation.clone(), l.reader.searcher().num_docs()))
+    /// The loaded generation and its size, or `None` before the first index.
+    pub fn index_facts(&self) -> Option<IndexFacts> {
+        self.current().map(|l| IndexFacts {
+            generation: l.generation.clone(),
+            docs: l.reader.searcher().num_docs(),
+        })
     }
 
-    /// Runs a query; `page` counts from 1.
+    /// Runs a query; `page` counts from 1. `page` and `per_page` are capped (at most
+    /// [`MAX_PER_PAGE`] per page, first result at most [`MAX_OFFSET`]). A query with nothing
+    /// to search for gives no hits and sets `nothing_to_search`, without needing an index.
     pub fn search(
+        &self,
+        query: &str,
+        page: usize,
+        per_page: usize,
+    ) -> Result<SearchResults, AppError> {
+        self.run(query, page, per_page, false)
+    }
+
+    /// Like [`Searcher::search`], with each hit's score explained.
+    pub fn search_explained(
+        &self,
+        query: &str,
+        page: usize,
+        per_page: usize,
+    ) -> Result<SearchResults, AppError> {
+        self.run(query, page, per_page, true)
+    }
+
+    fn run(
         &self,
         raw: &str,
         page: usize,
         per_page: usize,
+        explain: bool,
     ) -> Result<SearchResults, AppError> {
         let started = Instant::now();
-        let loaded = self.current().ok_or(AppError::NoIndex)?;
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
         let page = page.clamp(1, MAX_OFFSET / per_page + 1);
         let user_query = UserQuery::parse(raw, self.max_query_len);
-        if user_query.is_empty() {
-            return Err(AppError::EmptyQuery);
-        }
-        let query = user_query.to_query(&loaded.index, &loaded.fields, &self.ranking);
-        let searcher = loaded.reader.searcher();
-        let weight = self.ranking.link_weight;
-        let top = TopDocs::with_limit(per_page)
-            .and_offset((page - 1) * per_page)
-            .tweak_score(move |segment: &SegmentReader| {
-                let inlinks = segment
-                    .fast_fields()
-                    .u64(shared::fields::INLINKS)
-                    .ok()
-                    .map(|c| c.first_or_default_col(0));
-                move |doc, score: Score| {
-                    let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
-                    score * (1.0 + weight * (1.0 + n as f32).ln())
-                }
-            });
-        let (total, top_docs) = searcher.search(&query, &(Count, top))?;
-
-        let mut snippets = SnippetGenerator::create(&searcher, &*query, loaded.fields.body)?;
-        snippets.set_max_num_chars(SNIPPET_CHARS);
-        let mut hits = Vec::with_capacity(top_docs.len());
-        for (score, address) in top_docs {
-            hits.push(self.hit(&searcher, &loaded.fields, &snippets, address, score)?);
-        }
-        Ok(SearchResults {
-            query: raw.to_string(),
-            total: total as u64,
-            took_ms: started.elapsed().as_secs_f64() * 1000.0,
+        let mut results = SearchResults {
+            query: user_query.shown.clone(),
+            nothing_to_search: user_query.is_empty(),
             page,
             per_page,
-            hits,
-        })
+            ..SearchResults::default()
+        };
+        if results.nothing_to_search {
+            results.took_ms = elapsed_ms(started);
+            return Ok(results);
+        }
+        let loaded = self.current().ok_or(AppError::NoIndex)?;
+        let query = user_query.to_query(&loaded.index, &loaded.fields, &self.ranking);
+        let searcher = loaded.reader.searcher();
+        let offset = (page - 1) * per_page;
+        let crowding = several_hosts(&searcher, &loaded.fields);
+        // Room below the page for results that host crowding moves up.
+        let limit = if crowding {
+            2 * (offset + per_page)
+        } else {
+            offset + per_page
+        };
+        let weight = self.ranking.link_weight;
+        let top = TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
+            let inlinks = segment
+                .fast_fields()
+                .u64(shared::fields::INLINKS)
+                .ok()
+                .map(|c| c.first_or_default_col(0));
+            move |doc, score: Score| {
+                let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
+                score * link_boost(weight, n)
+            }
+        });
+        let (total, top_docs) = searcher.search(&*query, &(Count, top))?;
+        results.total = total as u64;
+
+        let mut docs = std::collections::HashMap::new();
+        let mut candidates = Vec::with_capacity(top_docs.len());
+        for (score, address) in top_docs {
+            let mut host = String::new();
+            if crowding {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                host = text(&doc, loaded.fields.host);
+                docs.insert(address, doc);
+            }
+            candidates.push(Candidate {
+                score,
+                address,
+                host,
+                repeats: 0,
+            });
+        }
+        demote_repeats(&mut candidates);
+
+        let mut generator = SnippetGenerator::create(&searcher, &*query, loaded.fields.body)?;
+        generator.set_max_num_chars(SNIPPET_CHARS);
+        for candidate in candidates.into_iter().skip(offset).take(per_page) {
+            let doc = match docs.remove(&candidate.address) {
+                Some(doc) => doc,
+                None => searcher.doc(candidate.address)?,
+            };
+            let mut hit = hit(&doc, &loaded.fields, &generator, candidate.score);
+            if explain {
+                hit.explanation = Some(self.explain(&searcher, &*query, &candidate, &hit)?);
+            }
+            results.hits.push(hit);
+        }
+        results.took_ms = elapsed_ms(started);
+        Ok(results)
     }
 
-    fn hit(
+    fn explain(
         &self,
         searcher: &tantivy::Searcher,
-        fields: &IndexFields,
-        snippets: &SnippetGenerator,
-        address: DocAddress,
-        score: Score,
-    ) -> Result<Hit, AppError> {
-        let doc: TantivyDocument = searcher.doc(address)?;
-        let text = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let nosnippet = doc
-            .get_first(fields.nosnippet)
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0)
-            == 1;
-        let snippet = if nosnippet {
-            Snippet::default()
-        } else {
-            let found = snippets.snippet_from_doc(&doc);
-            if found.is_empty() {
-                let description: String = text(fields.description)
-                    .chars()
-                    .take(SNIPPET_CHARS)
-                    .collect();
-                Snippet {
-                    text: description,
-                    highlights: Vec::new(),
-                }
-            } else {
-                Snippet {
-                    text: found.fragment().to_string(),
-                    highlights: found.highlighted().to_vec(),
-                }
-            }
-        };
-        Ok(Hit {
-            url: text(fields.url),
-            title: text(fields.title),
-            host: text(fields.host),
-            snippet,
-            score,
-        })
+        query: &dyn Query,
+        candidate: &Candidate,
+        hit: &Hit,
+    ) -> Result<serde_json::Value, AppError> {
+        let bm25 = query.explain(searcher, candidate.address)?;
+        Ok(serde_json::json!({
+            "bm25": serde_json::to_value(&bm25).unwrap_or_default(),
+            "inlinks": hit.inlinks,
+            "link_boost": link_boost(self.ranking.link_weight, hit.inlinks),
+            "host_repeats": candidate.repeats,
+            "host_demotion": crate::ranking::REPEAT_DEMOTION.powi(candidate.repeats as i32),
+            "score": candidate.score,
+        }))
     }
+
+    /// The indexed document of a canonical URL, if there is one (no snippet, score 0).
+    pub fn document(&self, url: &str) -> Result<Option<Hit>, AppError> {
+        let loaded = self.current().ok_or(AppError::NoIndex)?;
+        let searcher = loaded.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(loaded.fields.url, url),
+            IndexRecordOption::Basic,
+        );
+        let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+        let Some((_, address)) = found.into_iter().next() else {
+            return Ok(None);
+        };
+        let doc: TantivyDocument = searcher.doc(address)?;
+        let mut hit = hit(
+            &doc,
+            &loaded.fields,
+            &SnippetGenerator::create(&searcher, &query, loaded.fields.body)?,
+            0.0,
+        );
+        hit.snippet = Snippet::default();
+        Ok(Some(hit))
+    }
+}
+
+fn elapsed_ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+fn text(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
+    doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
+}
+
+fn hit(
+    doc: &TantivyDocument,
+    fields: &IndexFields,
+    generator: &SnippetGenerator,
+    score: Score,
+) -> Hit {
+    let snippet_fields = SnippetFields {
+        body: fields.body,
+        description: fields.description,
+        nosnippet: fields.nosnippet,
+    };
+    Hit {
+        url: text(doc, fields.url),
+        title: text(doc, fields.title),
+        host: text(doc, fields.host),
+        snippet: snippet_for(generator, doc, snippet_fields),
+        score,
+        inlinks: number(doc, fields.inlinks),
+        fetched_at_ms: number(doc, fields.fetched_at),
+        explanation: None,
+    }
+}
+
+/// Whether the index holds pages of more than one host (host crowding has work to do).
+fn several_hosts(searcher: &tantivy::Searcher, fields: &IndexFields) -> bool {
+    let mut only: Option<Vec<u8>> = None;
+    for segment in searcher.segment_readers() {
+        let Ok(inverted) = segment.inverted_index(fields.host) else {
+            return true;
+        };
+        let terms = inverted.terms();
+        match terms.num_terms() {
+            0 => continue,
+            1 => {}
+            _ => return true,
+        }
+        let mut stream = match terms.stream() {
+            Ok(stream) => stream,
+            Err(_) => return true,
+        };
+        if stream.advance() {
+            let host = stream.key().to_vec();
+            match &only {
+                Some(seen) if *seen != host => return true,
+                Some(_) => {}
+                None => only = Some(host),
+            }
+        }
+    }
+    false
 }

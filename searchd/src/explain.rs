@@ -1,0 +1,144 @@
+//! `/explain?url=`: for one URL, what the store and the index know of it, and a verdict on
+//! why it is or is not searchable.
+
+use serde::Serialize;
+use shared::{CanonicalUrl, StoreReader};
+
+use crate::cache::format_time;
+use crate::error::AppError;
+use crate::search::Searcher;
+
+/// What is known of one URL.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UrlReport {
+    /// The canonical URL.
+    pub url: String,
+    /// Whether the crawler stored an answer for it.
+    pub stored: bool,
+    /// The HTTP status stored (0: no answer).
+    pub status: Option<u16>,
+    /// Why the fetch failed, if it did.
+    pub fetch_error: Option<String>,
+    /// When it was fetched (RFC 3339).
+    pub fetched_at: Option<String>,
+    /// Link depth from a seed.
+    pub depth: Option<u32>,
+    /// robots directives found on the page (`noindex`, `nofollow`, `noarchive`, `nosnippet`).
+    pub robots: Vec<&'static str>,
+    /// The page whose content it repeats.
+    pub duplicate_of: Option<String>,
+    /// Where it redirected.
+    pub redirect_to: Option<String>,
+    /// Whether the served index has a document for it.
+    pub indexed: bool,
+    /// In-links from distinct pages (from the index).
+    pub inlinks: Option<u64>,
+    /// Its title (from the index).
+    pub title: Option<String>,
+    /// One sentence: why it is or is not searchable.
+    pub verdict: String,
+}
+
+impl UrlReport {
+    /// Looks `url` up. Blocking: call it off the async threads.
+    pub fn gather(searcher: &Searcher, url: &str) -> Result<Self, AppError> {
+        let url = url.trim();
+        if url.is_empty() {
+            return Err(AppError::BadRequest(
+                "say which page with /explain?url=…".into(),
+            ));
+        }
+        let canonical = CanonicalUrl::parse(url)
+            .map_err(|e| AppError::BadRequest(format!("{url:?} is not a page address: {e}")))?;
+        let mut report = UrlReport {
+            url: canonical.to_string(),
+            ..UrlReport::default()
+        };
+        if let Ok(store) = StoreReader::open(searcher.data())
+            && let Some(page) = store.page(canonical.as_str())?
+        {
+            let r = page.robots;
+            report.stored = true;
+            report.status = Some(page.status);
+            report.fetch_error = page.error;
+            report.fetched_at = Some(format_time(page.fetched_at_ms));
+            report.depth = Some(page.depth);
+            report.robots = [
+                (r.noindex, "noindex"),
+                (r.nofollow, "nofollow"),
+                (r.noarchive, "noarchive"),
+                (r.nosnippet, "nosnippet"),
+            ]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect();
+            report.duplicate_of = page.duplicate_of;
+            report.redirect_to = page.redirect_to;
+        }
+        match searcher.document(canonical.as_str()) {
+            Ok(Some(doc)) => {
+                report.indexed = true;
+                report.inlinks = Some(doc.inlinks);
+                report.title = Some(doc.title);
+            }
+            Ok(None) | Err(AppError::NoIndex) => {}
+            Err(e) => return Err(e),
+        }
+        report.verdict = report.verdict();
+        Ok(report)
+    }
+
+    fn verdict(&self) -> String {
+        if self.indexed {
+            return "indexed: it can be found".into();
+        }
+        if !self.stored {
+            return "not stored: never fetched (not linked from the crawl, out of scope, \
+                    disallowed by robots.txt, a trap rule or budget, or still queued)"
+                .into();
+        }
+        if self.robots.contains(&"noindex") {
+            return "not indexed: the page asks not to be (noindex)".into();
+        }
+        if let Some(target) = &self.redirect_to {
+            return format!("not indexed: it redirects to {target}");
+        }
+        if let Some(error) = &self.fetch_error {
+            return format!("not indexed: the fetch failed ({error})");
+        }
+        match self.status {
+            Some(status) if !(200..300).contains(&status) => {
+                format!("not indexed: it answered HTTP {status}")
+            }
+            _ => match &self.duplicate_of {
+                Some(other) => format!("not indexed on its own: same content as {other}"),
+                None => "stored but not in the index: an empty or non-HTML page, a duplicate, \
+                         or the index is older than the crawl (run indexer build)"
+                    .into(),
+            },
+        }
+    }
+
+    /// The rows of the HTML page.
+    pub fn rows(&self) -> Vec<(&'static str, String)> {
+        let mut rows = vec![("URL", self.url.clone()), ("verdict", self.verdict.clone())];
+        let mut add = |name, value: Option<String>| {
+            if let Some(value) = value {
+                rows.push((name, value));
+            }
+        };
+        add("title", self.title.clone());
+        add("in-links", self.inlinks.map(|n| n.to_string()));
+        add("HTTP status", self.status.map(|s| s.to_string()));
+        add("fetch error", self.fetch_error.clone());
+        add("fetched at", self.fetched_at.clone());
+        add("depth", self.depth.map(|d| d.to_string()));
+        add(
+            "robots",
+            (!self.robots.is_empty()).then(|| self.robots.join(", ")),
+        );
+        add("duplicate of", self.duplicate_of.clone());
+        add("redirects to", self.redirect_to.clone());
+        rows
+    }
+}

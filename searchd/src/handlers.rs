@@ -1,0 +1,255 @@
+//! The handlers behind each route: read parameters, do the (blocking) work off the async
+//! threads, and answer; failures are rejections that [`crate::error`] turns into answers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use maud::Markup;
+use serde_json::json;
+use warp::Rejection;
+use warp::reply::{Reply, Response};
+
+use crate::cache::{cached_copy, format_time};
+use crate::error::{AppError, reject};
+use crate::explain::UrlReport;
+use crate::render;
+use crate::search::{SearchResults, Searcher};
+use crate::status::StatusReport;
+
+/// The Content-Security-Policy of every page but cached copies: no scripts at all, no
+/// plugins, styles only inline, forms only to us, never framed.
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The policy of a cached-copy page; the copy's `srcdoc` frame inherits it. No scripts and
+/// no plugins (the frame's sandbox already forbids them: two locks), no form posts; the copy
+/// may load its own styles, images and fonts. No `default-src`, which would also govern the
+/// frame itself.
+pub const CACHE_CSP: &str =
+    "script-src 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// What the handlers share.
+pub struct AppState {
+    /// The index.
+    pub searcher: Searcher,
+    /// Results per page on HTML pages (and the API's default).
+    pub per_page: usize,
+}
+
+/// Query-string or form parameters.
+pub type Params = HashMap<String, String>;
+
+/// The parameters of a search, read leniently: a missing or malformed number is the default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SearchParams {
+    query: String,
+    page: usize,
+    per_page: usize,
+    explain: bool,
+}
+
+impl SearchParams {
+    fn read(params: &Params, default_per_page: usize) -> Self {
+        let number = |name: &str| {
+            params
+                .get(name)
+                .and_then(|v| v.trim().parse::<usize>().ok())
+        };
+        SearchParams {
+            query: params.get("q").cloned().unwrap_or_default(),
+            page: number("page").unwrap_or(1),
+            per_page: number("per_page").unwrap_or(default_per_page),
+            explain: params
+                .get("explain")
+                .is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes")),
+        }
+    }
+}
+
+/// Runs blocking work (tantivy, RocksDB) on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    state: &Arc<AppState>,
+    work: impl FnOnce(&AppState) -> Result<T, AppError> + Send + 'static,
+) -> Result<T, Rejection> {
+    let state = Arc::clone(state);
+    tokio::task::spawn_blocking(move || work(&state))
+        .await
+        .map_err(AppError::from)
+        .and_then(|result| result)
+        .map_err(reject)
+}
+
+fn html(page: Markup) -> Response {
+    warp::reply::html(page.into_string()).into_response()
+}
+
+fn json_reply(value: &serde_json::Value) -> Response {
+    warp::reply::json(value).into_response()
+}
+
+/// `GET /`.
+pub async fn home(state: Arc<AppState>) -> Result<Response, Rejection> {
+    Ok(html(render::home(
+        state.searcher.index_facts().map(|facts| facts.docs),
+    )))
+}
+
+/// `GET|POST /search`: the HTML results page.
+pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
+    let SearchParams { query, page, .. } = SearchParams::read(&params, state.per_page);
+    let results = blocking(&state, move |s| s.searcher.search(&query, page, s.per_page)).await?;
+    Ok(html(render::results(&results)))
+}
+
+/// The JSON answer of `/api/search`:
+/// `{"query", "total", "took_ms", "page", "hits": [{"url", "title", "snippet", "score"}]}`,
+/// with `"explain"` on each hit when it was asked for.
+pub fn results_json(results: &SearchResults) -> serde_json::Value {
+    let hits: Vec<serde_json::Value> = results
+        .hits
+        .iter()
+        .map(|hit| {
+            let mut value = json!({
+                "url": hit.url,
+                "title": hit.title,
+                "snippet": hit.snippet.text,
+                "score": hit.score,
+            });
+            if let (Some(explanation), Some(object)) = (&hit.explanation, value.as_object_mut()) {
+                object.insert("explain".into(), explanation.clone());
+            }
+            value
+        })
+        .collect();
+    json!({
+        "query": results.query,
+        "total": results.total,
+        "took_ms": results.took_ms,
+        "page": results.page,
+        "hits": hits,
+    })
+}
+
+/// `GET /api/search`.
+pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
+    let p = SearchParams::read(&params, state.per_page);
+    let results = blocking(&state, move |s| {
+        if p.explain {
+            s.searcher.search_explained(&p.query, p.page, p.per_page)
+        } else {
+            s.searcher.search(&p.query, p.page, p.per_page)
+        }
+    })
+    .await?;
+    Ok(json_reply(&results_json(&results)))
+}
+
+/// `GET /cache?url=`: the stored copy in a sandboxed frame.
+pub async fn cache(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
+    let url = params.get("url").cloned().unwrap_or_default();
+    let copy = blocking(&state, move |s| cached_copy(s.searcher.data(), &url)).await?;
+    let page = render::cache(&copy.url, &format_time(copy.fetched_at_ms), &copy.html);
+    Ok(warp::reply::with_header(html(page), "content-security-policy", CACHE_CSP).into_response())
+}
+
+fn wants_json(params: &Params, accept: Option<&str>) -> bool {
+    params.get("format").is_some_and(|f| f == "json")
+        || accept.is_some_and(|a| a.contains("application/json"))
+}
+
+/// `GET /status`: HTML, or JSON with `?format=json` or `Accept: application/json`.
+pub async fn status(
+    params: Params,
+    accept: Option<String>,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
+    let report = blocking(&state, |s| Ok(StatusReport::gather(&s.searcher))).await?;
+    if wants_json(&params, accept.as_deref()) {
+        return Ok(json_reply(&json!(report)));
+    }
+    Ok(html(render::facts("Status", "Status", &report.rows())))
+}
+
+/// `GET /explain?url=`: why a URL is or is not searchable; HTML or JSON like `/status`.
+pub async fn explain(
+    params: Params,
+    accept: Option<String>,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
+    let url = params.get("url").cloned().unwrap_or_default();
+    let report = blocking(&state, move |s| UrlReport::gather(&s.searcher, &url)).await?;
+    if wants_json(&params, accept.as_deref()) {
+        return Ok(json_reply(&json!(report)));
+    }
+    Ok(html(render::facts(
+        "Explain",
+        "What sift knows of this URL",
+        &report.rows(),
+    )))
+}
+
+/// `GET /opensearch.xml`.
+pub fn opensearch(host: Option<String>) -> Response {
+    warp::reply::with_header(
+        opensearch_xml(host.as_deref()),
+        "content-type",
+        "application/opensearchdescription+xml",
+    )
+    .into_response()
+}
+
+/// The OpenSearch description, pointing browsers at `/search?q={searchTerms}` on the host
+/// they asked for (a `Host` header with anything but host-name characters gives the default).
+pub fn opensearch_xml(host: Option<&str>) -> String {
+    let host = host
+        .filter(|h| {
+            !h.is_empty()
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".:-[]".contains(c))
+        })
+        .unwrap_or("127.0.0.1:8080");
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+  <ShortName>sift</ShortName>
+  <Description>Search the pages sift crawled</Description>
+  <InputEncoding>UTF-8</InputEncoding>
+  <Url type="text/html" method="get" template="http://{host}/search?q={{searchTerms}}"/>
+  <Url type="application/json" method="get" template="http://{host}/api/search?q={{searchTerms}}"/>
+</OpenSearchDescription>
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> Params {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn search_parameters_are_read_leniently() {
+        let p = SearchParams::read(&params(&[("q", "heron"), ("page", " 3 ")]), 10);
+        assert_eq!((p.query.as_str(), p.page, p.per_page), ("heron", 3, 10));
+        let p = SearchParams::read(
+            &params(&[("page", "-1"), ("per_page", "x"), ("explain", "1")]),
+            10,
+        );
+        assert_eq!((p.query.as_str(), p.page, p.per_page), ("", 1, 10));
+        assert!(p.explain);
+    }
+
+    #[test]
+    fn opensearch_names_the_asked_host_only_when_it_is_plain() {
+        let xml = opensearch_xml(Some("localhost:9000"));
+        assert!(xml.contains("template=\"http://localhost:9000/search?q={searchTerms}\""));
+        let xml = opensearch_xml(Some("evil\"><x"));
+        assert!(xml.contains("template=\"http://127.0.0.1:8080/search?q={searchTerms}\""));
+        assert!(!xml.contains("evil"));
+    }
+}

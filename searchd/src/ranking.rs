@@ -1,0 +1,95 @@
+//! Query-time ranking on top of BM25: the link boost and host crowding.
+//!
+//! - The link boost multiplies a document's BM25 score by `1 + w * ln(1 + inlinks)`, read
+//!   from the `inlinks` fast field while collecting (`w` is `ranking.link_weight`).
+//! - Host crowding: when the best results come from more than one host, the second result
+//!   of a host is demoted by [`REPEAT_DEMOTION`], the third by its square, and so on, so one
+//!   big site cannot fill a page. Repeats are demoted, never dropped; when every candidate is
+//!   on one host (a crawl of one site) the order is pure relevance.
+
+use tantivy::{DocAddress, Score};
+
+/// Factor applied once per earlier, better result of the same host.
+pub const REPEAT_DEMOTION: f32 = 0.75;
+
+/// The link boost of a document with `inlinks` in-links.
+pub fn link_boost(weight: f32, inlinks: u64) -> f32 {
+    1.0 + weight * (1.0 + inlinks as f32).ln()
+}
+
+/// A scored document with its host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The score: BM25 times the link boost, then times the demotion.
+    pub score: Score,
+    /// The document.
+    pub address: DocAddress,
+    /// Its host.
+    pub host: String,
+    /// How many better results of the same host came before it (0 for the first).
+    pub repeats: u32,
+}
+
+/// Demotes repeats of a host and sorts best first (ties keep their order). `candidates` must
+/// come best first. Does nothing when all candidates share one host.
+pub fn demote_repeats(candidates: &mut [Candidate]) {
+    let Some(first) = candidates.first() else {
+        return;
+    };
+    if candidates.iter().all(|c| c.host == first.host) {
+        return;
+    }
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for candidate in candidates.iter_mut() {
+        let count = seen.entry(candidate.host.clone()).or_insert(0);
+        candidate.repeats = *count;
+        candidate.score *= REPEAT_DEMOTION.powi(*count as i32);
+        *count += 1;
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(list: &[(Score, &str)]) -> Vec<Candidate> {
+        list.iter()
+            .enumerate()
+            .map(|(i, (score, host))| Candidate {
+                score: *score,
+                address: DocAddress::new(0, i as u32),
+                host: host.to_string(),
+                repeats: 0,
+            })
+            .collect()
+    }
+
+    fn order(list: &[Candidate]) -> Vec<u32> {
+        list.iter().map(|c| c.address.doc_id).collect()
+    }
+
+    #[test]
+    fn repeats_of_a_host_move_down_but_stay() {
+        let mut list = candidates(&[(10.0, "a"), (9.5, "a"), (9.0, "a"), (8.0, "b")]);
+        demote_repeats(&mut list);
+        // a: 10, 7.125, 5.0625; b: 8
+        assert_eq!(order(&list), vec![0, 3, 1, 2]);
+        assert_eq!(list[2].repeats, 1);
+    }
+
+    #[test]
+    fn one_host_keeps_pure_relevance() {
+        let mut list = candidates(&[(10.0, "a"), (9.5, "a"), (9.0, "a")]);
+        demote_repeats(&mut list);
+        assert_eq!(order(&list), vec![0, 1, 2]);
+        assert_eq!(list[1].score, 9.5);
+    }
+
+    #[test]
+    fn link_boost_is_log_damped() {
+        assert_eq!(link_boost(0.2, 0), 1.0);
+        assert!((link_boost(0.2, 9) - (1.0 + 0.2 * 10f32.ln())).abs() < 1e-6);
+        assert_eq!(link_boost(0.0, 1000), 1.0);
+    }
+}

@@ -1,0 +1,344 @@
+//! The server over a real socket, started in-process on port 0 with [`crate::run`]: statuses,
+//! escaping, the JSON shape and the error answers.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use shared::config::RankingConfig;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::handlers::AppState;
+use crate::search::Searcher;
+use crate::testutil::{data_with, shore};
+
+struct Answer {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+struct Server {
+    addr: SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn start(data: &Path) -> Server {
+    let searcher = Searcher::open(data, RankingConfig::default()).expect("searcher");
+    let state = Arc::new(AppState {
+        searcher,
+        per_page: 10,
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(crate::run(listener, state, async {
+        let _ = stopped.await;
+    }));
+    Server { addr, _stop: stop }
+}
+
+/// One HTTP/1.1 request on its own connection.
+async fn request(addr: SocketAddr, head: &str, body: &str) -> Answer {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!(
+        "{head}\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a full answer");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let headers: HashMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let body = if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+async fn get(addr: SocketAddr, path: &str) -> Answer {
+    request(addr, &format!("GET {path} HTTP/1.1"), "").await
+}
+
+fn json(answer: &Answer) -> serde_json::Value {
+    assert!(
+        answer.headers["content-type"].contains("application/json"),
+        "{:?}",
+        answer.headers
+    );
+    serde_json::from_str(&answer.body).expect("JSON body")
+}
+
+#[tokio::test]
+async fn json_api_has_the_contract_shape() {
+    let data = data_with(&shore());
+    let server = start(data.path()).await;
+    let answer = get(server.addr, "/api/search?q=heron&page=1&per_page=2").await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let value = json(&answer);
+    let mut keys: Vec<&str> = value
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort();
+    assert_eq!(keys, ["hits", "page", "query", "took_ms", "total"]);
+    assert_eq!(value["query"], "heron");
+    assert_eq!(value["total"], 3);
+    assert_eq!(value["page"], 1);
+    assert!(value["took_ms"].is_number());
+    let hits = value["hits"].as_array().expect("hits");
+    assert_eq!(hits.len(), 2);
+    for hit in hits {
+        let mut keys: Vec<&str> = hit
+            .as_object()
+            .expect("hit")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort();
+        assert_eq!(keys, ["score", "snippet", "title", "url"]);
+    }
+    assert!(hits[0]["score"].as_f64() >= hits[1]["score"].as_f64());
+    assert!(
+        !hits[0]["snippet"]
+            .as_str()
+            .unwrap_or_default()
+            .contains('<'),
+        "JSON snippets are plain text"
+    );
+
+    let explained = json(&get(server.addr, "/api/search?q=heron&explain=1").await);
+    assert!(explained["hits"][0]["explain"]["link_boost"].is_number());
+
+    let empty = get(server.addr, "/api/search?q=").await;
+    assert_eq!(empty.status, 200);
+    assert_eq!(json(&empty)["total"], 0);
+
+    let missing = get(server.addr, "/api/nothing").await;
+    assert_eq!(missing.status, 404);
+    assert!(json(&missing)["error"].is_string());
+}
+
+#[tokio::test]
+async fn html_pages_escape_everything_from_the_web() {
+    let data = data_with(&shore());
+    let server = start(data.path()).await;
+
+    let home = get(server.addr, "/").await;
+    assert_eq!(home.status, 200);
+    assert!(home.body.contains("<form") && home.body.contains("name=\"q\""));
+    assert!(home.body.contains("application/opensearchdescription+xml"));
+    assert!(home.headers["content-security-policy"].contains("default-src 'none'"));
+
+    let page = get(server.addr, "/search?q=private+log").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .contains("Private log &lt;script&gt;alert(1)&lt;/script&gt;")
+    );
+    assert!(!page.body.contains("<script>"), "{}", page.body);
+
+    let page = get(
+        server.addr,
+        "/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+heron",
+    )
+    .await;
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("<script>alert"), "{}", page.body);
+
+    let page = get(server.addr, "/search?q=tide").await;
+    assert!(page.body.contains("<mark>"), "{}", page.body);
+    assert!(page.body.contains("results in"));
+
+    let posted = request(
+        server.addr,
+        "POST /search HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded",
+        "q=oystercatcher",
+    )
+    .await;
+    assert_eq!(posted.status, 200);
+    assert!(posted.body.contains("http://birds.test/oystercatcher"));
+
+    let empty = get(server.addr, "/search?q=").await;
+    assert_eq!(empty.status, 200);
+    assert!(empty.body.contains("Type something"));
+
+    for malformed in [
+        "%22unclosed",
+        "AND%20OR",
+        "((",
+        "title%3A",
+        "-",
+        "%00",
+        "%FF%FE",
+    ] {
+        for route in ["/search", "/api/search"] {
+            let answer = get(server.addr, &format!("{route}?q={malformed}")).await;
+            assert_eq!(answer.status, 200, "{route}?q={malformed}: {}", answer.body);
+        }
+    }
+}
+
+#[tokio::test]
+async fn errors_are_friendly_pages_with_the_right_status() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let server = start(empty.path()).await;
+
+    let answer = get(server.addr, "/search?q=heron").await;
+    assert_eq!(answer.status, 503);
+    assert!(answer.body.contains("No index yet"), "{}", answer.body);
+    let answer = get(server.addr, "/api/search?q=heron").await;
+    assert_eq!(answer.status, 503);
+    assert!(
+        json(&answer)["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no index")
+    );
+
+    let answer = get(server.addr, "/nowhere").await;
+    assert_eq!(answer.status, 404);
+    assert!(answer.headers["content-type"].contains("text/html"));
+    let answer = get(server.addr, "/cache?url=http://a.test/").await;
+    assert_eq!(answer.status, 404, "{}", answer.body);
+    let answer = get(server.addr, "/cache?url=not%20a%20url").await;
+    assert_eq!(answer.status, 400);
+    let answer = get(server.addr, "/cache").await;
+    assert_eq!(answer.status, 400);
+    let answer = request(server.addr, "DELETE /search HTTP/1.1", "").await;
+    assert_eq!(answer.status, 405);
+
+    let status = json(&get(server.addr, "/status?format=json").await);
+    assert_eq!(status["generation"], serde_json::Value::Null);
+    assert_eq!(status["docs"], 0);
+    let status = get(server.addr, "/status").await;
+    assert_eq!(status.status, 200);
+    assert!(status.body.contains("none yet"));
+}
+
+#[tokio::test]
+async fn status_explain_and_opensearch() {
+    let data = data_with(&shore());
+    let server = start(data.path()).await;
+
+    let answer = request(
+        server.addr,
+        "GET /status HTTP/1.1\r\nAccept: application/json",
+        "",
+    )
+    .await;
+    let status = json(&answer);
+    assert_eq!(status["generation"], "gen-000001");
+    assert_eq!(status["docs"], 5);
+    assert_eq!(
+        status["pages_stored"],
+        serde_json::Value::Null,
+        "no store here"
+    );
+
+    let explain = json(
+        &get(
+            server.addr,
+            "/explain?url=http://birds.test/heron&format=json",
+        )
+        .await,
+    );
+    assert_eq!(explain["indexed"], true);
+    assert_eq!(explain["inlinks"], 5);
+    let explain = get(server.addr, "/explain?url=http://birds.test/nope").await;
+    assert_eq!(explain.status, 200);
+    assert!(explain.body.contains("not stored"), "{}", explain.body);
+
+    let answer = get(server.addr, "/opensearch.xml").await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.headers["content-type"],
+        "application/opensearchdescription+xml"
+    );
+    assert!(
+        answer
+            .body
+            .contains(&format!("http://{}/search?q={{searchTerms}}", server.addr))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_server_picks_up_the_first_and_next_generations() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = start(data.path()).await;
+    assert_eq!(get(server.addr, "/api/search?q=knot").await.status, 503);
+
+    crate::testutil::write_generation(
+        data.path(),
+        1,
+        &[crate::testutil::Doc::new(
+            "http://a.test/knot",
+            "Red knot",
+            "red knot",
+        )],
+    );
+    let total = |answer: Answer| json(&answer)["total"].as_u64();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let answer = get(server.addr, "/api/search?q=knot").await;
+        if answer.status == 200 {
+            assert_eq!(total(answer), Some(1));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "index never loaded");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    crate::testutil::write_generation(
+        data.path(),
+        2,
+        &[
+            crate::testutil::Doc::new("http://a.test/knot", "Red knot", "red knot"),
+            crate::testutil::Doc::new("http://a.test/knot2", "Knots", "knot flocks"),
+        ],
+    );
+    loop {
+        if total(get(server.addr, "/api/search?q=knot").await) == Some(2) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "new generation never loaded"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

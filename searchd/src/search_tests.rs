@@ -1,0 +1,350 @@
+//! The searcher against real tantivy indexes: the query language, leniency, ranking,
+//! snippets, paging and reloading.
+
+use shared::config::RankingConfig;
+
+use crate::error::AppError;
+use crate::search::{MAX_PER_PAGE, Searcher};
+use crate::testutil::{Doc, add, data_with, shore, write_generation};
+
+fn searcher(data: &std::path::Path) -> Searcher {
+    Searcher::open(data, RankingConfig::default()).expect("searcher opens")
+}
+
+fn urls(searcher: &Searcher, query: &str) -> Vec<String> {
+    searcher
+        .search(query, 1, 10)
+        .unwrap_or_else(|e| panic!("{query:?} fails: {e}"))
+        .hits
+        .into_iter()
+        .map(|hit| hit.url)
+        .collect()
+}
+
+/// `check(query, expected URLs in any order)`.
+fn check(searcher: &Searcher, query: &str, expected: &[&str]) {
+    let mut got = urls(searcher, query);
+    got.sort();
+    let mut expected: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(got, expected, "hits of {query:?}");
+}
+
+#[test]
+fn the_query_language() {
+    let data = data_with(&shore());
+    let s = searcher(data.path());
+    let heron = "http://birds.test/heron";
+    let catcher = "http://birds.test/oystercatcher";
+    let tables = "http://tides.test/tables";
+    let private = "http://www.tides.test/private";
+    check(&s, "heron", &[heron, tables, private]);
+    check(&s, "herons", &[heron, tables, private]);
+    // URLs are searchable too: www.tides.test holds "tide".
+    check(&s, "heron tide", &[heron, tables, private]);
+    check(&s, "heron dawn", &[heron]);
+    check(&s, "\"blue heron\"", &[heron]);
+    check(&s, "\"heron blue\"", &[]);
+    check(&s, "heron -dawn", &[tables, private]);
+    check(&s, "mussels OR dawn", &[heron, catcher]);
+    check(&s, "title:tide", &[tables]);
+    check(&s, "heron site:tides.test", &[tables, private]);
+    check(&s, "heron site:www.tides.test", &[private]);
+    check(&s, "site:birds.test", &[heron, catcher]);
+    check(&s, "heron site:nowhere.test", &[]);
+    check(
+        &s,
+        "tide site:birds.test OR site:tides.test",
+        &[heron, catcher, tables, private],
+    );
+    check(&s, "estuary", &[heron]);
+    check(&s, "oystercatcher", &[catcher]);
+    check(
+        &s,
+        "std::vec::Vec",
+        &["http://docs.test/std/vec/struct.Vec.html"],
+    );
+    check(
+        &s,
+        "Vec::new()",
+        &["http://docs.test/std/vec/struct.Vec.html"],
+    );
+    check(&s, "Vec<T>", &["http://docs.test/std/vec/struct.Vec.html"]);
+    check(
+        &s,
+        "-heron",
+        &[catcher, "http://docs.test/std/vec/struct.Vec.html"],
+    );
+}
+
+#[test]
+fn malformed_queries_are_searched_leniently() {
+    let data = data_with(&shore());
+    let s = searcher(data.path());
+    let long = "heron ".repeat(2000);
+    let unicode = "é".repeat(6000);
+    let malformed = [
+        "\"unclosed",
+        "heron \"unclosed",
+        "AND OR",
+        "((",
+        "))",
+        "title:",
+        "title:\"",
+        "nosuchfield:heron",
+        "heron AND",
+        "OR heron",
+        "[a TO",
+        "{",
+        "^2",
+        "heron^",
+        "*",
+        "\\",
+        "site:",
+        "-",
+        "--heron",
+        "+",
+        "\u{0}",
+        "inlinks:[1 TO 5]",
+        "url:",
+        long.as_str(),
+        unicode.as_str(),
+    ];
+    for query in malformed {
+        let results = s.search(query, 1, 10);
+        assert!(results.is_ok(), "{query:.40?} fails: {:?}", results.err());
+    }
+    let results = s.search(&long, 1, 10).expect("long query");
+    assert!(results.query.len() <= 512, "queries are cut to the limit");
+    assert_eq!(results.total, 3, "the cut long query still finds herons");
+}
+
+#[test]
+fn empty_queries_ask_for_words_without_needing_an_index() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let s = searcher(data.path());
+    for query in ["", "   ", "-", "\"(", "\u{0}"] {
+        let results = s.search(query, 1, 10).expect("no error");
+        assert!(results.nothing_to_search, "{query:?}");
+        assert!(results.hits.is_empty());
+    }
+    assert!(matches!(s.search("heron", 1, 10), Err(AppError::NoIndex)));
+}
+
+#[test]
+fn in_links_raise_rank_and_equal_text_scores_equal() {
+    let docs = [
+        Doc {
+            inlinks: 0,
+            ..Doc::new("http://a.test/obscure", "Plover", "snowy plover nest")
+        },
+        Doc {
+            inlinks: 40,
+            ..Doc::new("http://a.test/popular", "Plover", "snowy plover nest")
+        },
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    assert_eq!(
+        urls(&s, "plover"),
+        vec!["http://a.test/popular", "http://a.test/obscure"]
+    );
+    let flat = Searcher::open(
+        data.path(),
+        RankingConfig {
+            link_weight: 0.0,
+            ..RankingConfig::default()
+        },
+    )
+    .expect("searcher");
+    let hits = flat.search("plover", 1, 10).expect("search").hits;
+    assert!((hits[0].score - hits[1].score).abs() < 1e-5);
+}
+
+#[test]
+fn repeats_of_one_host_are_demoted_but_kept() {
+    let docs = [
+        Doc::new(
+            "http://big.test/1",
+            "Sanderling",
+            "sanderling sanderling sanderling",
+        ),
+        Doc::new(
+            "http://big.test/2",
+            "Sanderling",
+            "sanderling sanderling sanderling",
+        ),
+        Doc::new(
+            "http://big.test/3",
+            "Sanderling",
+            "sanderling sanderling sanderling",
+        ),
+        Doc::new(
+            "http://small.test/1",
+            "Sanderling",
+            "sanderling sanderling sanderling surf",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let got = urls(&s, "sanderling");
+    assert_eq!(got.len(), 4, "nothing dropped: {got:?}");
+    assert_eq!(got[0].split('/').nth(2), Some("big.test"));
+    assert_eq!(
+        got[1], "http://small.test/1",
+        "the other host moves up: {got:?}"
+    );
+    let scores: Vec<f32> = s
+        .search("sanderling", 1, 10)
+        .expect("search")
+        .hits
+        .iter()
+        .map(|h| h.score)
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "best first: {scores:?}"
+    );
+}
+
+#[test]
+fn snippets_mark_terms_and_respect_nosnippet() {
+    let data = data_with(&shore());
+    let s = searcher(data.path());
+    let results = s.search("tide", 1, 10).expect("search");
+    let heron = results
+        .hits
+        .iter()
+        .find(|h| h.url == "http://birds.test/heron")
+        .expect("heron page");
+    let marked: Vec<&str> = heron
+        .snippet
+        .runs()
+        .into_iter()
+        .filter_map(|(marked, run)| marked.then_some(run))
+        .collect();
+    assert_eq!(marked, vec!["tide"], "{:?}", heron.snippet);
+
+    let private = s
+        .search("private", 1, 10)
+        .expect("search")
+        .hits
+        .into_iter()
+        .next()
+        .expect("private page");
+    assert!(
+        private.snippet.text.is_empty(),
+        "nosnippet: {:?}",
+        private.snippet
+    );
+
+    // Matched on the title only: the description stands in.
+    let tables = s.search("tables", 1, 10).expect("search").hits;
+    assert_eq!(tables[0].snippet.text, "Tide tables for the bay.");
+}
+
+#[test]
+fn pages_are_capped() {
+    let docs: Vec<Doc> = (0..120)
+        .map(|i| {
+            let url: &'static str = Box::leak(format!("http://a.test/{i}").into_boxed_str());
+            Doc::new(url, "Turnstone", "ruddy turnstone")
+        })
+        .collect();
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let all = s.search("turnstone", 1, 1000).expect("search");
+    assert_eq!(
+        (all.total, all.hits.len(), all.per_page),
+        (120, MAX_PER_PAGE, MAX_PER_PAGE)
+    );
+    let third = s.search("turnstone", 3, 50).expect("search");
+    assert_eq!((third.page, third.hits.len()), (3, 20));
+    let far = s.search("turnstone", 1_000_000, 10).expect("search");
+    assert_eq!(far.page, 101, "offset at most 1000");
+    assert!(far.hits.is_empty());
+    let zero = s.search("turnstone", 0, 0).expect("search");
+    assert_eq!((zero.page, zero.per_page, zero.hits.len()), (1, 1, 1));
+    let mut seen: Vec<String> = (1..=3)
+        .flat_map(|p| s.search("turnstone", p, 50).expect("page").hits)
+        .map(|h| h.url)
+        .collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 120, "pages neither repeat nor skip");
+}
+
+#[test]
+fn new_generations_and_commits_are_picked_up() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let s = searcher(data.path());
+    assert!(s.index_facts().is_none());
+    let index = write_generation(
+        data.path(),
+        1,
+        &[Doc::new("http://a.test/", "Whimbrel", "whimbrel")],
+    );
+    assert!(s.refresh().expect("refresh"), "first generation loaded");
+    assert!(!s.refresh().expect("refresh"), "nothing new");
+    assert_eq!(urls(&s, "whimbrel"), vec!["http://a.test/"]);
+
+    // A commit to the same generation: the reader follows it by itself.
+    add(
+        &index,
+        &[Doc::new("http://a.test/2", "Whimbrel two", "whimbrel")],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while urls(&s, "whimbrel").len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "commit never seen");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    write_generation(
+        data.path(),
+        2,
+        &[Doc::new("http://b.test/", "Godwit", "godwit")],
+    );
+    assert!(s.refresh().expect("refresh"));
+    assert_eq!(
+        s.index_facts().map(|f| f.generation).as_deref(),
+        Some("gen-000002")
+    );
+    assert_eq!(urls(&s, "godwit"), vec!["http://b.test/"]);
+    assert!(urls(&s, "whimbrel").is_empty());
+
+    // A CURRENT naming a missing generation: an error, and the old one keeps serving.
+    std::fs::write(
+        indexer::current_generation_marker(data.path()),
+        "gen-000009\n",
+    )
+    .expect("write");
+    assert!(s.refresh().is_err());
+    assert_eq!(urls(&s, "godwit"), vec!["http://b.test/"]);
+}
+
+#[test]
+fn explained_scores_show_their_parts() {
+    let data = data_with(&shore());
+    let s = searcher(data.path());
+    let hits = s.search_explained("heron", 1, 10).expect("search").hits;
+    let explanation = hits[0].explanation.as_ref().expect("explained");
+    for key in ["bm25", "inlinks", "link_boost", "host_demotion", "score"] {
+        assert!(explanation.get(key).is_some(), "{key} in {explanation}");
+    }
+}
+
+#[test]
+fn documents_are_found_by_url() {
+    let data = data_with(&shore());
+    let s = searcher(data.path());
+    let doc = s
+        .document("http://birds.test/heron")
+        .expect("lookup")
+        .expect("indexed");
+    assert_eq!((doc.title.as_str(), doc.inlinks), ("Great blue heron", 5));
+    assert!(
+        s.document("http://birds.test/nope")
+            .expect("lookup")
+            .is_none()
+    );
+}
