@@ -1,28 +1,10 @@
 //! The index built from a crawl: what is in it and how it ranks.
 
-use indexer::BuildMode;
 use searchd::Searcher;
 use shared::config::RankingConfig;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawler_config};
-
-/// Crawls the sample site and indexes it; returns the data directory.
-async fn crawled_and_indexed(web: &TestWeb) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("sample.test", "/")],
-        crawler_config(web),
-    )
-    .await;
-    let path = dir.path().to_path_buf();
-    tokio::task::spawn_blocking(move || indexer::build(&path, BuildMode::Full))
-        .await
-        .expect("build task")
-        .expect("index builds");
-    dir
-}
+use crate::support::crawled_and_indexed;
 
 fn hit_urls(searcher: &Searcher, query: &str) -> Vec<String> {
     let results = searcher.search(query, 1, 10).expect("search runs");

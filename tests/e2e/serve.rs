@@ -2,11 +2,10 @@
 
 use std::net::SocketAddr;
 
-use indexer::BuildMode;
 use shared::Config;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawler_config};
+use crate::support::crawled_and_indexed;
 
 struct Server {
     addr: SocketAddr,
@@ -15,18 +14,7 @@ struct Server {
 }
 
 async fn serve_sample_site(web: &TestWeb) -> Server {
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("sample.test", "/")],
-        crawler_config(web),
-    )
-    .await;
-    let path = dir.path().to_path_buf();
-    tokio::task::spawn_blocking(move || indexer::build(&path, BuildMode::Full))
-        .await
-        .expect("build task")
-        .expect("index builds");
+    let dir = crawled_and_indexed(web).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crawler::{CrawlOptions, CrawlSummary, Crawler};
+use indexer::BuildMode;
 use shared::config::{Config, CrawlerConfig};
 use testweb::TestWeb;
 
@@ -59,4 +60,21 @@ pub fn paths_requested(web: &TestWeb, host: &str) -> Vec<String> {
         .filter(|r| r.host == host)
         .map(|r| r.path_and_query)
         .collect()
+}
+
+/// Crawls the sample site and indexes it; returns the data directory.
+pub async fn crawled_and_indexed(web: &TestWeb) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("sample.test", "/")],
+        crawler_config(web),
+    )
+    .await;
+    let path = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || indexer::build(&path, BuildMode::Full))
+        .await
+        .expect("build task")
+        .expect("index builds");
+    dir
 }
