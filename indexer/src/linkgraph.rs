@@ -122,18 +122,8 @@ mod tests {
     use shared::record::Outlink;
 
     use super::*;
-    use crate::source::{PageKind, PageMeta};
-
-    fn meta(url: &str, kind: PageKind, hash: u64) -> PageMeta {
-        PageMeta {
-            url: url.into(),
-            kind,
-            content_hash: hash,
-            redirect_to: None,
-            duplicate_of: None,
-            nofollow: false,
-        }
-    }
+    use crate::plan::tests::meta;
+    use crate::source::PageKind;
 
     fn links(source: &str, targets: &[(&str, &str, bool)]) -> Result<(String, Outlinks), Error> {
         let links = targets

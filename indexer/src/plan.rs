@@ -243,7 +243,7 @@ impl UnionFind {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
     use super::*;
