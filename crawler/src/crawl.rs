@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
+use shared::record::FrontierEntry;
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -17,9 +17,10 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::Error;
-use crate::extract::{Extracted, apply_robots_header, extract};
+use crate::extract::{Extracted, extract};
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::frontier::{Frontier, Job, RobotsState};
+use crate::page;
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
 use crate::robots_fetch::{RobotsResult, fetch_robots};
@@ -359,28 +360,34 @@ impl Crawler {
                 result,
             } => {
                 run.fetched += 1;
-                let (page, outlinks, follow) = match result {
+                let stored = match result {
                     Ok((fetched, extracted)) => {
                         if fetched.status >= 500 {
                             run.errors += 1;
                         }
-                        self.page_record(&url, &entry, fetched, extracted, fetched_at_ms)?
+                        let store = &self.store;
+                        page::answered(
+                            &url,
+                            &entry,
+                            fetched,
+                            extracted,
+                            fetched_at_ms,
+                            &self.options.config.agent,
+                            |hash| store.content_owner(hash),
+                        )?
                     }
                     Err(error) => {
                         run.errors += 1;
                         debug!(%url, %error, "fetch failed");
-                        (
-                            failed_record(&url, &entry, &error, fetched_at_ms),
-                            Outlinks::default(),
-                            false,
-                        )
+                        page::failed(&url, &entry, &error, fetched_at_ms)
                     }
                 };
-                let discovered = self.discovered(&url, &entry, &page, &outlinks, follow);
+                let discovered =
+                    page::discovered(&stored, &url, &entry, &self.scope, &self.options.config);
                 let queued = self.store.commit_page(PageCommit {
                     done: &key,
-                    page: &page,
-                    outlinks: &outlinks,
+                    page: &stored.record,
+                    outlinks: &stored.outlinks,
                     discovered,
                 })?;
                 frontier.push(queued, now);
@@ -388,145 +395,6 @@ impl Crawler {
             }
         }
         Ok(())
-    }
-
-    /// Builds the stored record; the flag says whether its links may be followed.
-    fn page_record(
-        &self,
-        url: &CanonicalUrl,
-        entry: &FrontierEntry,
-        mut fetched: Fetched,
-        extracted: Option<Extracted>,
-        fetched_at_ms: u64,
-    ) -> Result<(PageRecord, Outlinks, bool), Error> {
-        let extracted = extracted.unwrap_or_default();
-        let mut robots = extracted.robots;
-        for (_, value) in fetched
-            .headers
-            .iter()
-            .filter(|(name, _)| name == "x-robots-tag")
-        {
-            apply_robots_header(&mut robots, value, &self.options.config.agent);
-        }
-        let mut links = extracted.links;
-        if robots.nofollow {
-            links.iter_mut().for_each(|l| l.nofollow = true);
-        }
-        let text = fetched.text.take().unwrap_or_default();
-        let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
-        let duplicate_of = if is_page {
-            self.store
-                .content_owner(extracted.text_hash)?
-                .filter(|owner| owner != url.as_str())
-        } else {
-            None
-        };
-        let redirect_to = if (300..400).contains(&fetched.status) {
-            fetched
-                .header("location")
-                .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok())
-                .map(String::from)
-        } else {
-            None
-        };
-        let follow = is_page && duplicate_of.is_none() && !robots.nofollow;
-        let record = PageRecord {
-            url: url.as_str().to_string(),
-            final_url: url.as_str().to_string(),
-            status: fetched.status,
-            error: None,
-            truncated: fetched.truncated,
-            headers: fetched.headers,
-            body: if is_page {
-                CompressedBody::compress(&text)
-            } else {
-                CompressedBody::default()
-            },
-            body_len: if is_page { fetched.body_len } else { 0 },
-            fetched_at_ms,
-            content_hash: if is_page { extracted.text_hash } else { 0 },
-            title: extracted.title,
-            description: extracted.description,
-            robots,
-            depth: entry.depth,
-            redirect_to,
-            duplicate_of,
-        };
-        Ok((record, Outlinks(links), follow))
-    }
-
-    /// The URLs a stored page adds to the frontier: followable links in scope and depth, and
-    /// a redirect's target (same depth, one hop more).
-    fn discovered(
-        &self,
-        url: &CanonicalUrl,
-        entry: &FrontierEntry,
-        page: &PageRecord,
-        outlinks: &Outlinks,
-        follow: bool,
-    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
-        let config = &self.options.config;
-        let mut out = Vec::new();
-        if let Some(target) = page
-            .redirect_to
-            .as_deref()
-            .and_then(|t| CanonicalUrl::parse(t).ok())
-        {
-            if entry.redirects < config.max_redirects && self.scope.contains(&target) {
-                let next = FrontierEntry {
-                    url: target.as_str().to_string(),
-                    depth: entry.depth,
-                    referrer: entry.referrer.clone(),
-                    redirects: entry.redirects + 1,
-                };
-                out.push((target, next));
-            } else {
-                debug!(%url, target = %target, "redirect not followed (limit or scope)");
-            }
-        }
-        if follow && entry.depth < config.max_depth {
-            for link in outlinks.0.iter().filter(|l| !l.nofollow) {
-                let Ok(target) = CanonicalUrl::parse(&link.target) else {
-                    continue;
-                };
-                if self.scope.contains(&target) {
-                    let next = FrontierEntry {
-                        url: link.target.clone(),
-                        depth: entry.depth + 1,
-                        referrer: Some(url.as_str().to_string()),
-                        redirects: 0,
-                    };
-                    out.push((target, next));
-                }
-            }
-        }
-        out
-    }
-}
-
-fn failed_record(
-    url: &CanonicalUrl,
-    entry: &FrontierEntry,
-    error: &FetchError,
-    fetched_at_ms: u64,
-) -> PageRecord {
-    PageRecord {
-        url: url.as_str().to_string(),
-        final_url: url.as_str().to_string(),
-        status: 0,
-        error: Some(format!("{}: {error}", error.kind())),
-        truncated: false,
-        headers: Vec::new(),
-        body: CompressedBody::default(),
-        body_len: 0,
-        fetched_at_ms,
-        content_hash: 0,
-        title: String::new(),
-        description: String::new(),
-        robots: Default::default(),
-        depth: entry.depth,
-        redirect_to: None,
-        duplicate_of: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! content store (see `shared::store`).
 //!
 //! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
+//! - [`page`]: what a fetch becomes in the store, and which URLs it queues.
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin.
 //! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
@@ -33,6 +34,7 @@ mod error;
 pub mod extract;
 pub mod fetch;
 pub mod frontier;
+pub mod page;
 pub mod politeness;
 pub mod resolve;
 pub mod robots;

@@ -1,0 +1,173 @@
+//! What a fetch becomes in the store: the page record, its outlinks, and the URLs it adds
+//! to the frontier.
+//!
+//! A page's links are followed only when it is a 2xx HTML page, not a copy of a page already
+//! stored, and not `nofollow` (META or `X-Robots-Tag`); a redirect's target is queued at the
+//! same depth with one hop more, up to `max_redirects`.
+
+use shared::config::CrawlerConfig;
+use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
+use shared::{CanonicalUrl, StoreError};
+use tracing::debug;
+
+use crate::extract::{Extracted, apply_robots_header};
+use crate::fetch::{FetchError, Fetched};
+use crate::scope::Scope;
+
+/// A fetch, ready to be written.
+pub struct StoredPage {
+    /// The record.
+    pub record: PageRecord,
+    /// Its links.
+    pub outlinks: Outlinks,
+    /// Whether its links may be followed.
+    pub follow: bool,
+}
+
+/// The record of an answered fetch; `content_owner` finds the first stored page with the
+/// same text. `agent` is our robots token (for `X-Robots-Tag: agent: ...`).
+pub fn answered(
+    url: &CanonicalUrl,
+    entry: &FrontierEntry,
+    mut fetched: Fetched,
+    extracted: Option<Extracted>,
+    fetched_at_ms: u64,
+    agent: &str,
+    content_owner: impl FnOnce(u64) -> Result<Option<String>, StoreError>,
+) -> Result<StoredPage, StoreError> {
+    let extracted = extracted.unwrap_or_default();
+    let mut robots = extracted.robots;
+    for (_, value) in fetched
+        .headers
+        .iter()
+        .filter(|(name, _)| name == "x-robots-tag")
+    {
+        apply_robots_header(&mut robots, value, agent);
+    }
+    let mut links = extracted.links;
+    if robots.nofollow {
+        links.iter_mut().for_each(|l| l.nofollow = true);
+    }
+    let text = fetched.text.take().unwrap_or_default();
+    let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
+    let duplicate_of = if is_page {
+        content_owner(extracted.text_hash)?.filter(|owner| owner != url.as_str())
+    } else {
+        None
+    };
+    let redirect_to = if (300..400).contains(&fetched.status) {
+        fetched
+            .header("location")
+            .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok())
+            .map(String::from)
+    } else {
+        None
+    };
+    let follow = is_page && duplicate_of.is_none() && !robots.nofollow;
+    let record = PageRecord {
+        url: url.as_str().to_string(),
+        final_url: url.as_str().to_string(),
+        status: fetched.status,
+        error: None,
+        truncated: fetched.truncated,
+        headers: fetched.headers,
+        body: if is_page {
+            CompressedBody::compress(&text)
+        } else {
+            CompressedBody::default()
+        },
+        body_len: if is_page { fetched.body_len } else { 0 },
+        fetched_at_ms,
+        content_hash: if is_page { extracted.text_hash } else { 0 },
+        title: extracted.title,
+        description: extracted.description,
+        robots,
+        depth: entry.depth,
+        redirect_to,
+        duplicate_of,
+    };
+    Ok(StoredPage {
+        record,
+        outlinks: Outlinks(links),
+        follow,
+    })
+}
+
+/// The record of a fetch that got no answer.
+pub fn failed(
+    url: &CanonicalUrl,
+    entry: &FrontierEntry,
+    error: &FetchError,
+    fetched_at_ms: u64,
+) -> StoredPage {
+    let record = PageRecord {
+        url: url.as_str().to_string(),
+        final_url: url.as_str().to_string(),
+        status: 0,
+        error: Some(format!("{}: {error}", error.kind())),
+        truncated: false,
+        headers: Vec::new(),
+        body: CompressedBody::default(),
+        body_len: 0,
+        fetched_at_ms,
+        content_hash: 0,
+        title: String::new(),
+        description: String::new(),
+        robots: Default::default(),
+        depth: entry.depth,
+        redirect_to: None,
+        duplicate_of: None,
+    };
+    StoredPage {
+        record,
+        outlinks: Outlinks::default(),
+        follow: false,
+    }
+}
+
+/// The URLs a stored page adds to the frontier: followable links in scope and depth, and
+/// a redirect's target (same depth, one hop more).
+pub fn discovered(
+    page: &StoredPage,
+    url: &CanonicalUrl,
+    entry: &FrontierEntry,
+    scope: &Scope,
+    config: &CrawlerConfig,
+) -> Vec<(CanonicalUrl, FrontierEntry)> {
+    let mut out = Vec::new();
+    if let Some(target) = page
+        .record
+        .redirect_to
+        .as_deref()
+        .and_then(|t| CanonicalUrl::parse(t).ok())
+    {
+        if entry.redirects < config.max_redirects && scope.contains(&target) {
+            let next = FrontierEntry {
+                url: target.as_str().to_string(),
+                depth: entry.depth,
+                referrer: entry.referrer.clone(),
+                redirects: entry.redirects + 1,
+            };
+            out.push((target, next));
+        } else {
+            debug!(%url, target = %target, "redirect not followed (limit or scope)");
+        }
+    }
+    if page.follow && entry.depth < config.max_depth {
+        for link in page.outlinks.0.iter().filter(|l| !l.nofollow) {
+            let Ok(target) = CanonicalUrl::parse(&link.target) else {
+                continue;
+            };
+            if scope.contains(&target) {
+                let next = FrontierEntry {
+                    url: link.target.clone(),
+                    depth: entry.depth + 1,
+                    referrer: Some(url.as_str().to_string()),
+                    redirects: 0,
+                };
+                out.push((target, next));
+            }
+        }
+    }
+    out
+}
