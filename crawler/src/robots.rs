@@ -205,36 +205,18 @@ fn truncate_at_char(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Brings a path or pattern to the form rules are compared in: non-ASCII characters
-/// percent-encoded, escapes of unreserved characters decoded, hex digits uppercased.
+/// Brings a path or pattern to the form rules are compared in: non-ASCII bytes
+/// percent-encoded, then escapes normalized as canonical URLs have them.
 fn normalize_pattern(input: &str) -> String {
-    let mut out = String::with_capacity(input.len());
-    let bytes = input.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'%'
-            && i + 2 < bytes.len()
-            && bytes[i + 1].is_ascii_hexdigit()
-            && bytes[i + 2].is_ascii_hexdigit()
-        {
-            let value = u8::from_str_radix(&input[i + 1..i + 3], 16).unwrap_or(b'%');
-            if value.is_ascii_alphanumeric() || matches!(value, b'-' | b'.' | b'_' | b'~') {
-                out.push(value as char);
-            } else {
-                out.push('%');
-                out.push_str(&input[i + 1..i + 3].to_ascii_uppercase());
-            }
-            i += 3;
-        } else if b.is_ascii() {
-            out.push(b as char);
-            i += 1;
+    let mut ascii = String::with_capacity(input.len());
+    for b in input.bytes() {
+        if b.is_ascii() {
+            ascii.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
-            i += 1;
+            ascii.push_str(&format!("%{b:02X}"));
         }
     }
-    out
+    shared::url::normalize_percent(&ascii)
 }
 
 /// Matches a robots pattern (`*` wildcards, optional final `$`) against the start of `path`.

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
 use shared::record::{CrawlCounters, FrontierEntry, Outlinks, PageRecord, Record, RobotsRecord};
-use shared::store::{COUNTERS_KEY, Cf, frontier_key, frontier_key_origin, open_options, store_dir};
+use shared::store::{
+    COUNTERS_KEY, Cf, cf_handle, frontier_key, frontier_key_origin, open_options, read_record,
+    store_dir,
+};
 use shared::{CanonicalUrl, StoreError};
 
 /// A frontier entry with its key.
@@ -57,16 +60,11 @@ impl PageStore {
     }
 
     fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
-        self.db
-            .cf_handle(cf.name())
-            .expect("every column family is opened with the store")
+        cf_handle(&self.db, cf)
     }
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
-        match self.db.get_pinned_cf(self.cf(cf), key)? {
-            Some(bytes) => Ok(Some(R::decode(&bytes)?)),
-            None => Ok(None),
-        }
+        read_record(&self.db, cf, key)
     }
 
     /// Crawl-wide counters.

@@ -93,6 +93,6 @@ impl TestStore {
     }
 
     fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
-        self.db.cf_handle(cf.name()).unwrap()
+        shared::store::cf_handle(&self.db, cf)
     }
 }

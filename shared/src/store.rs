@@ -96,6 +96,22 @@ pub fn open_options() -> Options {
     opts
 }
 
+/// The handle of a column family of an open store.
+pub fn cf_handle(db: &DB, cf: Cf) -> &rocksdb::ColumnFamily {
+    // Every family is created when the writer first opens the store, and every opener
+    // opens all of them.
+    db.cf_handle(cf.name())
+        .expect("every column family is opened with the store")
+}
+
+/// Reads and decodes one record.
+pub fn read_record<R: Record>(db: &DB, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
+    match db.get_pinned_cf(cf_handle(db, cf), key)? {
+        Some(bytes) => Ok(Some(R::decode(&bytes)?)),
+        None => Ok(None),
+    }
+}
+
 /// The store's directory inside a data directory.
 pub fn store_dir(data: &Path) -> PathBuf {
     data.join("store")
@@ -164,10 +180,7 @@ impl StoreReader {
     }
 
     fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
-        // Every family is created when the writer first opens the store and opened above.
-        self.db
-            .cf_handle(cf.name())
-            .expect("column family opened with the store")
+        cf_handle(&self.db, cf)
     }
 
     /// One page by canonical URL.
@@ -186,10 +199,7 @@ impl StoreReader {
     }
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
-        match self.db.get_pinned_cf(self.cf(cf), key)? {
-            Some(bytes) => Ok(Some(R::decode(&bytes)?)),
-            None => Ok(None),
-        }
+        read_record(&self.db, cf, key)
     }
 
     /// Every page, in URL order.

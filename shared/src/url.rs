@@ -153,8 +153,9 @@ impl std::str::FromStr for CanonicalUrl {
 }
 
 /// Decodes `%XX` escapes of unreserved characters (RFC 3986: `A-Z a-z 0-9 - . _ ~`) and
-/// uppercases the hex digits of every other escape.
-fn normalize_percent(input: &str) -> String {
+/// uppercases the hex digits of every other escape. robots.txt matching compares paths in
+/// this form too.
+pub fn normalize_percent(input: &str) -> String {
     let bytes = input.as_bytes();
     let mut out = String::with_capacity(input.len());
     let mut i = 0;
