@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use shared::{CanonicalUrl, Config, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
-use crate::robots::RobotsRules;
+use crate::robots::{RobotsPolicy, is_valid_agent_token};
 
 /// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
 /// that survives `kill -9`.
@@ -201,22 +201,49 @@ pub async fn run(cli: Cli) -> Result<()> {
                     robots,
                     urls,
                 },
-        } => {
-            let text = std::fs::read(&robots)
-                .with_context(|| format!("cannot read {}", robots.display()))?;
-            let rules = RobotsRules::parse(&String::from_utf8_lossy(&text), &agent);
-            let mut out = std::io::stdout().lock();
-            for url in urls {
-                let verdict = match CanonicalUrl::parse(&url) {
-                    Ok(parsed) if rules.allows(parsed.path_and_query()) => "allowed",
-                    Ok(_) => "disallowed",
-                    Err(e) => bail!("{url}: {e}"),
+        } => robots_check(&agent, &robots, &urls),
+    }
+}
+
+/// `crawler robots check`: the body read as a fetched robots.txt is, each URL canonicalized
+/// as a queued one is, and the same `RobotsPolicy::allows`. A URL the crawler could not
+/// queue is reported on stderr and the others are still checked.
+fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
+    if !is_valid_agent_token(agent) {
+        bail!(
+            "--agent {agent:?} is not a robots.txt product token: use letters, '-' and '_' only \
+             (the crawler refuses any other, and robots.txt groups could never name it)"
+        );
+    }
+    let body =
+        std::fs::read(robots).with_context(|| format!("cannot read {}", robots.display()))?;
+    let policy = RobotsPolicy::from_body(&body, agent);
+    let mut out = std::io::stdout().lock();
+    let mut unchecked = 0;
+    for url in urls {
+        match CanonicalUrl::parse(url) {
+            Ok(parsed) => {
+                let verdict = if policy.allows(parsed.path_and_query()) {
+                    "allowed"
+                } else {
+                    "disallowed"
                 };
                 writeln!(out, "{verdict} {url}")?;
             }
-            Ok(())
+            Err(e) => {
+                out.flush()?;
+                eprintln!("cannot check {url:?}: {e}");
+                unchecked += 1;
+            }
         }
     }
+    if unchecked > 0 {
+        bail!(
+            "{unchecked} of {} URLs could not be checked (the crawler would not fetch them)",
+            urls.len()
+        );
+    }
+    Ok(())
 }
 
 fn open_store(data: &Path) -> Result<StoreReader> {

@@ -4,12 +4,14 @@
 //! The scheduler is the only code that writes the store, so "is this URL new?" and "queue it"
 //! happen in one place, in one write batch per page, with no races between tasks.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::FrontierEntry;
+use shared::record::{EntryKind, FrontierEntry, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -18,13 +20,16 @@ use tracing::{debug, info, warn};
 
 use crate::error::Error;
 use crate::extract::{Extracted, extract};
-use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
+use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::{Frontier, Job, RobotsState};
 use crate::page;
 use crate::politeness::Politeness;
+use crate::retry::{RetryPolicy, Verdict, is_retryable_status};
+use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
 use crate::robots_fetch::{RobotsResult, fetch_robots};
 use crate::scope::Scope;
+use crate::sitemap::{self, Sitemap, SitemapEntries, SitemapError, SitemapLimits};
 use crate::store::{PageCommit, PageStore};
 
 /// What to crawl and how.
@@ -49,7 +54,7 @@ pub struct CrawlProgress {
     pub pages_stored: u64,
     /// Pages fetched in this run.
     pub fetched: u64,
-    /// Fetches that failed or answered 5xx in this run.
+    /// Fetches that failed or answered 429/5xx in this run (retries included).
     pub errors: u64,
     /// URLs waiting.
     pub frontier: u64,
@@ -93,6 +98,10 @@ pub struct Crawler {
     scope: Scope,
     seeds: Vec<CanonicalUrl>,
     progress: watch::Sender<CrawlProgress>,
+    retry: RetryPolicy,
+    revisit: RevisitPolicy,
+    /// Sitemap files queued per origin in this run (bounded by `max_sitemaps_per_host`).
+    sitemaps_queued: HashMap<String, u32>,
 }
 
 /// What a fetch task hands back.
@@ -112,7 +121,24 @@ enum Outcome {
     },
 }
 
-type PageResult = Result<(Fetched, Option<Extracted>), FetchError>;
+/// What was read out of an answer's body, off the async threads.
+enum Parsed {
+    /// Nothing (not a 2xx, not HTML, or a parse that could not run).
+    Nothing,
+    /// An HTML page.
+    Html(Extracted),
+    /// A sitemap.
+    Sitemap(Result<Sitemap, SitemapError>),
+}
+
+type PageResult = Result<(Fetched, Parsed), FetchError>;
+
+/// How a job's URL is fetched.
+struct FetchPlan {
+    body: BodyKind,
+    validators: Option<Validators>,
+    sitemap_limits: SitemapLimits,
+}
 
 impl Crawler {
     /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
@@ -143,11 +169,14 @@ impl Crawler {
         });
         Ok(Self {
             scope: Scope::new(&scope_urls, &seeds),
+            retry: RetryPolicy::new(&options.config),
+            revisit: RevisitPolicy::new(&options.config),
             options,
             store,
             fetcher,
             seeds,
             progress,
+            sitemaps_queued: HashMap::new(),
         })
     }
 
@@ -166,16 +195,15 @@ impl Crawler {
         let seed_entries = seeds
             .into_iter()
             .map(|url| {
-                let entry = FrontierEntry {
-                    url: url.as_str().to_string(),
-                    depth: 0,
-                    referrer: None,
-                    redirects: 0,
-                };
+                let entry = FrontierEntry::page(url.as_str(), 0);
                 (url, entry)
             })
             .collect();
         self.store.enqueue(seed_entries)?;
+        let due = self.store.queue_due_revisits(now_ms())?;
+        if due > 0 {
+            info!(pages = due, "stored pages due for a revisit queued");
+        }
         if self.store.counters().frontier_len == 0 && self.store.counters().pages_stored == 0 {
             return Err(Error::NoSeeds);
         }
@@ -226,9 +254,13 @@ impl Crawler {
                 if matches!(job, Job::Page { .. }) {
                     pages_in_flight += 1;
                 }
+                let plan = match &job {
+                    Job::Page { entry, .. } => Some(self.fetch_plan(entry)?),
+                    Job::Robots { .. } => None,
+                };
                 let fetcher = self.fetcher.clone();
                 let agent = config.agent.clone();
-                tasks.spawn(perform(job, fetcher, agent));
+                tasks.spawn(perform(job, plan, fetcher, agent));
             }
             if tasks.is_empty() && (stop.is_some() || frontier.is_idle()) {
                 break;
@@ -296,11 +328,88 @@ impl Crawler {
 
     fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
         Ok(match self.store.robots(origin)? {
-            Some(record) if record.expires_at_ms > now_ms() => RobotsState::Known(
-                RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent).into(),
-            ),
+            Some(record) if record.expires_at_ms > now_ms() => self.known_robots(&record),
             _ => RobotsState::Unknown,
         })
+    }
+
+    /// The state a robots.txt record stands for, expiring when the record does.
+    fn known_robots(&self, record: &RobotsRecord) -> RobotsState {
+        let left = Duration::from_millis(record.expires_at_ms.saturating_sub(now_ms()));
+        RobotsState::Known {
+            policy: Arc::new(RobotsPolicy::from_fetch(
+                &record.fetch,
+                &self.options.config.agent,
+            )),
+            expires: Instant::now() + left,
+        }
+    }
+
+    /// How to fetch a frontier entry: a page, a revisit with the stored copy's validators,
+    /// or a sitemap.
+    fn fetch_plan(&self, entry: &FrontierEntry) -> Result<FetchPlan, Error> {
+        let config = &self.options.config;
+        let sitemap_limits = SitemapLimits {
+            max_bytes: config.max_sitemap_bytes as u64,
+            max_urls: config.max_sitemap_urls,
+        };
+        Ok(match entry.kind {
+            EntryKind::Page => FetchPlan {
+                body: BodyKind::Page,
+                validators: None,
+                sitemap_limits,
+            },
+            EntryKind::Revisit => FetchPlan {
+                body: BodyKind::Page,
+                validators: self.store.revisit(&entry.url)?.map(|r| Validators {
+                    etag: r.etag,
+                    last_modified: r.last_modified,
+                }),
+                sitemap_limits,
+            },
+            EntryKind::Sitemap => FetchPlan {
+                body: BodyKind::Sitemap {
+                    limit: config.max_sitemap_bytes,
+                },
+                validators: None,
+                sitemap_limits,
+            },
+        })
+    }
+
+    /// Sitemap entries for `urls` (from robots.txt or a sitemap index), within scope and the
+    /// per-host bound.
+    fn sitemap_entries(
+        &mut self,
+        urls: &[String],
+        depth: u32,
+    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
+        let mut out = Vec::new();
+        if !self.options.config.sitemaps {
+            return out;
+        }
+        for url in urls {
+            let Ok(url) = CanonicalUrl::parse(url) else {
+                debug!(%url, "sitemap URL does not parse");
+                continue;
+            };
+            if !self.scope.contains(&url) {
+                debug!(%url, "sitemap out of scope");
+                continue;
+            }
+            let count = self.sitemaps_queued.entry(url.origin()).or_default();
+            if *count >= self.options.config.max_sitemaps_per_host {
+                debug!(%url, "sitemap not read: max_sitemaps_per_host reached");
+                continue;
+            }
+            *count += 1;
+            let entry = FrontierEntry {
+                kind: EntryKind::Sitemap,
+                ..FrontierEntry::page(url.as_str(), depth)
+            };
+            out.push((url, entry));
+        }
+        out
     }
 
     fn handle(
@@ -315,17 +424,23 @@ impl Crawler {
                 let state = match result {
                     RobotsResult::Answer(record) => {
                         self.store.put_robots(&origin, &record)?;
-                        RobotsState::Known(
-                            RobotsPolicy::from_fetch(&record.fetch, &self.options.config.agent)
-                                .into(),
-                        )
+                        let state = self.known_robots(&record);
+                        if let RobotsState::Known { policy, .. } = &state
+                            && let RobotsPolicy::Rules(rules) = policy.as_ref()
+                            && !rules.sitemaps.is_empty()
+                        {
+                            let entries = self.sitemap_entries(&rules.sitemaps, 0);
+                            let queued = self.store.enqueue(entries)?;
+                            frontier.push(queued, now);
+                        }
+                        state
                     }
                     RobotsResult::Refused(why) => {
                         run.errors += 1;
                         warn!(%origin, %why, "host refused: its URLs stay queued");
                         RobotsState::Parked
                     }
-                    RobotsResult::Unavailable(why) => {
+                    RobotsResult::Unavailable { why, retry_after } => {
                         run.errors += 1;
                         let attempts = match frontier.robots_state(&origin) {
                             Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
@@ -336,11 +451,15 @@ impl Crawler {
                             warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
                             RobotsState::Parked
                         } else {
-                            let wait = Duration::from_millis(
+                            let backoff = Duration::from_millis(
                                 config
                                     .robots_retry_ms
                                     .saturating_mul(1 << (attempts - 1).min(16)),
                             );
+                            let asked = retry_after.map(|wait| {
+                                wait.min(Duration::from_millis(config.max_retry_after_ms))
+                            });
+                            let wait = backoff.max(asked.unwrap_or_default());
                             info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
                             RobotsState::Waiting {
                                 attempts,
@@ -354,47 +473,178 @@ impl Crawler {
             Outcome::Page {
                 origin,
                 key,
-                entry,
+                mut entry,
                 url,
                 fetched_at_ms,
                 result,
             } => {
                 run.fetched += 1;
-                let stored = match result {
-                    Ok((fetched, extracted)) => {
-                        if fetched.status >= 500 {
-                            run.errors += 1;
-                        }
-                        let store = &self.store;
-                        page::answered(
-                            &url,
-                            &entry,
-                            fetched,
-                            extracted,
-                            fetched_at_ms,
-                            &self.options.config.agent,
-                            |hash| store.content_owner(hash),
-                        )?
-                    }
-                    Err(error) => {
-                        run.errors += 1;
-                        debug!(%url, %error, "fetch failed");
-                        page::failed(&url, &entry, &error, fetched_at_ms)
-                    }
+                let answer = result.as_ref().map(|(fetched, _)| fetched);
+                let failed = match answer {
+                    Ok(fetched) => is_retryable_status(fetched.status),
+                    Err(_) => true,
                 };
-                let discovered =
-                    page::discovered(&stored, &url, &entry, &self.scope, &self.options.config);
-                let queued = self.store.commit_page(PageCommit {
-                    done: &key,
-                    page: &stored.record,
-                    outlinks: &stored.outlinks,
-                    discovered,
-                })?;
+                if failed {
+                    run.errors += 1;
+                }
+                match self.retry.verdict(answer, entry.attempts) {
+                    Verdict::RetryAfter(wait) => {
+                        entry.attempts += 1;
+                        info!(%url, attempts = entry.attempts, ?wait, "not now: the host waits, the URL is retried");
+                        self.store.requeue(&key, &entry)?;
+                        frontier.page_retry(&origin, key, entry, wait, now);
+                        return Ok(());
+                    }
+                    Verdict::GiveUp if entry.kind == EntryKind::Revisit => {
+                        // A revisit that fails keeps the stored copy; the page is tried
+                        // again at its next visit.
+                        return self.finish_revisit(&origin, &key, &url, frontier, now);
+                    }
+                    Verdict::Keep | Verdict::GiveUp => {}
+                }
+                let queued = match (entry.kind, result) {
+                    (EntryKind::Sitemap, result) => {
+                        let discovered = self.sitemap_discovered(&url, &entry, result);
+                        self.store.commit_done(&key, None, discovered)?
+                    }
+                    (EntryKind::Revisit, Ok((fetched, _))) if fetched.status == 304 => {
+                        return self.finish_revisit(&origin, &key, &url, frontier, now);
+                    }
+                    (_, result) => self.store_page(&key, &url, &entry, result, fetched_at_ms)?,
+                };
                 frontier.push(queued, now);
                 frontier.page_done(&origin, &key, now);
             }
         }
         Ok(())
+    }
+}
+
+impl Crawler {
+    /// Writes a fetched page (or its failure) with its links and its next visit.
+    fn store_page(
+        &mut self,
+        key: &[u8],
+        url: &CanonicalUrl,
+        entry: &FrontierEntry,
+        result: PageResult,
+        fetched_at_ms: u64,
+    ) -> Result<Vec<crate::store::QueuedUrl>, Error> {
+        let stored = match result {
+            Ok((fetched, parsed)) => {
+                let extracted = match parsed {
+                    Parsed::Html(extracted) => Some(extracted),
+                    Parsed::Nothing | Parsed::Sitemap(_) => None,
+                };
+                let store = &self.store;
+                page::answered(
+                    url,
+                    entry,
+                    fetched,
+                    extracted,
+                    fetched_at_ms,
+                    &self.options.config.agent,
+                    |hash| store.content_owner(hash),
+                )?
+            }
+            Err(error) => {
+                debug!(%url, %error, "fetch failed");
+                page::failed(url, entry, &error, fetched_at_ms)
+            }
+        };
+        let discovered = page::discovered(&stored, url, entry, &self.scope, &self.options.config);
+        let previous = self.store.revisit(url.as_str())?;
+        let revisit = self.revisit.after(
+            previous.as_ref(),
+            Visit::Fetched(&stored.record),
+            fetched_at_ms,
+        );
+        Ok(self.store.commit_page(PageCommit {
+            done: key,
+            page: &stored.record,
+            outlinks: &stored.outlinks,
+            discovered,
+            revisit: &revisit,
+        })?)
+    }
+
+    /// Ends a revisit that leaves the stored copy as it is (a 304, or a failure): only its
+    /// schedule moves on.
+    fn finish_revisit(
+        &mut self,
+        origin: &str,
+        key: &[u8],
+        url: &CanonicalUrl,
+        frontier: &mut Frontier,
+        now: Instant,
+    ) -> Result<(), Error> {
+        let previous = self.store.revisit(url.as_str())?;
+        let revisit = self
+            .revisit
+            .after(previous.as_ref(), Visit::NotModified, now_ms());
+        debug!(%url, next_in = ?Duration::from_millis(revisit.interval_ms), "stored copy stands");
+        self.store
+            .commit_done(key, Some((url.as_str(), &revisit)), Vec::new())?;
+        frontier.page_done(origin, key, now);
+        Ok(())
+    }
+
+    /// What a fetched sitemap adds: its page URLs (in scope) as depth-0 seeds, and for an
+    /// index its child sitemaps (an index inside an index is not followed, as the protocol
+    /// has no such thing).
+    fn sitemap_discovered(
+        &mut self,
+        url: &CanonicalUrl,
+        entry: &FrontierEntry,
+        result: PageResult,
+    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
+        let parsed = match result {
+            Ok((fetched, Parsed::Sitemap(parsed))) if (200..300).contains(&fetched.status) => {
+                parsed
+            }
+            Ok((fetched, _)) => {
+                info!(%url, status = fetched.status, "sitemap not read");
+                return Vec::new();
+            }
+            Err(error) => {
+                info!(%url, %error, "sitemap not fetched");
+                return Vec::new();
+            }
+        };
+        let sitemap = match parsed {
+            Ok(sitemap) => sitemap,
+            Err(error) => {
+                info!(%url, %error, "sitemap unreadable");
+                return Vec::new();
+            }
+        };
+        if let Some(error) = &sitemap.stopped {
+            info!(%url, %error, entries = sitemap.entries.len(), "sitemap read in part");
+        }
+        match sitemap.entries {
+            SitemapEntries::Pages(pages) => {
+                debug!(%url, urls = pages.len(), "sitemap read");
+                pages
+                    .into_iter()
+                    .filter_map(|page| CanonicalUrl::parse(page.url.as_str()).ok())
+                    .filter(|target| self.scope.contains(target))
+                    .map(|target| {
+                        let entry = FrontierEntry::page(target.as_str(), 0);
+                        (target, entry)
+                    })
+                    .collect()
+            }
+            SitemapEntries::Sitemaps(children) if entry.depth == 0 => {
+                debug!(%url, sitemaps = children.len(), "sitemap index read");
+                let children: Vec<String> =
+                    children.into_iter().map(|c| c.url.to_string()).collect();
+                self.sitemap_entries(&children, entry.depth + 1)
+            }
+            SitemapEntries::Sitemaps(_) => {
+                info!(%url, "a sitemap index inside an index is not followed");
+                Vec::new()
+            }
+        }
     }
 }
 
@@ -406,7 +656,7 @@ async fn sleep_until_opt(at: Option<Instant>) {
 }
 
 /// Runs one job: the network part, then parsing off the async threads.
-async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
+async fn perform(job: Job, plan: Option<FetchPlan>, fetcher: Fetcher, agent: String) -> Outcome {
     match job {
         Job::Robots { origin } => {
             let result = fetch_robots(&fetcher, &origin).await;
@@ -418,31 +668,22 @@ async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
             entry,
             url,
         } => {
+            let plan = plan.unwrap_or(FetchPlan {
+                body: BodyKind::Page,
+                validators: None,
+                sitemap_limits: SitemapLimits::default(),
+            });
             let result = fetcher
-                .fetch(&url, entry.referrer.as_deref(), BodyKind::Page)
+                .fetch(
+                    &url,
+                    entry.referrer.as_deref(),
+                    plan.body,
+                    plan.validators.as_ref(),
+                )
                 .await;
             let fetched_at_ms = now_ms();
             let result = match result {
-                Ok(mut fetched)
-                    if (200..300).contains(&fetched.status) && fetched.text.is_some() =>
-                {
-                    let text = fetched.text.take().unwrap_or_default();
-                    let page_url = url.as_url().clone();
-                    let parsed = tokio::task::spawn_blocking(move || {
-                        let extracted = extract(&text, &page_url, &agent);
-                        (text, extracted)
-                    })
-                    .await;
-                    match parsed {
-                        Ok((text, extracted)) => {
-                            fetched.text = Some(text);
-                            Ok((fetched, Some(extracted)))
-                        }
-                        // Extraction never panics by design; if it did, keep the page without links.
-                        Err(_) => Ok((fetched, None)),
-                    }
-                }
-                Ok(fetched) => Ok((fetched, None)),
+                Ok(fetched) => Ok(parse(fetched, &url, agent, plan.sitemap_limits).await),
                 Err(e) => Err(e),
             };
             Outcome::Page {
@@ -454,5 +695,41 @@ async fn perform(job: Job, fetcher: Fetcher, agent: String) -> Outcome {
                 result,
             }
         }
+    }
+}
+
+/// Reads a 2xx body off the async threads: HTML for links and META, a sitemap for URLs.
+async fn parse(
+    mut fetched: Fetched,
+    url: &CanonicalUrl,
+    agent: String,
+    limits: SitemapLimits,
+) -> (Fetched, Parsed) {
+    if !(200..300).contains(&fetched.status) {
+        return (fetched, Parsed::Nothing);
+    }
+    if let Some(text) = fetched.text.take() {
+        let page_url = url.as_url().clone();
+        let parsed = tokio::task::spawn_blocking(move || {
+            let extracted = extract(&text, &page_url, &agent);
+            (text, extracted)
+        })
+        .await;
+        return match parsed {
+            Ok((text, extracted)) => {
+                fetched.text = Some(text);
+                (fetched, Parsed::Html(extracted))
+            }
+            // Extraction never panics by design; if it did, keep the page without links.
+            Err(_) => (fetched, Parsed::Nothing),
+        };
+    }
+    if fetched.raw.is_empty() {
+        return (fetched, Parsed::Nothing);
+    }
+    let raw = std::mem::take(&mut fetched.raw);
+    match tokio::task::spawn_blocking(move || sitemap::parse(&raw, &limits)).await {
+        Ok(parsed) => (fetched, Parsed::Sitemap(parsed)),
+        Err(_) => (fetched, Parsed::Nothing),
     }
 }

@@ -24,6 +24,13 @@ pub struct Extracted {
     pub title: String,
     /// `<meta name="description">`.
     pub description: String,
+    /// `<meta name="keywords">`.
+    pub keywords: String,
+    /// `<meta name="revisit-after">` in seconds ("7 days", "2 weeks", "14").
+    pub revisit_after_secs: Option<u64>,
+    /// The target of `<meta http-equiv="refresh" content="N; url=...">`, canonical: the page
+    /// is a redirect (whatever `N`; a refresh to the page itself is no redirect).
+    pub refresh_to: Option<String>,
     /// Directives from `<meta name="robots">` and `<meta name="OUR-TOKEN">`.
     pub robots: RobotsDirectives,
     /// Links, canonical, deduplicated by (target, anchor), in document order.
@@ -47,7 +54,7 @@ fn selectors() -> &'static Selectors {
             base: parse("base[href]"),
             links: parse("a[href], area[href], frame[src], iframe[src]"),
             title: parse("title"),
-            meta: parse("meta[name][content]"),
+            meta: parse("meta[content]"),
         }
     })
 }
@@ -70,14 +77,28 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         .map(|t| collapse(&t.text().collect::<String>(), MAX_TITLE_CHARS));
 
     let mut robots = RobotsDirectives::default();
-    let mut description = String::new();
+    let (mut description, mut keywords) = (String::new(), String::new());
+    let (mut revisit_after_secs, mut refresh_to) = (None, None);
     for meta in document.select(&s.meta) {
-        let name = meta.value().attr("name").unwrap_or_default().trim();
         let content = meta.value().attr("content").unwrap_or_default();
+        if let Some(equiv) = meta.value().attr("http-equiv") {
+            if equiv.trim().eq_ignore_ascii_case("refresh") && refresh_to.is_none() {
+                refresh_to = refresh_target(content)
+                    .and_then(|target| CanonicalUrl::join(&base, target).ok())
+                    .map(String::from)
+                    .filter(|target| target != page_url.as_str());
+            }
+            continue;
+        }
+        let name = meta.value().attr("name").unwrap_or_default().trim();
         if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
             apply_directives(&mut robots, content);
         } else if name.eq_ignore_ascii_case("description") && description.is_empty() {
             description = collapse(content, MAX_TITLE_CHARS);
+        } else if name.eq_ignore_ascii_case("keywords") && keywords.is_empty() {
+            keywords = collapse(content, MAX_TITLE_CHARS);
+        } else if name.eq_ignore_ascii_case("revisit-after") {
+            revisit_after_secs = revisit_after_secs.or_else(|| parse_revisit_after(content));
         }
     }
 
@@ -120,16 +141,21 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
     Extracted {
         title: title.unwrap_or_default(),
         description,
+        keywords,
+        revisit_after_secs,
+        refresh_to,
         robots,
         links,
         text_hash: xxh3_64(visible_text(&document).as_bytes()),
     }
 }
 
-/// Applies a comma-separated robots directive list (META content or `X-Robots-Tag`); the
-/// most restrictive reading wins across several tags.
+/// Applies a robots directive list (META content or `X-Robots-Tag`), separated by commas
+/// (or, leniently, spaces). Directives only ever add restrictions, so across several tags,
+/// headers and groups (`robots` and our own token) the most restrictive reading wins:
+/// `index`, `follow` and `all` lift nothing another tag asked for.
 pub fn apply_directives(robots: &mut RobotsDirectives, content: &str) {
-    for directive in content.split(',') {
+    for directive in content.split([',', ' ', '\t', '\n', '\r']) {
         match directive.trim().to_ascii_lowercase().as_str() {
             "noindex" => robots.noindex = true,
             "nofollow" => robots.nofollow = true,
@@ -139,9 +165,43 @@ pub fn apply_directives(robots: &mut RobotsDirectives, content: &str) {
             }
             "noarchive" => robots.noarchive = true,
             "nosnippet" => robots.nosnippet = true,
+            // The defaults, and directives for features we do not have (images, snippet
+            // length, unavailable_after ...).
             _ => {}
         }
     }
+}
+
+/// The URL of a refresh `content` such as `0; url=/next`, `5;URL='next.html'` or `0, url=x`.
+fn refresh_target(content: &str) -> Option<&str> {
+    let (_delay, rest) = content.split_once([';', ','])?;
+    let rest = rest.trim_start();
+    let value = match rest.get(..4) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("url=") => &rest[4..],
+        _ => rest,
+    };
+    let value = value.trim().trim_matches(['"', '\'']).trim();
+    (!value.is_empty()).then_some(value)
+}
+
+/// `revisit-after` values: a number with an optional unit (`7 days`, `2 weeks`, `1 month`,
+/// `12 hours`); a bare number counts days.
+fn parse_revisit_after(content: &str) -> Option<u64> {
+    let content = content.trim().to_ascii_lowercase();
+    let digits_end = content
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(content.len());
+    let count: u64 = content[..digits_end].parse().ok()?;
+    let unit = content[digits_end..].trim().trim_end_matches('.');
+    let unit_secs = match unit.trim_end_matches('s') {
+        "" | "day" | "d" => 86_400,
+        "hour" | "h" => 3_600,
+        "week" | "w" => 7 * 86_400,
+        "month" => 30 * 86_400,
+        "year" => 365 * 86_400,
+        _ => return None,
+    };
+    count.checked_mul(unit_secs).filter(|&secs| secs > 0)
 }
 
 /// Applies `X-Robots-Tag` header values: unprefixed ones apply to every robot, `agent:`-
@@ -285,6 +345,59 @@ mod tests {
         apply_robots_header(&mut robots, "SiftBot: noarchive, nosnippet", "siftbot");
         apply_robots_header(&mut robots, "unavailable_after: 2030-01-01", "siftbot");
         assert!(robots.noarchive && robots.nosnippet && !robots.noindex);
+    }
+
+    #[test]
+    fn robots_meta_most_restrictive_wins() {
+        // Our own group never lifts what `robots` asked, nor the other way round.
+        let got = page(
+            r#"<meta name="robots" content="noindex"><meta name="SIFTBOT" content="all, index, follow"><a href="a">a</a>"#,
+        );
+        assert!(got.robots.noindex && !got.robots.nofollow);
+        assert!(
+            !got.links[0].nofollow,
+            "noindex alone never stops link-following"
+        );
+        let got = page(
+            r#"<meta name="robots" content="all"><meta name="siftbot" content="NOFOLLOW noarchive">"#,
+        );
+        assert!(got.robots.nofollow && got.robots.noarchive && !got.robots.noindex);
+        let got = page(r#"<meta name="robots" content="index,follow">"#);
+        assert_eq!(got.robots, RobotsDirectives::default());
+    }
+
+    #[test]
+    fn keywords_revisit_after_and_refresh() {
+        let got = page(
+            r#"<head><meta name="Keywords" content="tides,  shore birds"><meta name="revisit-after" content="7 days">
+               <meta http-equiv="Refresh" content="0; URL='../moved.html'"></head>"#,
+        );
+        assert_eq!(got.keywords, "tides, shore birds");
+        assert_eq!(got.revisit_after_secs, Some(7 * 86_400));
+        assert_eq!(got.refresh_to.as_deref(), Some("http://a.test/moved.html"));
+
+        for (content, secs) in [
+            ("14", Some(14 * 86_400)),
+            ("2 Weeks", Some(14 * 86_400)),
+            ("1 month", Some(30 * 86_400)),
+            ("12 hours", Some(12 * 3_600)),
+            ("soon", None),
+            ("0 days", None),
+            ("99999999999999999999 years", None),
+        ] {
+            assert_eq!(parse_revisit_after(content), secs, "{content}");
+        }
+        for (content, target) in [
+            ("0;url=next.html", Some("next.html")),
+            ("5, URL=\"next.html\"", Some("next.html")),
+            ("3; /plain", Some("/plain")),
+            ("30", None),
+            ("0; url=", None),
+        ] {
+            assert_eq!(refresh_target(content), target, "{content}");
+        }
+        let self_refresh = page(r#"<meta http-equiv="refresh" content="30; url=page.html">"#);
+        assert_eq!(self_refresh.refresh_to, None, "a reload is no redirect");
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct Fetched {
     pub headers: Vec<(String, String)>,
     /// The body decoded to UTF-8, for text answers; `None` for other media types.
     pub text: Option<String>,
+    /// The body as it came (after `Content-Encoding`), for [`BodyKind::Sitemap`] only.
+    pub raw: Vec<u8>,
     /// Body bytes read (before decoding).
     pub body_len: u64,
     /// The body was cut at the size limit.
@@ -77,6 +79,21 @@ pub enum BodyKind {
     Page,
     /// robots.txt: read any text.
     Robots,
+    /// A sitemap: any media type (XML, gzip, text), kept as bytes up to `limit`.
+    Sitemap {
+        /// Most bytes read.
+        limit: usize,
+    },
+}
+
+/// The validators of a stored copy, sent on a revisit: a `304 Not Modified` answer means the
+/// copy stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// Sent as `If-None-Match`.
+    pub etag: Option<String>,
+    /// Sent as `If-Modified-Since`.
+    pub last_modified: Option<String>,
 }
 
 /// The crawler's HTTP client.
@@ -123,12 +140,14 @@ impl Fetcher {
         })
     }
 
-    /// Fetches one URL. `referrer` goes into `Referer`.
+    /// Fetches one URL. `referrer` goes into `Referer`; `validators` make the request
+    /// conditional.
     pub async fn fetch(
         &self,
         url: &CanonicalUrl,
         referrer: Option<&str>,
         kind: BodyKind,
+        validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
         // IP literals never reach the resolver: check them here.
         if let Some(host) = url.as_url().host()
@@ -145,6 +164,14 @@ impl Fetcher {
         let mut request = self.client.get(url.as_str());
         if let Some(referrer) = referrer {
             request = request.header(header::REFERER, referrer);
+        }
+        if let Some(validators) = validators {
+            if let Some(etag) = &validators.etag {
+                request = request.header(header::IF_NONE_MATCH, etag);
+            }
+            if let Some(date) = &validators.last_modified {
+                request = request.header(header::IF_MODIFIED_SINCE, date);
+            }
         }
         let mut response = request.send().await.map_err(classify)?;
         let status = response.status().as_u16();
@@ -172,13 +199,14 @@ impl Fetcher {
                     || content_type.starts_with("text/html")
                     || content_type.starts_with("application/xhtml+xml")
             }
-            BodyKind::Robots => true,
+            BodyKind::Robots | BodyKind::Sitemap { .. } => true,
         };
         if !wanted || (300..400).contains(&status) {
             return Ok(Fetched {
                 status,
                 headers,
                 text: None,
+                raw: Vec::new(),
                 body_len: 0,
                 truncated: false,
             });
@@ -186,6 +214,7 @@ impl Fetcher {
         let limit = match kind {
             BodyKind::Page => self.max_body_bytes,
             BodyKind::Robots => crate::robots::MAX_ROBOTS_BYTES,
+            BodyKind::Sitemap { limit } => limit,
         };
         let mut body = Vec::new();
         let mut truncated = false;
@@ -199,11 +228,22 @@ impl Fetcher {
             body.extend_from_slice(&chunk);
         }
         let body_len = body.len() as u64;
-        let text = decode(&body, &content_type);
+        if let BodyKind::Sitemap { .. } = kind {
+            return Ok(Fetched {
+                status,
+                headers,
+                text: None,
+                raw: body,
+                body_len,
+                truncated,
+            });
+        }
+        let text = crate::charset::decode(&body, &content_type);
         Ok(Fetched {
             status,
             headers,
             text: Some(text),
+            raw: Vec::new(),
             body_len,
             truncated,
         })
@@ -248,62 +288,9 @@ fn classify_body(error: reqwest::Error) -> FetchError {
     }
 }
 
-/// Decodes a body to UTF-8: the BOM wins, then the `charset` of `Content-Type`, then a
-/// `<meta charset>` in the first 1024 bytes; unlabeled bytes are UTF-8 when valid, else
-/// windows-1252 (what browsers assume). Undecodable bytes become U+FFFD.
-pub fn decode(body: &[u8], content_type: &str) -> String {
-    let label = charset_param(content_type).or_else(|| meta_charset(&body[..body.len().min(1024)]));
-    let encoding = label.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()));
-    let encoding = match encoding {
-        Some(encoding) => encoding,
-        None if std::str::from_utf8(body).is_ok() => encoding_rs::UTF_8,
-        None => encoding_rs::WINDOWS_1252,
-    };
-    let (text, _, _) = encoding.decode(body);
-    text.into_owned()
-}
-
-fn charset_param(content_type: &str) -> Option<String> {
-    content_type.split(';').skip(1).find_map(|param| {
-        let (key, value) = param.split_once('=')?;
-        (key.trim() == "charset").then(|| value.trim().trim_matches(['"', '\'']).to_string())
-    })
-}
-
-fn meta_charset(head: &[u8]) -> Option<String> {
-    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
-    let at = head.find("charset=")? + "charset=".len();
-    let value: String = head[at..]
-        .trim_start_matches(['"', '\''])
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
-        .collect();
-    (!value.is_empty()).then_some(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn charset_decoding() {
-        assert_eq!(decode(b"caf\xe9", "text/html; charset=ISO-8859-1"), "café");
-        assert_eq!(
-            decode(b"<meta charset=\"latin1\">caf\xe9", "text/html"),
-            "<meta charset=\"latin1\">café"
-        );
-        assert_eq!(decode("café".as_bytes(), "text/html"), "café");
-        assert_eq!(
-            decode(b"caf\xe9", ""),
-            "café",
-            "invalid UTF-8 falls back to windows-1252"
-        );
-        assert_eq!(
-            decode(b"\xef\xbb\xbfcaf\xc3\xa9", "text/html; charset=latin1"),
-            "café",
-            "BOM wins"
-        );
-    }
 
     #[test]
     fn user_agent_names_the_bot() {

@@ -30,8 +30,13 @@ pub enum RobotsState {
     Unknown,
     /// A fetch is under way.
     Fetching,
-    /// Known: obey it.
-    Known(Arc<RobotsPolicy>),
+    /// Known: obey it until `expires`, then fetch it again.
+    Known {
+        /// What it says.
+        policy: Arc<RobotsPolicy>,
+        /// When the cached answer expires (within one hour and one day of its fetch).
+        expires: Instant,
+    },
     /// The last fetch failed (429, 5xx, network): retry at `until`.
     Waiting {
         /// Failed attempts so far in this run.
@@ -192,6 +197,15 @@ impl Frontier {
             if host.busy() >= host.concurrency {
                 continue; // rescheduled when a slot frees
             }
+            if host.next_at > now {
+                // Its wait grew after it was scheduled (a retry's back-off).
+                self.schedule(&origin, now);
+                continue;
+            }
+            if matches!(host.robots, RobotsState::Known { expires, .. } if expires <= now) {
+                // A crawl that outlives the cached robots.txt reads it again before going on.
+                host.robots = RobotsState::Unknown;
+            }
             match &host.robots {
                 RobotsState::Unknown | RobotsState::Waiting { .. } => {
                     if let RobotsState::Waiting { until, .. } = host.robots
@@ -214,7 +228,7 @@ impl Frontier {
                     return Ok(Some(Job::Robots { origin }));
                 }
                 RobotsState::Fetching | RobotsState::Parked => continue,
-                RobotsState::Known(policy) => {
+                RobotsState::Known { policy, .. } => {
                     let policy = Arc::clone(policy);
                     while let Some((key, entry)) = take_next(host, store, &origin)? {
                         let url = match CanonicalUrl::parse(&entry.url) {
@@ -246,7 +260,7 @@ impl Frontier {
     /// A robots.txt fetch ended: the origin's new robots state.
     pub fn robots_done(&mut self, origin: &str, state: RobotsState, now: Instant) {
         let crawl_delay = match &state {
-            RobotsState::Known(policy) => policy.crawl_delay(),
+            RobotsState::Known { policy, .. } => policy.crawl_delay(),
             _ => None,
         };
         let delay = self.politeness.delay_for(origin, crawl_delay);
@@ -262,6 +276,29 @@ impl Frontier {
     /// The robots state of an origin.
     pub fn robots_state(&self, origin: &str) -> Option<&RobotsState> {
         self.hosts.get(origin).map(|h| &h.robots)
+    }
+
+    /// A page fetch answered "not now" (429, 5xx, network error): the URL stays queued with
+    /// its updated `entry` and the whole host waits `wait` (a server that is struggling gets
+    /// no other request meanwhile).
+    pub fn page_retry(
+        &mut self,
+        origin: &str,
+        key: Vec<u8>,
+        entry: FrontierEntry,
+        wait: Duration,
+        now: Instant,
+    ) {
+        if let Some(host) = self.hosts.get_mut(origin) {
+            host.in_flight.remove(&key);
+            host.buffered.insert(key, entry);
+            if host.buffered.len() > BUFFER_PER_HOST {
+                host.buffered.pop_last();
+                host.more_in_store = true;
+            }
+            host.next_at = host.next_at.max(now + wait).max(now + host.delay);
+            self.schedule(origin, now);
+        }
     }
 
     /// A page fetch ended (stored or given up): frees its slot.

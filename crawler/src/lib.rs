@@ -7,6 +7,8 @@
 //! - [`politeness`]: delays and concurrency per origin.
 //! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
 //! - [`fetch`]: the HTTP client, bounded bodies, charset decoding.
+//! - [`retry`]: when a failed fetch is tried again (`Retry-After`, back-off).
+//! - [`revisit`]: the re-crawl schedule of stored pages.
 //! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
 //! - [`scope`]: which URLs may be queued.
@@ -28,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod charset;
 pub mod cli;
 pub mod crawl;
 mod error;
@@ -37,9 +40,12 @@ pub mod frontier;
 pub mod page;
 pub mod politeness;
 pub mod resolve;
+pub mod retry;
+pub mod revisit;
 pub mod robots;
 pub mod robots_fetch;
 pub mod scope;
+pub mod sitemap;
 pub mod store;
 
 pub use crawl::{CrawlOptions, CrawlProgress, CrawlSummary, Crawler, StopReason};

@@ -2,8 +2,9 @@
 //! to the frontier.
 //!
 //! A page's links are followed only when it is a 2xx HTML page, not a copy of a page already
-//! stored, and not `nofollow` (META or `X-Robots-Tag`); a redirect's target is queued at the
-//! same depth with one hop more, up to `max_redirects`.
+//! stored, and not `nofollow` (META or `X-Robots-Tag`); a redirect's target (3xx `Location`,
+//! or `<meta http-equiv="refresh">`) is queued at the same depth with one hop more, up to
+//! `max_redirects`, unless it is already in the chain that led here (a loop).
 
 use shared::config::CrawlerConfig;
 use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
@@ -60,6 +61,8 @@ pub fn answered(
             .header("location")
             .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok())
             .map(String::from)
+    } else if is_page {
+        extracted.refresh_to
     } else {
         None
     };
@@ -85,6 +88,9 @@ pub fn answered(
         depth: entry.depth,
         redirect_to,
         duplicate_of,
+        keywords: extracted.keywords,
+        revisit_after_secs: extracted.revisit_after_secs,
+        aliases: aliases(entry),
     };
     Ok(StoredPage {
         record,
@@ -117,12 +123,26 @@ pub fn failed(
         depth: entry.depth,
         redirect_to: None,
         duplicate_of: None,
+        keywords: String::new(),
+        revisit_after_secs: None,
+        aliases: aliases(entry),
     };
     StoredPage {
         record,
         outlinks: Outlinks::default(),
         follow: false,
     }
+}
+
+/// The redirects that led to `entry`, as recorded with the page (hops that a version-1
+/// frontier entry did not name are left out).
+fn aliases(entry: &FrontierEntry) -> Vec<String> {
+    entry
+        .redirected_from
+        .iter()
+        .filter(|hop| !hop.is_empty())
+        .cloned()
+        .collect()
 }
 
 /// The URLs a stored page adds to the frontier: followable links in scope and depth, and
@@ -141,16 +161,25 @@ pub fn discovered(
         .as_deref()
         .and_then(|t| CanonicalUrl::parse(t).ok())
     {
-        if entry.redirects < config.max_redirects && scope.contains(&target) {
+        let looped = target == *url
+            || entry
+                .redirected_from
+                .iter()
+                .any(|hop| hop == target.as_str());
+        if entry.redirects() < usize::from(config.max_redirects)
+            && !looped
+            && scope.contains(&target)
+        {
+            let mut redirected_from = entry.redirected_from.clone();
+            redirected_from.push(url.as_str().to_string());
             let next = FrontierEntry {
-                url: target.as_str().to_string(),
-                depth: entry.depth,
                 referrer: entry.referrer.clone(),
-                redirects: entry.redirects + 1,
+                redirected_from,
+                ..FrontierEntry::page(target.as_str(), entry.depth)
             };
             out.push((target, next));
         } else {
-            debug!(%url, target = %target, "redirect not followed (limit or scope)");
+            debug!(%url, target = %target, looped, "redirect not followed (limit, loop or scope)");
         }
     }
     if page.follow && entry.depth < config.max_depth {
@@ -160,10 +189,8 @@ pub fn discovered(
             };
             if scope.contains(&target) {
                 let next = FrontierEntry {
-                    url: link.target.clone(),
-                    depth: entry.depth + 1,
                     referrer: Some(url.as_str().to_string()),
-                    redirects: 0,
+                    ..FrontierEntry::page(link.target.clone(), entry.depth + 1)
                 };
                 out.push((target, next));
             }

@@ -1,19 +1,29 @@
 //! Fetching robots.txt and reading the answer by its status, as DESIGN.md says: 2xx rules,
 //! 3xx followed (up to five hops), 401/403 the whole site forbidden, other 4xx no rules,
 //! 429/5xx/network errors "unavailable" (the host waits). The answer is cached with the expiry
-//! `Cache-Control: max-age` gives, bounded to between one hour and one day.
+//! `Cache-Control` (`max-age`, `s-maxage`) or `Expires` gives, bounded to between one hour and
+//! one day; without either, for a day.
+
+use std::time::{Duration, SystemTime};
 
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
+use crate::retry::retry_after;
 
 /// How a robots.txt fetch ended.
 pub enum RobotsResult {
     /// An answer to cache and obey.
     Answer(RobotsRecord),
-    /// No usable answer (429, 5xx, network error): try again later.
-    Unavailable(String),
+    /// No usable answer (429, 5xx, network error): try again later, not before the
+    /// `Retry-After` the server gave, if any.
+    Unavailable {
+        /// What went wrong.
+        why: String,
+        /// The server's `Retry-After`.
+        retry_after: Option<Duration>,
+    },
     /// The host's address is refused by the address policy: no retry in this run.
     Refused(String),
 }
@@ -25,14 +35,16 @@ const HOUR_MS: u64 = 3_600_000;
 /// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
 /// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable.
 pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
+    let unavailable =
+        |why: String, retry_after: Option<Duration>| RobotsResult::Unavailable { why, retry_after };
     let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
-        return RobotsResult::Unavailable(format!("bad origin {origin}"));
+        return unavailable(format!("bad origin {origin}"), None);
     };
     for _ in 0..=ROBOTS_REDIRECTS {
-        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots).await {
+        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots, None).await {
             Ok(fetched) => fetched,
             Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),
-            Err(e) => return RobotsResult::Unavailable(e.to_string()),
+            Err(e) => return unavailable(e.to_string(), None),
         };
         let fetch = match fetched.status {
             200..=299 => RobotsFetch::Rules(fetched.text.clone().unwrap_or_default()),
@@ -49,14 +61,18 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
                 }
             }
             401 | 403 => RobotsFetch::Forbidden,
-            429 => return RobotsResult::Unavailable("429 Too Many Requests".into()),
+            429 => {
+                let wait = retry_after(&fetched, SystemTime::now());
+                return unavailable("429 Too Many Requests".into(), wait);
+            }
             400..=499 => RobotsFetch::NoRules,
-            status => return RobotsResult::Unavailable(format!("status {status}")),
+            status => {
+                let wait = retry_after(&fetched, SystemTime::now());
+                return unavailable(format!("status {status}"), wait);
+            }
         };
         let now = now_ms();
-        let ttl = max_age_ms(&fetched)
-            .unwrap_or(24 * HOUR_MS)
-            .clamp(HOUR_MS, 24 * HOUR_MS);
+        let ttl = cache_ttl_ms(&fetched, SystemTime::now());
         return RobotsResult::Answer(RobotsRecord {
             fetch,
             fetched_at_ms: now,
@@ -72,14 +88,108 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
     })
 }
 
-fn max_age_ms(fetched: &Fetched) -> Option<u64> {
-    let cache_control = fetched.header("cache-control")?;
-    cache_control
-        .split(',')
-        .find_map(|directive| {
-            let (name, value) = directive.split_once('=')?;
-            (name.trim().eq_ignore_ascii_case("max-age"))
-                .then(|| value.trim().parse::<u64>().ok())?
+/// How long a robots.txt answer is cached: `Cache-Control` `s-maxage` or `max-age`, else
+/// `Expires` minus `Date` (or now), else a day; always between one hour and one day.
+/// `no-cache`/`no-store` mean "as short as allowed": an hour.
+pub fn cache_ttl_ms(fetched: &Fetched, now: SystemTime) -> u64 {
+    let directive = |name: &str| {
+        fetched.header("cache-control").and_then(|cc| {
+            cc.split(',').find_map(|directive| {
+                let (key, value) = directive.split_once('=').unwrap_or((directive, ""));
+                key.trim()
+                    .eq_ignore_ascii_case(name)
+                    .then(|| value.trim().trim_matches('"').to_string())
+            })
         })
-        .map(|secs| secs.saturating_mul(1000))
+    };
+    let seconds = |value: String| value.parse::<u64>().ok().map(|s| s.saturating_mul(1000));
+    let ttl = if directive("no-store").is_some() || directive("no-cache").is_some() {
+        Some(0)
+    } else {
+        directive("s-maxage")
+            .and_then(seconds)
+            .or_else(|| directive("max-age").and_then(seconds))
+            .or_else(|| expires_ms(fetched, now))
+    };
+    ttl.unwrap_or(24 * HOUR_MS).clamp(HOUR_MS, 24 * HOUR_MS)
+}
+
+/// `Expires` minus the answer's `Date` (the server's clock), or minus `now` without one. An
+/// unreadable `Expires` means "already expired" (RFC 9111 5.3).
+fn expires_ms(fetched: &Fetched, now: SystemTime) -> Option<u64> {
+    let expires = fetched.header("expires")?;
+    let Ok(expires) = httpdate::parse_http_date(expires.trim()) else {
+        return Some(0);
+    };
+    let date = fetched
+        .header("date")
+        .and_then(|d| httpdate::parse_http_date(d.trim()).ok())
+        .unwrap_or(now);
+    let ms = expires.duration_since(date).unwrap_or_default().as_millis();
+    Some(u64::try_from(ms).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(headers: &[(&str, &str)]) -> Fetched {
+        Fetched {
+            status: 200,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            text: Some(String::new()),
+            raw: Vec::new(),
+            body_len: 0,
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn cache_lifetime_is_bounded_to_an_hour_and_a_day() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:00:00 GMT").unwrap();
+        let ttl = |headers: &[(&str, &str)]| cache_ttl_ms(&answer(headers), now) / 60_000;
+        assert_eq!(ttl(&[]), 24 * 60, "no header: a day");
+        assert_eq!(ttl(&[("cache-control", "public, max-age=7200")]), 120);
+        assert_eq!(
+            ttl(&[("cache-control", "max-age=60")]),
+            60,
+            "at least an hour"
+        );
+        assert_eq!(
+            ttl(&[("cache-control", "max-age=604800")]),
+            24 * 60,
+            "at most a day"
+        );
+        assert_eq!(
+            ttl(&[("cache-control", "max-age=7200, s-maxage=10800")]),
+            180,
+            "s-maxage wins for a shared cache"
+        );
+        assert_eq!(ttl(&[("cache-control", "no-cache")]), 60);
+        assert_eq!(
+            ttl(&[("expires", "Sun, 06 Nov 1994 11:00:00 GMT")]),
+            180,
+            "Expires against now"
+        );
+        assert_eq!(
+            ttl(&[
+                ("date", "Sun, 06 Nov 1994 10:00:00 GMT"),
+                ("expires", "Sun, 06 Nov 1994 15:00:00 GMT")
+            ]),
+            300,
+            "Expires against the server's Date"
+        );
+        assert_eq!(
+            ttl(&[
+                ("cache-control", "max-age=9000"),
+                ("expires", "Sun, 06 Nov 1994 11:00:00 GMT")
+            ]),
+            150,
+            "max-age wins over Expires"
+        );
+        assert_eq!(ttl(&[("expires", "0")]), 60, "unreadable: expired, an hour");
+    }
 }

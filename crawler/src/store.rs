@@ -7,7 +7,10 @@
 use std::path::Path;
 
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
-use shared::record::{CrawlCounters, FrontierEntry, Outlinks, PageRecord, Record, RobotsRecord};
+use shared::record::{
+    CrawlCounters, EntryKind, FrontierEntry, Outlinks, PageRecord, Record, RevisitRecord,
+    RobotsRecord,
+};
 use shared::store::{
     COUNTERS_KEY, Cf, cf_handle, frontier_key, frontier_key_origin, open_options, read_record,
     store_dir,
@@ -33,6 +36,8 @@ pub struct PageCommit<'a> {
     pub outlinks: &'a Outlinks,
     /// Links to queue (already filtered by scope and depth; unseen ones are queued).
     pub discovered: Vec<(CanonicalUrl, FrontierEntry)>,
+    /// The page's next visit.
+    pub revisit: &'a RevisitRecord,
 }
 
 /// The writable content store.
@@ -120,6 +125,7 @@ impl PageStore {
             );
         }
         batch.delete_cf(self.cf(Cf::Frontier), commit.done);
+        batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
         let queued = self.queue_unseen(&mut batch, commit.discovered)?;
         if is_new {
             self.counters.pages_stored += 1;
@@ -128,6 +134,79 @@ impl PageStore {
         self.put_counters(&mut batch);
         self.db.write(batch)?;
         Ok(queued)
+    }
+
+    /// Ends a frontier entry that stores no page: a revisit answered 304 (`revisit` is its
+    /// new schedule; the stored copy stays as it is) or a sitemap (its URLs are `discovered`).
+    pub fn commit_done(
+        &mut self,
+        done: &[u8],
+        revisit: Option<(&str, &RevisitRecord)>,
+        discovered: Vec<(CanonicalUrl, FrontierEntry)>,
+    ) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut batch = WriteBatch::default();
+        batch.delete_cf(self.cf(Cf::Frontier), done);
+        if let Some((url, record)) = revisit {
+            batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), record.encode());
+        }
+        let queued = self.queue_unseen(&mut batch, discovered)?;
+        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+        self.put_counters(&mut batch);
+        self.db.write(batch)?;
+        Ok(queued)
+    }
+
+    /// Rewrites a queued entry in place (a retry's attempt count); its place in the queue
+    /// stays.
+    pub fn requeue(&self, key: &[u8], entry: &FrontierEntry) -> Result<(), StoreError> {
+        self.db.put_cf(self.cf(Cf::Frontier), key, entry.encode())?;
+        Ok(())
+    }
+
+    /// The re-crawl schedule of a stored URL.
+    pub fn revisit(&self, url: &str) -> Result<Option<RevisitRecord>, StoreError> {
+        self.get(Cf::Revisit, url.as_bytes())
+    }
+
+    /// Queues every stored page whose next visit is due at `now_ms` (and is not queued
+    /// already) as a [`EntryKind::Revisit`] entry; returns how many.
+    pub fn queue_due_revisits(&mut self, now_ms: u64) -> Result<u64, StoreError> {
+        let mut due = Vec::new();
+        for item in self
+            .db
+            .iterator_cf(self.cf(Cf::Revisit), IteratorMode::Start)
+        {
+            let (url, value) = item?;
+            let record = RevisitRecord::decode(&value)?;
+            if record.due_ms <= now_ms && !record.queued {
+                due.push((String::from_utf8_lossy(&url).into_owned(), record));
+            }
+        }
+        let count = due.len() as u64;
+        for chunk in due.chunks(10_000) {
+            let mut batch = WriteBatch::default();
+            for (url, record) in chunk {
+                let Ok(canonical) = CanonicalUrl::parse(url) else {
+                    continue;
+                };
+                let entry = FrontierEntry {
+                    kind: EntryKind::Revisit,
+                    ..FrontierEntry::page(url.clone(), record.depth)
+                };
+                let key = frontier_key(&canonical.origin(), entry.depth, self.counters.next_seq);
+                self.counters.next_seq += 1;
+                self.counters.frontier_len += 1;
+                batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
+                let queued = RevisitRecord {
+                    queued: true,
+                    ..record.clone()
+                };
+                batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), queued.encode());
+            }
+            self.put_counters(&mut batch);
+            self.db.write(batch)?;
+        }
+        Ok(count)
     }
 
     /// Removes a URL from the frontier without fetching it (robots.txt, scope ...).

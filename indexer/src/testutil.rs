@@ -32,6 +32,9 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         depth: 0,
         redirect_to: None,
         duplicate_of: None,
+        keywords: String::new(),
+        revisit_after_secs: None,
+        aliases: Vec::new(),
     }
 }
 

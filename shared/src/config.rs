@@ -81,6 +81,28 @@ pub struct CrawlerConfig {
     pub robots_retry_ms: u64,
     /// robots.txt attempts per host in one run before the host is parked until the next run.
     pub robots_attempts: u32,
+    /// Attempts at one page (5xx, 429, timeouts, connection failures) before its failure is
+    /// stored.
+    pub page_attempts: u8,
+    /// First wait before a host is asked again after a failed page fetch, in milliseconds;
+    /// doubled at each further failure of the same URL. A `Retry-After` answer wins.
+    pub retry_ms: u64,
+    /// Longest `Retry-After` honoured, in milliseconds; a host asking for more waits this long.
+    pub max_retry_after_ms: u64,
+    /// Interval before the first revisit of a stored page, in milliseconds.
+    pub revisit_ms: u64,
+    /// Shortest interval between two visits of one page, in milliseconds.
+    pub min_revisit_ms: u64,
+    /// Longest interval between two visits of one page, in milliseconds.
+    pub max_revisit_ms: u64,
+    /// Read the sitemaps that robots.txt `Sitemap:` lines name and queue their URLs.
+    pub sitemaps: bool,
+    /// Most sitemap files (indexes included) fetched per host in one run.
+    pub max_sitemaps_per_host: u32,
+    /// Most URLs taken from one sitemap file (the protocol's own limit is 50,000).
+    pub max_sitemap_urls: usize,
+    /// Largest sitemap read, in bytes after decompression (the protocol's limit is 50 MiB).
+    pub max_sitemap_bytes: usize,
     /// Allow loopback addresses (for sites on this machine and tests).
     pub allow_loopback: bool,
     /// Fixed name -> address answers, like curl's `--resolve`, for staging hosts and tests.
@@ -118,6 +140,16 @@ impl Default for CrawlerConfig {
             max_crawl_delay_ms: 30_000,
             robots_retry_ms: 30_000,
             robots_attempts: 3,
+            page_attempts: 3,
+            retry_ms: 30_000,
+            max_retry_after_ms: 3_600_000,
+            revisit_ms: 86_400_000,
+            min_revisit_ms: 3_600_000,
+            max_revisit_ms: 30 * 86_400_000,
+            sitemaps: true,
+            max_sitemaps_per_host: 100,
+            max_sitemap_urls: 50_000,
+            max_sitemap_bytes: 50 * 1024 * 1024,
             allow_loopback: false,
             resolve: BTreeMap::new(),
             hosts: BTreeMap::new(),
@@ -209,16 +241,27 @@ impl Config {
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let c = &self.crawler;
+        // RFC 9309 2.2.1: a product token is letters, '_' and '-' only.
         if c.agent.is_empty()
             || !c
                 .agent
                 .chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || "-_".contains(ch))
+                .all(|ch| ch.is_ascii_alphabetic() || "-_".contains(ch))
         {
             return Err(ConfigError::Invalid(format!(
-                "crawler.agent {:?} must be a non-empty token of letters, digits, '-' and '_'",
+                "crawler.agent {:?} must be a non-empty token of letters, '-' and '_' (RFC 9309)",
                 c.agent
             )));
+        }
+        if c.page_attempts == 0 {
+            return Err(ConfigError::Invalid(
+                "crawler.page_attempts must be at least 1".into(),
+            ));
+        }
+        if c.min_revisit_ms > c.max_revisit_ms {
+            return Err(ConfigError::Invalid(
+                "crawler.min_revisit_ms must not exceed crawler.max_revisit_ms".into(),
+            ));
         }
         if c.host_concurrency == 0 || c.max_in_flight == 0 {
             return Err(ConfigError::Invalid(

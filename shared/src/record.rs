@@ -50,21 +50,30 @@ pub trait Record: Serialize + DeserializeOwned {
         out
     }
 
-    /// Decodes bytes written by [`Record::encode`].
+    /// Reads a value of an older `version` this build still understands (`None`: none).
+    fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
+        let _ = (version, bytes);
+        None
+    }
+
+    /// Decodes bytes written by [`Record::encode`] (of this version or an older one that
+    /// [`Record::upgrade`] reads).
     fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         let (&version, rest) = bytes.split_first().ok_or(RecordError::Empty(Self::KIND))?;
         if version != Self::VERSION {
-            return Err(RecordError::UnknownVersion {
+            return Self::upgrade(version, rest).unwrap_or(Err(RecordError::UnknownVersion {
                 kind: Self::KIND,
                 found: version,
                 expected: Self::VERSION,
-            });
+            }));
         }
-        postcard::from_bytes(rest).map_err(|source| RecordError::Corrupt {
-            kind: Self::KIND,
-            source,
-        })
+        decode_body(Self::KIND, rest)
     }
+}
+
+/// Decodes the postcard body of a record of kind `kind`.
+fn decode_body<T: DeserializeOwned>(kind: &'static str, bytes: &[u8]) -> Result<T, RecordError> {
+    postcard::from_bytes(bytes).map_err(|source| RecordError::Corrupt { kind, source })
 }
 
 /// What robots META tags and `X-Robots-Tag` headers asked of a page.
@@ -132,7 +141,7 @@ impl CompressedBody {
 }
 
 /// One fetched URL, as the crawler stored it. Key: the canonical URL (column family `pages`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PageRecord {
     /// The canonical URL that was requested.
     pub url: String,
@@ -167,11 +176,69 @@ pub struct PageRecord {
     pub redirect_to: Option<String>,
     /// When another stored page already had this content: that page's URL.
     pub duplicate_of: Option<String>,
+    /// `<meta name="keywords">`.
+    pub keywords: String,
+    /// `<meta name="revisit-after">`, in seconds: how often the site asks to be re-read.
+    pub revisit_after_secs: Option<u64>,
+    /// The URLs that redirected to this one on the way here (3xx or meta refresh), first
+    /// hop first.
+    pub aliases: Vec<String>,
 }
 
 impl Record for PageRecord {
     const KIND: &'static str = "page";
-    const VERSION: u8 = 1;
+    const VERSION: u8 = 2;
+
+    fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
+        (version == 1).then(|| decode_body::<PageRecordV1>(Self::KIND, bytes).map(Self::from))
+    }
+}
+
+/// [`PageRecord`] as version 1 wrote it: no keywords, revisit-after or aliases.
+#[derive(Deserialize)]
+struct PageRecordV1 {
+    url: String,
+    final_url: String,
+    status: u16,
+    error: Option<String>,
+    truncated: bool,
+    headers: Vec<(String, String)>,
+    body: CompressedBody,
+    body_len: u64,
+    fetched_at_ms: u64,
+    content_hash: u64,
+    title: String,
+    description: String,
+    robots: RobotsDirectives,
+    depth: u32,
+    redirect_to: Option<String>,
+    duplicate_of: Option<String>,
+}
+
+impl From<PageRecordV1> for PageRecord {
+    fn from(v1: PageRecordV1) -> Self {
+        Self {
+            url: v1.url,
+            final_url: v1.final_url,
+            status: v1.status,
+            error: v1.error,
+            truncated: v1.truncated,
+            headers: v1.headers,
+            body: v1.body,
+            body_len: v1.body_len,
+            fetched_at_ms: v1.fetched_at_ms,
+            content_hash: v1.content_hash,
+            title: v1.title,
+            description: v1.description,
+            robots: v1.robots,
+            depth: v1.depth,
+            redirect_to: v1.redirect_to,
+            duplicate_of: v1.duplicate_of,
+            keywords: String::new(),
+            revisit_after_secs: None,
+            aliases: Vec::new(),
+        }
+    }
 }
 
 impl PageRecord {
@@ -209,8 +276,21 @@ impl Record for Outlinks {
     const VERSION: u8 = 1;
 }
 
+/// What a frontier entry asks the crawler to fetch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EntryKind {
+    /// A page seen for the first time.
+    #[default]
+    Page,
+    /// A stored page whose next visit is due: fetched with `If-None-Match` /
+    /// `If-Modified-Since`, a 304 keeps the stored copy.
+    Revisit,
+    /// A sitemap or sitemap index (from robots.txt `Sitemap:` lines): its URLs are queued.
+    Sitemap,
+}
+
 /// A URL waiting in the frontier. Key: see [`crate::store::frontier_key`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrontierEntry {
     /// Canonical URL.
     pub url: String,
@@ -218,12 +298,88 @@ pub struct FrontierEntry {
     pub depth: u32,
     /// The page that linked here (sent as `Referer`).
     pub referrer: Option<String>,
+    /// The URLs that redirected here, first hop first (empty: no redirect).
+    pub redirected_from: Vec<String>,
+    /// What to fetch it as.
+    pub kind: EntryKind,
+    /// Failed attempts so far (5xx, 429, network errors); the entry is retried after a
+    /// back-off until the crawler's limit.
+    pub attempts: u8,
+}
+
+impl FrontierEntry {
+    /// A page entry with no referrer or redirect history.
+    pub fn page(url: impl Into<String>, depth: u32) -> Self {
+        Self {
+            url: url.into(),
+            depth,
+            ..Self::default()
+        }
+    }
+
     /// How many redirects led here.
-    pub redirects: u8,
+    pub fn redirects(&self) -> usize {
+        self.redirected_from.len()
+    }
 }
 
 impl Record for FrontierEntry {
     const KIND: &'static str = "frontier entry";
+    const VERSION: u8 = 2;
+
+    fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
+        (version == 1).then(|| {
+            decode_body::<FrontierEntryV1>(Self::KIND, bytes).map(|v1| Self {
+                url: v1.url,
+                depth: v1.depth,
+                referrer: v1.referrer,
+                // Version 1 kept only the count; the hops themselves are not known.
+                redirected_from: vec![String::new(); usize::from(v1.redirects)],
+                kind: EntryKind::Page,
+                attempts: 0,
+            })
+        })
+    }
+}
+
+/// [`FrontierEntry`] as version 1 wrote it.
+#[derive(Deserialize)]
+struct FrontierEntryV1 {
+    url: String,
+    depth: u32,
+    referrer: Option<String>,
+    redirects: u8,
+}
+
+/// When a stored URL is to be fetched again, and what the last visits found. Key: the
+/// canonical URL (column family `revisit`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisitRecord {
+    /// When the next visit is due, ms since the Unix epoch.
+    pub due_ms: u64,
+    /// The current interval between visits, in ms (shorter after a change, longer after a
+    /// visit that found none).
+    pub interval_ms: u64,
+    /// The page's link depth, for the frontier entry of the next visit.
+    pub depth: u32,
+    /// A revisit is in the frontier now (so a restart does not queue it twice).
+    pub queued: bool,
+    /// The `ETag` of the stored copy, sent as `If-None-Match`.
+    pub etag: Option<String>,
+    /// The `Last-Modified` of the stored copy, sent as `If-Modified-Since`.
+    pub last_modified: Option<String>,
+    /// Status and content hash of the stored copy, to tell a change from none.
+    pub status: u16,
+    /// See `status`.
+    pub content_hash: u64,
+    /// Visits so far, and how many of them found a change.
+    pub visits: u32,
+    /// See `visits`.
+    pub changes: u32,
+}
+
+impl Record for RevisitRecord {
+    const KIND: &'static str = "revisit";
     const VERSION: u8 = 1;
 }
 

@@ -13,6 +13,7 @@
 //! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`](crate::record::RobotsRecord) |
 //! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
 //! | `meta` | [`COUNTERS_KEY`] | [`CrawlCounters`] |
+//! | `revisit` | canonical URL of a stored page | [`RevisitRecord`](crate::record::RevisitRecord) |
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
 
@@ -20,7 +21,9 @@ use std::path::{Path, PathBuf};
 
 use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
 
-use crate::record::{CrawlCounters, Outlinks, PageRecord, Record, RecordError};
+use crate::record::{
+    CrawlCounters, Outlinks, PageRecord, Record, RecordError, RevisitRecord, RobotsRecord,
+};
 
 /// The key of the crawl counters in `meta`.
 pub const COUNTERS_KEY: &[u8] = b"counters";
@@ -42,11 +45,13 @@ pub enum Cf {
     Content,
     /// Crawl-wide counters.
     Meta,
+    /// When each stored page is due for its next visit.
+    Revisit,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 7] = [
+    pub const ALL: [Cf; 8] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -54,6 +59,7 @@ impl Cf {
         Cf::Robots,
         Cf::Content,
         Cf::Meta,
+        Cf::Revisit,
     ];
 
     /// The RocksDB name.
@@ -66,6 +72,7 @@ impl Cf {
             Cf::Robots => "robots",
             Cf::Content => "content",
             Cf::Meta => "meta",
+            Cf::Revisit => "revisit",
         }
     }
 
@@ -75,7 +82,10 @@ impl Cf {
             .iter()
             .map(|cf| {
                 let mut opts = Options::default();
-                if matches!(cf, Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content) {
+                if matches!(
+                    cf,
+                    Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit
+                ) {
                     let mut table = rocksdb::BlockBasedOptions::default();
                     table.set_bloom_filter(10.0, false);
                     opts.set_block_based_table_factory(&table);
@@ -169,7 +179,16 @@ impl StoreReader {
         if !path.join("CURRENT").is_file() {
             return Err(StoreError::Missing(path));
         }
-        let names = Cf::ALL.iter().map(|cf| cf.name());
+        // A store written by an older build may lack newer families: open those it has.
+        let existing =
+            DB::list_cf(&Options::default(), &path).map_err(|source| StoreError::Db {
+                path: path.clone(),
+                source,
+            })?;
+        let names = Cf::ALL
+            .iter()
+            .map(|cf| cf.name())
+            .filter(|name| existing.iter().any(|e| e == name));
         let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false).map_err(
             |source| StoreError::Db {
                 path: path.clone(),
@@ -191,6 +210,19 @@ impl StoreReader {
     /// The links of one page.
     pub fn outlinks(&self, url: &str) -> Result<Option<Outlinks>, StoreError> {
         self.get(Cf::Outlinks, url.as_bytes())
+    }
+
+    /// The cached robots.txt answer of an origin (`scheme://host[:port]`).
+    pub fn robots(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {
+        self.get(Cf::Robots, origin.as_bytes())
+    }
+
+    /// The re-crawl schedule of a stored URL (`None` too for a store older than schedules).
+    pub fn revisit(&self, url: &str) -> Result<Option<RevisitRecord>, StoreError> {
+        if self.db.cf_handle(Cf::Revisit.name()).is_none() {
+            return Ok(None);
+        }
+        self.get(Cf::Revisit, url.as_bytes())
     }
 
     /// Crawl counters (zero for a store never written).

@@ -5,6 +5,9 @@
 //! - [`crawl`]: a crawl of the sample site obeys robots.txt, stores each allowed page once,
 //!   honours noindex/nofollow, sends the robot's headers; robots.txt status variants;
 //!   redirects; the address policy.
+//! - [`robot_http`]: robots.txt 401 and its cache lifetime, redirect chains into disallowed
+//!   paths, meta refresh, sitemaps, legacy charsets, retries and `Retry-After`, re-crawls with
+//!   conditional requests.
 //! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
 //!   pages and fetches nothing it had stored.
 //! - [`ranking`]: the index never holds noindex pages; more in-links rank higher.
@@ -15,5 +18,6 @@
 mod crawl;
 mod ranking;
 mod resume;
+mod robot_http;
 mod serve;
 mod support;

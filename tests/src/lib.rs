@@ -14,7 +14,11 @@
 //! | `norobots.test` | [`robots_hosts`] | robots.txt 404; the 4 pages of [`NOROBOTS_PATHS`] |
 //! | `forbidden.test` | [`robots_hosts`] | robots.txt 403; pages exist, a crawler must fetch none |
 //! | `flaky.test` | [`robots_hosts`] | robots.txt 503; pages exist, a crawler must not crawl the host now |
-//! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/relative`, `/meta-refresh`, `/chain/1..10` |
+//! | `locked.test` | [`robots_hosts`] | robots.txt 401; pages exist, a crawler must fetch none |
+//! | `fresh.test` | [`fresh`] | `ETag`/`Last-Modified` and 304s, an edition the test changes, a page busy once (503 + `Retry-After`), meta keywords and revisit-after |
+//! | `maps.test` | [`sitemaps`] | robots.txt `Sitemap:` lines: an index, a gzip sitemap, a text sitemap, listing pages no link reaches |
+//! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
+//! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
@@ -29,6 +33,8 @@
 //! ```
 
 pub mod big;
+pub mod charsets;
+pub mod fresh;
 mod gzip;
 pub mod ranked;
 pub mod redirects;
@@ -36,12 +42,14 @@ mod reply;
 mod request_log;
 pub mod robots_hosts;
 pub mod sample;
+pub mod sitemaps;
 pub mod traps;
 mod words;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use tokio::sync::watch;
 use warp::Filter;
@@ -50,10 +58,12 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 pub use big::{BIG_SITE_PAGES, big_site_paths};
+pub use charsets::{CHARSET_PATHS, LATIN1_META_TEXT, SJIS_HEADER_TEXT, SJIS_META_TEXT};
+pub use fresh::{FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, news_word};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
-pub use robots_hosts::{FLAKY_PATHS, FORBIDDEN_PATHS, NOROBOTS_PATHS};
+pub use robots_hosts::{FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, NOROBOTS_PATHS};
 pub use sample::{
     SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,
     SAMPLE_DISALLOWED, SAMPLE_DUPLICATE_WORD, SAMPLE_DUPLICATES, SAMPLE_NEVER_FETCHED,
@@ -61,20 +71,25 @@ pub use sample::{
     SAMPLE_RANKED_WORD, SAMPLE_REL_NOFOLLOW_TARGET, SAMPLE_STORED, SAMPLE_WITH_QUERY,
     sample_site_dir,
 };
+pub use sitemaps::{MAPS_DISALLOWED, MAPS_PAGES, MAPS_SITEMAPS};
 pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 8] = [
+pub const HOSTS: [&str; 12] = [
     "sample.test",
     "ranked.test",
     "big.test",
     "norobots.test",
     "forbidden.test",
     "flaky.test",
+    "locked.test",
     "redirect.test",
     "traps.test",
+    "fresh.test",
+    "maps.test",
+    "charsets.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -93,6 +108,8 @@ struct Shared {
     port: u16,
     site: PathBuf,
     stop: watch::Receiver<bool>,
+    /// The edition `fresh.test/news.html` serves.
+    fresh_edition: AtomicU32,
 }
 
 impl TestWeb {
@@ -111,6 +128,7 @@ impl TestWeb {
             port: addr.port(),
             site: sample_site_dir(),
             stop: stopped,
+            fresh_edition: AtomicU32::new(1),
         });
 
         let handler = Arc::clone(&shared);
@@ -164,6 +182,12 @@ impl TestWeb {
         self.shared.log.dropped()
     }
 
+    /// Publishes edition `edition` of `fresh.test/news.html` (it starts at 1): a new `ETag`
+    /// and new text.
+    pub fn set_fresh_edition(&self, edition: u32) {
+        self.shared.fresh_edition.store(edition, Ordering::SeqCst);
+    }
+
     /// The host names served, to build a resolve table (each to 127.0.0.1).
     pub fn hosts(&self) -> Vec<&'static str> {
         HOSTS.to_vec()
@@ -191,6 +215,7 @@ impl Shared {
         } else {
             format!("{path}?{query}")
         };
+        let earlier_requests = self.log.count(&host, &path_and_query);
         self.log.push(Request {
             host: host.clone(),
             path_and_query,
@@ -198,6 +223,10 @@ impl Shared {
             from: header("from"),
             referer: header("referer"),
             accept: header("accept"),
+            accept_encoding: header("accept-encoding"),
+            if_none_match: header("if-none-match"),
+            if_modified_since: header("if-modified-since"),
+            at: std::time::Instant::now(),
         });
         match host.as_str() {
             "sample.test" => sample::respond(&self.site, path).await,
@@ -206,6 +235,15 @@ impl Shared {
             "norobots.test" => robots_hosts::norobots(path),
             "forbidden.test" => robots_hosts::forbidden(path),
             "flaky.test" => robots_hosts::flaky(path),
+            "locked.test" => robots_hosts::locked(path),
+            "fresh.test" => fresh::respond(
+                path,
+                headers,
+                self.fresh_edition.load(Ordering::SeqCst),
+                earlier_requests,
+            ),
+            "maps.test" => sitemaps::respond(path, self.port),
+            "charsets.test" => charsets::respond(path),
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, &self.stop).await,
             _ => reply::text(

@@ -10,6 +10,9 @@
 //! | `/loop-a`, `/loop-b` | 301 to each other, forever |
 //! | `/offsite` | 302 to another test host, `http://norobots.test:PORT/` |
 //! | `/to-private` | 302 to [`PRIVATE_ADDRESS_URL`], outside loopback: a crawler must refuse it without connecting (the test web never contacts it) |
+//! | `/into-secret` | 301 `Location: /via-secret` |
+//! | `/via-secret` | 302 `Location: /secret/page.html`, a path robots.txt disallows |
+//! | `/secret/page.html` | 200, but robots.txt (`Disallow: /secret/`) forbids it: never fetched |
 //! | `/meta-refresh` | 200 with `<meta http-equiv="refresh" content="0; url=/end">` |
 //! | `/chain/1` ..= `/chain/9` | 301 to the next; `/chain/10` answers 200 ([`REDIRECT_CHAIN_LEN`] hops in all) |
 
@@ -27,7 +30,7 @@ pub const REDIRECT_CHAIN_LEN: usize = 10;
 /// `Location`s.
 pub(crate) fn respond(path: &str, port: u16) -> Response {
     match path {
-        "/robots.txt" => text(200, "User-agent: *\nDisallow:\n"),
+        "/robots.txt" => text(200, "User-agent: *\nDisallow: /secret/\n"),
         "/" => html(200, index()),
         "/start" => redirect(301, "/middle"),
         "/middle" => redirect(302, &format!("http://redirect.test:{port}/end")),
@@ -42,6 +45,15 @@ pub(crate) fn respond(path: &str, port: u16) -> Response {
         "/relative" => redirect(301, "end"),
         "/loop-a" => redirect(301, "/loop-b"),
         "/loop-b" => redirect(301, "/loop-a"),
+        "/into-secret" => redirect(301, "/via-secret"),
+        "/via-secret" => redirect(302, "/secret/page.html"),
+        "/secret/page.html" => html(
+            200,
+            page(
+                "Secret",
+                "<p>A crawler that obeys robots.txt never reads this.</p>",
+            ),
+        ),
         "/offsite" => redirect(302, &format!("http://norobots.test:{port}/")),
         "/to-private" => redirect(302, PRIVATE_ADDRESS_URL),
         "/meta-refresh" => html(
@@ -80,6 +92,7 @@ fn index() -> String {
         "/loop-a",
         "/offsite",
         "/to-private",
+        "/into-secret",
         "/meta-refresh",
         "/chain/1",
     ]

@@ -21,6 +21,14 @@ pub struct Request {
     pub referer: Option<String>,
     /// The `Accept` header.
     pub accept: Option<String>,
+    /// The `Accept-Encoding` header.
+    pub accept_encoding: Option<String>,
+    /// The `If-None-Match` header.
+    pub if_none_match: Option<String>,
+    /// The `If-Modified-Since` header.
+    pub if_modified_since: Option<String>,
+    /// When it arrived.
+    pub at: std::time::Instant,
 }
 
 /// A thread-safe, bounded log of requests.
@@ -90,6 +98,10 @@ mod tests {
             from: None,
             referer: None,
             accept: None,
+            accept_encoding: None,
+            if_none_match: None,
+            if_modified_since: None,
+            at: std::time::Instant::now(),
         }
     }
 

@@ -5,6 +5,7 @@
 //! | `norobots.test` | 404 | crawl freely: all of [`NOROBOTS_PATHS`] |
 //! | `forbidden.test` | 403 | fetch nothing else (the stricter reading of 401/403) |
 //! | `flaky.test` | 503 | not crawl the host now; retry robots.txt later |
+//! | `locked.test` | 401 | fetch nothing else (the stricter reading of 401/403) |
 //!
 //! Every host has real pages behind its robots.txt, so a crawler that ignores the answer is
 //! caught by the request log, not by a 404.
@@ -81,6 +82,28 @@ pub(crate) fn forbidden(path: &str) -> Response {
     }
 }
 
+/// The pages of `locked.test` (a crawler must fetch none).
+pub const LOCKED_PATHS: &[&str] = &["/", "/ledger.html"];
+
+/// Answers `locked.test`: robots.txt 401, pages that exist.
+pub(crate) fn locked(path: &str) -> Response {
+    match path {
+        "/robots.txt" => text(401, "401 Unauthorized\n"),
+        "/" => html(
+            200,
+            page(
+                "Allotment society",
+                "<p>Plot holders can read the <a href=\"/ledger.html\">rent ledger</a>.</p>",
+            ),
+        ),
+        "/ledger.html" => html(
+            200,
+            page("Rent ledger", "<p>Rents are due at Michaelmas.</p>"),
+        ),
+        _ => not_found(),
+    }
+}
+
 /// Answers `flaky.test`: robots.txt 503 (no `Retry-After`), pages that exist.
 pub(crate) fn flaky(path: &str) -> Response {
     match path {
@@ -113,6 +136,10 @@ mod tests {
         assert_eq!(norobots("/robots.txt").status(), 404);
         assert_eq!(forbidden("/robots.txt").status(), 403);
         assert_eq!(flaky("/robots.txt").status(), 503);
+        assert_eq!(locked("/robots.txt").status(), 401);
+        for path in LOCKED_PATHS {
+            assert_eq!(locked(path).status(), 200, "{path}");
+        }
         for path in NOROBOTS_PATHS {
             assert_eq!(norobots(path).status(), 200, "{path}");
         }

@@ -130,6 +130,10 @@ async fn logs_every_request_with_its_headers() {
             from: Some("bot@example.org".into()),
             referer: Some("http://sample.test/".into()),
             accept: Some("text/html".into()),
+            accept_encoding: None,
+            if_none_match: None,
+            if_modified_since: None,
+            at: log[0].at,
         }
     );
     assert_eq!(log[1].host, "traps.test");

@@ -1,0 +1,154 @@
+//! When a failed fetch is tried again: the back-off policy for answers that say "not now"
+//! (429, 5xx, timeouts, broken connections) and the `Retry-After` header.
+
+use std::time::{Duration, SystemTime};
+
+use shared::config::CrawlerConfig;
+
+use crate::fetch::{FetchError, Fetched};
+
+/// What to do after a fetch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The answer is final: store it.
+    Keep,
+    /// Not now: leave the URL queued and make its host wait this long.
+    RetryAfter(Duration),
+    /// It failed again and the attempts are spent: store the failure.
+    GiveUp,
+}
+
+/// The retry settings of a crawl.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    attempts: u8,
+    first_wait: Duration,
+    max_wait: Duration,
+}
+
+impl RetryPolicy {
+    /// From the crawler config.
+    pub fn new(config: &CrawlerConfig) -> Self {
+        Self {
+            attempts: config.page_attempts.max(1),
+            first_wait: Duration::from_millis(config.retry_ms),
+            max_wait: Duration::from_millis(config.max_retry_after_ms),
+        }
+    }
+
+    /// The verdict on a fetch of a URL that already failed `failed_before` times.
+    /// `Ok(status, retry_after)` for an answer, `Err` for no answer.
+    pub fn verdict(&self, result: Result<&Fetched, &FetchError>, failed_before: u8) -> Verdict {
+        let asked_wait = match result {
+            Ok(fetched) if is_retryable_status(fetched.status) => {
+                retry_after(fetched, SystemTime::now())
+            }
+            Ok(_) => return Verdict::Keep,
+            // A refused address will not change by waiting; no retry in this run.
+            Err(FetchError::AddressRefused(_)) => return Verdict::GiveUp,
+            Err(_) => None,
+        };
+        if failed_before.saturating_add(1) >= self.attempts {
+            return Verdict::GiveUp;
+        }
+        Verdict::RetryAfter(self.wait(failed_before, asked_wait))
+    }
+
+    /// The wait before attempt `failed_before + 2`: the server's `Retry-After` when it gave
+    /// one, else the first wait doubled per earlier failure; never more than the cap.
+    pub fn wait(&self, failed_before: u8, asked: Option<Duration>) -> Duration {
+        let backoff = self
+            .first_wait
+            .saturating_mul(1u32 << u32::from(failed_before).min(16));
+        asked.unwrap_or(backoff).min(self.max_wait)
+    }
+}
+
+/// 429 and 5xx say "not now"; everything else is an answer.
+pub fn is_retryable_status(status: u16) -> bool {
+    status == 429 || (500..600).contains(&status)
+}
+
+/// The wait a `Retry-After` header asks for: delay-seconds or an HTTP date (a date in the
+/// past asks for none). Unreadable values are ignored.
+pub fn retry_after(fetched: &Fetched, now: SystemTime) -> Option<Duration> {
+    let value = fetched.header("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, retry_after: Option<&str>) -> Fetched {
+        Fetched {
+            status,
+            headers: retry_after
+                .map(|v| vec![("retry-after".to_string(), v.to_string())])
+                .unwrap_or_default(),
+            text: None,
+            raw: Vec::new(),
+            body_len: 0,
+            truncated: false,
+        }
+    }
+
+    fn policy() -> RetryPolicy {
+        RetryPolicy::new(&CrawlerConfig {
+            page_attempts: 3,
+            retry_ms: 1_000,
+            max_retry_after_ms: 60_000,
+            ..CrawlerConfig::default()
+        })
+    }
+
+    #[test]
+    fn statuses_and_errors() {
+        let p = policy();
+        for status in [200, 204, 301, 304, 404, 410, 403] {
+            assert_eq!(p.verdict(Ok(&answer(status, None)), 0), Verdict::Keep);
+        }
+        assert_eq!(
+            p.verdict(Ok(&answer(500, None)), 0),
+            Verdict::RetryAfter(Duration::from_secs(1))
+        );
+        assert_eq!(
+            p.verdict(Ok(&answer(502, None)), 1),
+            Verdict::RetryAfter(Duration::from_secs(2)),
+            "doubled"
+        );
+        assert_eq!(p.verdict(Ok(&answer(500, None)), 2), Verdict::GiveUp);
+        assert_eq!(
+            p.verdict(Err(&FetchError::Timeout), 0),
+            Verdict::RetryAfter(Duration::from_secs(1))
+        );
+        assert_eq!(
+            p.verdict(Err(&FetchError::AddressRefused("10.0.0.1".into())), 0),
+            Verdict::GiveUp
+        );
+    }
+
+    #[test]
+    fn retry_after_wins_and_is_capped() {
+        let p = policy();
+        assert_eq!(
+            p.verdict(Ok(&answer(503, Some("7"))), 0),
+            Verdict::RetryAfter(Duration::from_secs(7))
+        );
+        assert_eq!(
+            p.verdict(Ok(&answer(429, Some("86400"))), 0),
+            Verdict::RetryAfter(Duration::from_secs(60)),
+            "capped at max_retry_after_ms"
+        );
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        let later = answer(503, Some("Sun, 06 Nov 1994 08:50:07 GMT"));
+        assert_eq!(retry_after(&later, now), Some(Duration::from_secs(30)));
+        let past = answer(503, Some("Sun, 06 Nov 1994 08:00:00 GMT"));
+        assert_eq!(retry_after(&past, now), Some(Duration::ZERO));
+        assert_eq!(retry_after(&answer(503, Some("soon")), now), None);
+    }
+}

@@ -1,0 +1,313 @@
+//! The robot's HTTP against the test web: robots.txt statuses and caching, redirects into
+//! disallowed paths, meta refresh, sitemaps, character sets, retries and `Retry-After`, and
+//! re-crawls with conditional requests.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use shared::StoreReader;
+use shared::record::PageRecord;
+use testweb::TestWeb;
+
+use crate::support::{crawl, crawler_config, paths_requested};
+
+fn stored(store: &StoreReader, url: &str) -> PageRecord {
+    store
+        .page(url)
+        .expect("read")
+        .unwrap_or_else(|| panic!("{url} is stored"))
+}
+
+fn body(page: &PageRecord) -> String {
+    page.body.decompress().expect("body decompresses")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_401_keeps_the_whole_site_off_limits() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = crawl(
+        dir.path(),
+        &[web.url("locked.test", "/")],
+        crawler_config(&web),
+    )
+    .await;
+    assert_eq!(paths_requested(&web, "locked.test"), vec!["/robots.txt"]);
+    assert_eq!(summary.pages_stored, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_txt_is_cached_for_what_its_headers_say() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_depth = 0;
+    crawl(dir.path(), &[web.url("fresh.test", "/")], config.clone()).await;
+    crawl(dir.path(), &[web.url("fresh.test", "/static.html")], config).await;
+    let store = StoreReader::open(dir.path()).expect("store");
+    let origin = web.url("fresh.test", "");
+    let record = store.robots(&origin).expect("read").expect("cached");
+    assert_eq!(
+        record.expires_at_ms - record.fetched_at_ms,
+        2 * 3_600_000,
+        "Cache-Control: max-age=7200"
+    );
+    assert_eq!(
+        web.request_count("fresh.test", "/robots.txt"),
+        1,
+        "a second run within the lifetime reads the cached copy"
+    );
+    assert_eq!(web.request_count("fresh.test", "/static.html"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_chain_into_a_disallowed_path_is_not_followed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("redirect.test", "/into-secret")],
+        crawler_config(&web),
+    )
+    .await;
+    let requested = paths_requested(&web, "redirect.test");
+    assert_eq!(
+        requested,
+        vec!["/robots.txt", "/into-secret", "/via-secret"],
+        "every hop is checked against robots.txt"
+    );
+    let store = StoreReader::open(dir.path()).expect("store");
+    let hop = stored(&store, &web.url("redirect.test", "/via-secret"));
+    assert_eq!(
+        hop.redirect_to.as_deref(),
+        Some(web.url("redirect.test", "/secret/page.html").as_str())
+    );
+    assert!(
+        store
+            .page(&web.url("redirect.test", "/secret/page.html"))
+            .expect("read")
+            .is_none()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn meta_refresh_is_a_redirect_and_the_target_records_its_aliases() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_depth = 0;
+    crawl(
+        dir.path(),
+        &[
+            web.url("redirect.test", "/meta-refresh"),
+            web.url("redirect.test", "/start"),
+        ],
+        config,
+    )
+    .await;
+    let store = StoreReader::open(dir.path()).expect("store");
+    let refresh = stored(&store, &web.url("redirect.test", "/meta-refresh"));
+    assert_eq!(refresh.status, 200);
+    assert_eq!(
+        refresh.redirect_to.as_deref(),
+        Some(web.url("redirect.test", "/end").as_str())
+    );
+    let end = stored(&store, &web.url("redirect.test", "/end"));
+    let aliases: BTreeSet<String> = end.aliases.iter().cloned().collect();
+    let meta_hop = BTreeSet::from([web.url("redirect.test", "/meta-refresh")]);
+    let http_hops = BTreeSet::from([
+        web.url("redirect.test", "/start"),
+        web.url("redirect.test", "/middle"),
+    ]);
+    assert!(
+        aliases == meta_hop || aliases == http_hops,
+        "the page under its final URL names the chain that reached it first: {aliases:?}"
+    );
+    assert_eq!(
+        web.request_count("redirect.test", "/end"),
+        1,
+        "two chains to one page: fetched once"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemaps_add_pages_no_link_reaches() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("maps.test", "/")],
+        crawler_config(&web),
+    )
+    .await;
+
+    let requested = paths_requested(&web, "maps.test");
+    assert_eq!(requested.first().map(String::as_str), Some("/robots.txt"));
+    for sitemap in testweb::MAPS_SITEMAPS {
+        assert_eq!(
+            web.request_count("maps.test", sitemap),
+            1,
+            "{sitemap} read once: {requested:?}"
+        );
+    }
+    assert_eq!(web.request_count("maps.test", testweb::MAPS_DISALLOWED), 0);
+    let store = StoreReader::open(dir.path()).expect("store");
+    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
+    let expected: BTreeSet<String> = testweb::MAPS_PAGES
+        .iter()
+        .map(|p| web.url("maps.test", p))
+        .collect();
+    assert_eq!(
+        pages, expected,
+        "linked pages and sitemap pages, nothing disallowed or out of scope"
+    );
+    let unique: BTreeSet<&String> = requested.iter().collect();
+    assert_eq!(
+        unique.len(),
+        requested.len(),
+        "nothing twice: {requested:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_charsets_are_stored_as_utf8() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut seeds = vec![web.url("charsets.test", "/")];
+    seeds.push(web.url("traps.test", "/latin1"));
+    let mut config = crawler_config(&web);
+    config.max_depth = 1;
+    let options = crawler::CrawlOptions {
+        data: dir.path().to_path_buf(),
+        seeds,
+        scope: vec![
+            web.url("charsets.test", "/"),
+            web.url("traps.test", "/latin1"),
+        ],
+        config,
+        max_time: None,
+    };
+    crawler::Crawler::open(options)
+        .expect("opens")
+        .run(std::future::pending())
+        .await
+        .expect("runs");
+
+    let store = StoreReader::open(dir.path()).expect("store");
+    for (path, (title, sentence)) in [
+        ("/sjis-header.html", testweb::SJIS_HEADER_TEXT),
+        ("/sjis-meta.html", testweb::SJIS_META_TEXT),
+        ("/latin1-meta.html", testweb::LATIN1_META_TEXT),
+    ] {
+        let page = stored(&store, &web.url("charsets.test", path));
+        assert_eq!(page.title, title, "{path}");
+        assert!(body(&page).contains(sentence), "{path}: {}", body(&page));
+    }
+    let latin1 = stored(&store, &web.url("traps.test", "/latin1"));
+    assert!(body(&latin1).contains(testweb::LATIN1_WORD));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_errors_are_retried_a_bounded_number_of_times() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.page_attempts = 3;
+    config.retry_ms = 20;
+    crawl(dir.path(), &[web.url("traps.test", "/error")], config).await;
+    assert_eq!(
+        web.request_count("traps.test", "/error"),
+        3,
+        "page_attempts = 3"
+    );
+    let store = StoreReader::open(dir.path()).expect("store");
+    assert_eq!(stored(&store, &web.url("traps.test", "/error")).status, 500);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recrawl_sends_conditional_requests_and_a_304_changes_nothing() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    // Every stored page is due again at once.
+    config.revisit_ms = 0;
+    config.min_revisit_ms = 0;
+    config.max_revisit_ms = 0;
+    config.retry_ms = 10;
+    let seed = [web.url("fresh.test", "/")];
+    crawl(dir.path(), &seed, config.clone()).await;
+
+    // The busy page answered 503 + Retry-After: 1, and was asked again no sooner.
+    let busy: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "fresh.test" && r.path_and_query == "/busy.html")
+        .collect();
+    assert_eq!(busy.len(), 2, "retried once");
+    assert!(
+        busy[1].at.duration_since(busy[0].at) >= Duration::from_millis(950),
+        "Retry-After: 1 honoured"
+    );
+    let url = |path| web.url("fresh.test", path);
+    let first: Vec<PageRecord> = {
+        let store = StoreReader::open(dir.path()).expect("store");
+        let meta = stored(&store, &url("/meta.html"));
+        assert_eq!(meta.keywords, testweb::META_KEYWORDS);
+        assert_eq!(meta.revisit_after_secs, Some(7 * 86_400));
+        testweb::FRESH_PATHS
+            .iter()
+            .map(|p| stored(&store, &url(p)))
+            .collect()
+    };
+    let first_run_requests = web.requests().len();
+
+    web.set_fresh_edition(2);
+    crawl(dir.path(), &seed, config).await;
+    let second: Vec<_> = web.requests().split_off(first_run_requests);
+    let second_paths: BTreeSet<&str> = second.iter().map(|r| r.path_and_query.as_str()).collect();
+    let expected: BTreeSet<&str> = testweb::FRESH_PATHS.iter().copied().collect();
+    assert_eq!(
+        second_paths, expected,
+        "every due page revisited, robots.txt cached"
+    );
+    assert_eq!(second.len(), expected.len(), "each once");
+    let sent = |path: &str| {
+        second
+            .iter()
+            .find(|r| r.path_and_query == path)
+            .expect("requested")
+    };
+    assert_eq!(sent("/").if_none_match.as_deref(), Some("\"home\""));
+    assert_eq!(
+        sent("/news.html").if_none_match.as_deref(),
+        Some("\"news-1\"")
+    );
+    assert_eq!(
+        sent("/static.html").if_modified_since.as_deref(),
+        Some(testweb::STATIC_LAST_MODIFIED)
+    );
+    assert_eq!(
+        sent("/meta.html").if_none_match,
+        None,
+        "no validator, no condition"
+    );
+
+    let store = StoreReader::open(dir.path()).expect("store");
+    for (path, before) in testweb::FRESH_PATHS.iter().zip(&first) {
+        let after = stored(&store, &url(path));
+        if *path == "/news.html" {
+            assert!(body(&after).contains(&testweb::news_word(2)));
+            assert!(after.fetched_at_ms >= before.fetched_at_ms);
+        } else if matches!(*path, "/" | "/static.html") {
+            assert_eq!(&after, before, "{path}: a 304 changes nothing stored");
+        }
+    }
+    assert!(
+        sent("/")
+            .accept_encoding
+            .as_deref()
+            .is_some_and(|e| { ["gzip", "br", "deflate"].iter().all(|c| e.contains(c)) }),
+        "Accept-Encoding: {:?}",
+        sent("/").accept_encoding
+    );
+}
