@@ -235,7 +235,7 @@ impl Frontier {
                             Ok(url) if policy.allows(url.path_and_query()) => url,
                             _ => {
                                 on_disallowed(&entry);
-                                store.drop_queued(&key)?;
+                                store.drop_queued(&key, &entry, shared::now_ms())?;
                                 continue;
                             }
                         };
@@ -329,4 +329,120 @@ fn take_next(
             .collect();
     }
     Ok(host.buffered.pop_first())
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::config::CrawlerConfig;
+    use shared::record::RobotsFetch;
+
+    use super::*;
+
+    fn frontier() -> Frontier {
+        Frontier::new(Politeness::new(&CrawlerConfig {
+            delay_ms: 0,
+            ..CrawlerConfig::default()
+        }))
+    }
+
+    fn queue(store: &mut PageStore, urls: &[&str]) -> Vec<QueuedUrl> {
+        let entries = urls
+            .iter()
+            .map(|u| (CanonicalUrl::parse(u).unwrap(), FrontierEntry::page(*u, 0)))
+            .collect();
+        store.enqueue(entries).unwrap()
+    }
+
+    fn known(fetch: RobotsFetch, expires: Instant) -> RobotsState {
+        RobotsState::Known {
+            policy: Arc::new(RobotsPolicy::from_fetch(&fetch, "siftbot")),
+            expires,
+        }
+    }
+
+    fn next(frontier: &mut Frontier, store: &mut PageStore) -> Option<Job> {
+        frontier
+            .next_job(Instant::now(), store, &mut |_| {})
+            .unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_expired_robots_txt_is_read_again_before_the_next_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = frontier();
+        let origin = "http://a.test";
+        let hour = Duration::from_secs(3600);
+        frontier.load_origin(
+            origin,
+            known(RobotsFetch::NoRules, Instant::now() + hour),
+            Instant::now(),
+        );
+        let queued = queue(&mut store, &["http://a.test/1", "http://a.test/2"]);
+        frontier.push(queued, Instant::now());
+
+        let Some(Job::Page { key, entry, .. }) = next(&mut frontier, &mut store) else {
+            panic!("a page while robots.txt is fresh");
+        };
+        store.drop_queued(&key, &entry, 0).unwrap(); // as if stored
+        frontier.page_done(origin, &key, Instant::now());
+        tokio::time::advance(hour).await;
+        assert!(
+            matches!(next(&mut frontier, &mut store), Some(Job::Robots { .. })),
+            "expired: robots.txt first"
+        );
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "nothing else meanwhile"
+        );
+        frontier.robots_done(
+            origin,
+            known(
+                RobotsFetch::Rules("User-agent: *\nDisallow: /2\n".into()),
+                Instant::now() + hour,
+            ),
+            Instant::now(),
+        );
+        let mut dropped = Vec::new();
+        let job = frontier
+            .next_job(Instant::now(), &mut store, &mut |e| {
+                dropped.push(e.url.clone())
+            })
+            .unwrap();
+        assert!(job.is_none(), "the new rules forbid /2");
+        assert_eq!(dropped, vec!["http://a.test/2".to_string()]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_retried_url_waits_and_holds_back_its_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = frontier();
+        let origin = "http://b.test";
+        let far = Instant::now() + Duration::from_secs(86_400);
+        frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+        let queued = queue(&mut store, &["http://b.test/x", "http://b.test/y"]);
+        frontier.push(queued, Instant::now());
+
+        let Some(Job::Page { key, mut entry, .. }) = next(&mut frontier, &mut store) else {
+            panic!("a page");
+        };
+        assert_eq!(entry.url, "http://b.test/x");
+        entry.attempts = 1;
+        let wait = Duration::from_secs(30);
+        frontier.page_retry(origin, key, entry, wait, Instant::now());
+        assert_eq!(frontier.next_wake(), Some(Instant::now() + wait));
+
+        tokio::time::advance(Duration::from_secs(29)).await;
+        assert!(next(&mut frontier, &mut store).is_none(), "the host waits");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let Some(Job::Page { entry, .. }) = next(&mut frontier, &mut store) else {
+            panic!("the retry");
+        };
+        assert_eq!(
+            (entry.url.as_str(), entry.attempts),
+            ("http://b.test/x", 1),
+            "the same URL first, with its attempt count"
+        );
+    }
 }

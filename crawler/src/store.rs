@@ -209,10 +209,26 @@ impl PageStore {
         Ok(count)
     }
 
-    /// Removes a URL from the frontier without fetching it (robots.txt, scope ...).
-    pub fn drop_queued(&mut self, key: &[u8]) -> Result<(), StoreError> {
+    /// Removes a URL from the frontier without fetching it (robots.txt, scope ...). A
+    /// revisit dropped this way is due again one interval later.
+    pub fn drop_queued(
+        &mut self,
+        key: &[u8],
+        entry: &FrontierEntry,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut batch = WriteBatch::default();
         batch.delete_cf(self.cf(Cf::Frontier), key);
+        if entry.kind == EntryKind::Revisit
+            && let Some(record) = self.revisit(&entry.url)?
+        {
+            let next = RevisitRecord {
+                queued: false,
+                due_ms: now_ms.saturating_add(record.interval_ms),
+                ..record
+            };
+            batch.put_cf(self.cf(Cf::Revisit), entry.url.as_bytes(), next.encode());
+        }
         self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
         self.db.write(batch)?;
