@@ -359,6 +359,42 @@ fn explain(data: &Path, url: &str) -> Result<()> {
         Some(reason) => println!("  not indexed: {reason}"),
         None => println!("  indexable"),
     }
+    if !page.aliases.is_empty() {
+        println!("  reached by redirects from: {}", page.aliases.join(" -> "));
+    }
+    if let Some(revisit) = store.revisit(canonical.as_str())? {
+        let now = shared::now_ms();
+        let due = if revisit.due_ms <= now {
+            "due now".to_string()
+        } else {
+            format!(
+                "due in {}",
+                humantime::format_duration(std::time::Duration::from_secs(
+                    (revisit.due_ms - now) / 1000
+                ))
+            )
+        };
+        println!(
+            "  next visit: {due} (interval {}; {} visits, {} with changes)",
+            humantime::format_duration(std::time::Duration::from_secs(
+                revisit.interval_ms / 1000
+            )),
+            revisit.visits,
+            revisit.changes
+        );
+    }
+    if let Some(robots) = store.robots(&canonical.origin())? {
+        let answer = match robots.fetch {
+            shared::record::RobotsFetch::Rules(_) => "rules",
+            shared::record::RobotsFetch::NoRules => "no rules (4xx)",
+            shared::record::RobotsFetch::Forbidden => "the whole site forbidden (401/403)",
+        };
+        println!(
+            "  robots.txt of {}: {answer}, cached until {} ms since the epoch",
+            canonical.origin(),
+            robots.expires_at_ms
+        );
+    }
     let inlinks: std::collections::BTreeSet<String> = store
         .all_outlinks()
         .filter_map(Result::ok)
