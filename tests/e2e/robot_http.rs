@@ -37,6 +37,35 @@ async fn robots_401_keeps_the_whole_site_off_limits() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirected_robots_txt_is_followed_and_obeyed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("moved.test", "/")],
+        crawler_config(&web),
+    )
+    .await;
+    let requested = paths_requested(&web, "moved.test");
+    assert_eq!(
+        &requested[..3],
+        ["/robots.txt", "/policies/robots.txt", "/rules.txt"],
+        "robots.txt and its redirects before any page"
+    );
+    assert_eq!(
+        web.request_count("moved.test", testweb::MOVED_DISALLOWED),
+        0
+    );
+    let store = StoreReader::open(dir.path()).expect("store");
+    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
+    let expected: BTreeSet<String> = testweb::MOVED_PATHS
+        .iter()
+        .map(|p| web.url("moved.test", p))
+        .collect();
+    assert_eq!(pages, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_txt_is_cached_for_what_its_headers_say() {
     let web = TestWeb::start().await;
     let dir = tempfile::tempdir().expect("tempdir");

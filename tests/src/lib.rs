@@ -15,6 +15,7 @@
 //! | `forbidden.test` | [`robots_hosts`] | robots.txt 403; pages exist, a crawler must fetch none |
 //! | `flaky.test` | [`robots_hosts`] | robots.txt 503; pages exist, a crawler must not crawl the host now |
 //! | `locked.test` | [`robots_hosts`] | robots.txt 401; pages exist, a crawler must fetch none |
+//! | `moved.test` | [`robots_hosts`] | robots.txt redirected twice to rules that disallow [`MOVED_DISALLOWED`] |
 //! | `fresh.test` | [`fresh`] | `ETag`/`Last-Modified` and 304s, an edition the test changes, a page busy once (503 + `Retry-After`), meta keywords and revisit-after |
 //! | `maps.test` | [`sitemaps`] | robots.txt `Sitemap:` lines: an index, a gzip sitemap, a text sitemap, listing pages no link reaches |
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
@@ -63,7 +64,9 @@ pub use fresh::{FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, news_word};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
-pub use robots_hosts::{FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, NOROBOTS_PATHS};
+pub use robots_hosts::{
+    FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, MOVED_DISALLOWED, MOVED_PATHS, NOROBOTS_PATHS,
+};
 pub use sample::{
     SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,
     SAMPLE_DISALLOWED, SAMPLE_DUPLICATE_WORD, SAMPLE_DUPLICATES, SAMPLE_NEVER_FETCHED,
@@ -77,7 +80,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 12] = [
+pub const HOSTS: [&str; 13] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -85,6 +88,7 @@ pub const HOSTS: [&str; 12] = [
     "forbidden.test",
     "flaky.test",
     "locked.test",
+    "moved.test",
     "redirect.test",
     "traps.test",
     "fresh.test",
@@ -236,6 +240,7 @@ impl Shared {
             "forbidden.test" => robots_hosts::forbidden(path),
             "flaky.test" => robots_hosts::flaky(path),
             "locked.test" => robots_hosts::locked(path),
+            "moved.test" => robots_hosts::moved(path),
             "fresh.test" => fresh::respond(
                 path,
                 headers,

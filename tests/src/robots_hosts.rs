@@ -6,13 +6,14 @@
 //! | `forbidden.test` | 403 | fetch nothing else (the stricter reading of 401/403) |
 //! | `flaky.test` | 503 | not crawl the host now; retry robots.txt later |
 //! | `locked.test` | 401 | fetch nothing else (the stricter reading of 401/403) |
+//! | `moved.test` | 301 -> `/policies/robots.txt` (302) -> `/rules.txt` | follow the redirects and obey `/rules.txt`: never fetch [`MOVED_DISALLOWED`] |
 //!
 //! Every host has real pages behind its robots.txt, so a crawler that ignores the answer is
 //! caught by the request log, not by a 404.
 
 use warp::reply::Response;
 
-use crate::reply::{html, not_found, page, text};
+use crate::reply::{html, not_found, page, redirect, text};
 
 /// Every page of `norobots.test`, all reachable from `/`.
 pub const NOROBOTS_PATHS: &[&str] = &["/", "/sourdough.html", "/rye.html", "/oven.html"];
@@ -82,6 +83,32 @@ pub(crate) fn forbidden(path: &str) -> Response {
     }
 }
 
+/// The page `moved.test`'s redirected robots.txt disallows.
+pub const MOVED_DISALLOWED: &str = "/private.html";
+
+/// The pages of `moved.test` a crawler must store.
+pub const MOVED_PATHS: &[&str] = &["/", "/open.html"];
+
+/// Answers `moved.test`: robots.txt behind two redirects.
+pub(crate) fn moved(path: &str) -> Response {
+    match path {
+        "/robots.txt" => redirect(301, "/policies/robots.txt"),
+        "/policies/robots.txt" => redirect(302, "/rules.txt"),
+        "/rules.txt" => text(200, "User-agent: *\nDisallow: /private.html\n"),
+        "/" => html(
+            200,
+            page(
+                "Ferry timetable",
+                "<p>See the <a href=\"/open.html\">summer sailings</a> and the \
+                 <a href=\"/private.html\">crew roster</a>.</p>",
+            ),
+        ),
+        "/open.html" => html(200, page("Summer sailings", "<p>Four crossings a day.</p>")),
+        "/private.html" => html(200, page("Crew roster", "<p>Not for robots.</p>")),
+        _ => not_found(),
+    }
+}
+
 /// The pages of `locked.test` (a crawler must fetch none).
 pub const LOCKED_PATHS: &[&str] = &["/", "/ledger.html"];
 
@@ -137,6 +164,8 @@ mod tests {
         assert_eq!(forbidden("/robots.txt").status(), 403);
         assert_eq!(flaky("/robots.txt").status(), 503);
         assert_eq!(locked("/robots.txt").status(), 401);
+        assert_eq!(moved("/robots.txt").status(), 301);
+        assert_eq!(moved("/rules.txt").status(), 200);
         for path in LOCKED_PATHS {
             assert_eq!(locked(path).status(), 200, "{path}");
         }
