@@ -589,9 +589,9 @@ impl Crawler {
         Ok(())
     }
 
-    /// What a fetched sitemap adds: its page URLs (in scope) as depth-0 seeds, and for an
-    /// index its child sitemaps (an index inside an index is not followed, as the protocol
-    /// has no such thing).
+    /// What a fetched sitemap adds: its page URLs (in scope) as depth-0 seeds, for an index
+    /// its child sitemaps (an index inside an index is not followed, as the protocol has no
+    /// such thing), for a redirect its target.
     fn sitemap_discovered(
         &mut self,
         url: &CanonicalUrl,
@@ -601,6 +601,21 @@ impl Crawler {
         let parsed = match result {
             Ok((fetched, Parsed::Sitemap(parsed))) if (200..300).contains(&fetched.status) => {
                 parsed
+            }
+            Ok((fetched, _)) if (300..400).contains(&fetched.status) => {
+                // A moved sitemap: its target is a sitemap of the same standing.
+                let target = fetched
+                    .header("location")
+                    .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok());
+                let Some(target) = target.filter(|_| entry.redirects() < 5) else {
+                    return Vec::new();
+                };
+                let mut discovered = self.sitemap_entries(&[target.into()], entry.depth);
+                for (_, next) in &mut discovered {
+                    next.redirected_from = entry.redirected_from.clone();
+                    next.redirected_from.push(url.as_str().to_string());
+                }
+                return discovered;
             }
             Ok((fetched, _)) => {
                 info!(%url, status = fetched.status, "sitemap not read");

@@ -6,7 +6,9 @@
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin.
 //! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
-//! - [`fetch`]: the HTTP client, bounded bodies, charset decoding.
+//! - [`fetch`]: the HTTP client, conditional requests, bounded bodies.
+//! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
+//! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded.
 //! - [`retry`]: when a failed fetch is tried again (`Retry-After`, back-off).
 //! - [`revisit`]: the re-crawl schedule of stored pages.
 //! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
