@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawler_config, paths_requested};
+use crate::support::{crawl, crawl_in_scope, crawler_config, paths_requested};
 
 fn host_of(request_host: &str) -> &str {
     request_host.split(':').next().unwrap_or_default()
@@ -205,21 +205,17 @@ async fn private_addresses_are_refused_even_with_loopback_allowed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut config = crawler_config(&web);
     config.robots_attempts = 1;
-    let options = crawler::CrawlOptions {
-        data: dir.path().to_path_buf(),
-        seeds: vec![web.url("redirect.test", "/to-private")],
-        scope: vec![
-            web.url("redirect.test", "/"),
-            testweb::PRIVATE_ADDRESS_URL.to_string(),
-        ],
+    let scope = [
+        web.url("redirect.test", "/"),
+        testweb::PRIVATE_ADDRESS_URL.to_string(),
+    ];
+    crawl_in_scope(
+        dir.path(),
+        &[web.url("redirect.test", "/to-private")],
+        &scope,
         config,
-        max_time: None,
-    };
-    crawler::Crawler::open(options)
-        .expect("opens")
-        .run(std::future::pending())
-        .await
-        .expect("runs");
+    )
+    .await;
     let store = StoreReader::open(dir.path()).expect("store");
     let hop = store
         .page(&web.url("redirect.test", "/to-private"))

@@ -9,7 +9,7 @@ use shared::StoreReader;
 use shared::record::PageRecord;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawler_config, paths_requested};
+use crate::support::{crawl, crawl_in_scope, crawler_config, paths_requested};
 
 fn stored(store: &StoreReader, url: &str) -> PageRecord {
     store
@@ -202,25 +202,13 @@ async fn sitemaps_add_pages_no_link_reaches() {
 async fn legacy_charsets_are_stored_as_utf8() {
     let web = TestWeb::start().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut seeds = vec![web.url("charsets.test", "/")];
-    seeds.push(web.url("traps.test", "/latin1"));
+    let seeds = [
+        web.url("charsets.test", "/"),
+        web.url("traps.test", "/latin1"),
+    ];
     let mut config = crawler_config(&web);
     config.max_depth = 1;
-    let options = crawler::CrawlOptions {
-        data: dir.path().to_path_buf(),
-        seeds,
-        scope: vec![
-            web.url("charsets.test", "/"),
-            web.url("traps.test", "/latin1"),
-        ],
-        config,
-        max_time: None,
-    };
-    crawler::Crawler::open(options)
-        .expect("opens")
-        .run(std::future::pending())
-        .await
-        .expect("runs");
+    crawl_in_scope(dir.path(), &seeds, &seeds, config).await;
 
     let store = StoreReader::open(dir.path()).expect("store");
     for (path, (title, sentence)) in [

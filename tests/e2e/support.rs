@@ -37,12 +37,22 @@ pub fn write_config_file(web: &TestWeb, path: &Path, extra: &str) {
     Config::load(Some(path)).expect("the written config parses");
 }
 
-/// Crawls in-process until done.
+/// Crawls in-process until done, within the seeds' hosts.
 pub async fn crawl(data: &Path, seeds: &[String], config: CrawlerConfig) -> CrawlSummary {
+    crawl_in_scope(data, seeds, &[], config).await
+}
+
+/// Crawls in-process until done, under the `scope` prefixes (empty: the seeds' hosts).
+pub async fn crawl_in_scope(
+    data: &Path,
+    seeds: &[String],
+    scope: &[String],
+    config: CrawlerConfig,
+) -> CrawlSummary {
     let options = CrawlOptions {
         data: data.to_path_buf(),
         seeds: seeds.to_vec(),
-        scope: vec![],
+        scope: scope.to_vec(),
         config,
         max_time: None,
     };
