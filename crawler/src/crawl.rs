@@ -27,7 +27,7 @@ use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_retryable_status};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
-use crate::robots_fetch::{RobotsResult, fetch_robots};
+use crate::robots_fetch::{self, RobotsResult, fetch_robots};
 use crate::scope::Scope;
 use crate::sitemap::{self, Sitemap, SitemapEntries, SitemapError, SitemapLimits};
 use crate::store::{PageCommit, PageStore};
@@ -345,6 +345,56 @@ impl Crawler {
         }
     }
 
+    /// The state of an origin whose robots.txt could not be read (429, 5xx, network): it
+    /// waits and tries again with back-off (the server's `Retry-After` at least), and is
+    /// parked after `robots_attempts`; once failures have lasted 30 days, the last cached copy
+    /// is obeyed again.
+    fn robots_unavailable(
+        &mut self,
+        origin: &str,
+        why: &str,
+        retry_after: Option<Duration>,
+        frontier: &Frontier,
+        now: Instant,
+    ) -> Result<RobotsState, Error> {
+        let cached = self.store.robots(origin)?;
+        match robots_fetch::after_failure(cached, now_ms()) {
+            Some((record, true)) => {
+                warn!(%origin, %why, "robots.txt unreachable for 30 days: obeying the last copy");
+                let record = RobotsRecord {
+                    expires_at_ms: now_ms() + robots_fetch::MIN_CACHE_MS,
+                    ..record
+                };
+                self.store.put_robots(origin, &record)?;
+                return Ok(self.known_robots(&record));
+            }
+            Some((record, false)) => self.store.put_robots(origin, &record)?,
+            None => {}
+        }
+        let attempts = match frontier.robots_state(origin) {
+            Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
+            _ => 1,
+        };
+        let config = &self.options.config;
+        if attempts >= config.robots_attempts {
+            warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
+            return Ok(RobotsState::Parked);
+        }
+        let backoff = Duration::from_millis(
+            config
+                .robots_retry_ms
+                .saturating_mul(1 << (attempts - 1).min(16)),
+        );
+        let asked =
+            retry_after.map(|wait| wait.min(Duration::from_millis(config.max_retry_after_ms)));
+        let wait = backoff.max(asked.unwrap_or_default());
+        info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
+        Ok(RobotsState::Waiting {
+            attempts,
+            until: now + wait,
+        })
+    }
+
     /// How to fetch a frontier entry: a page, a revisit with the stored copy's validators,
     /// or a sitemap.
     fn fetch_plan(&self, entry: &FrontierEntry) -> Result<FetchPlan, Error> {
@@ -442,30 +492,7 @@ impl Crawler {
                     }
                     RobotsResult::Unavailable { why, retry_after } => {
                         run.errors += 1;
-                        let attempts = match frontier.robots_state(&origin) {
-                            Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
-                            _ => 1,
-                        };
-                        let config = &self.options.config;
-                        if attempts >= config.robots_attempts {
-                            warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
-                            RobotsState::Parked
-                        } else {
-                            let backoff = Duration::from_millis(
-                                config
-                                    .robots_retry_ms
-                                    .saturating_mul(1 << (attempts - 1).min(16)),
-                            );
-                            let asked = retry_after.map(|wait| {
-                                wait.min(Duration::from_millis(config.max_retry_after_ms))
-                            });
-                            let wait = backoff.max(asked.unwrap_or_default());
-                            info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
-                            RobotsState::Waiting {
-                                attempts,
-                                until: now + wait,
-                            }
-                        }
+                        self.robots_unavailable(&origin, &why, retry_after, frontier, now)?
                     }
                 };
                 frontier.robots_done(&origin, state, now);

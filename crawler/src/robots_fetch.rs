@@ -32,6 +32,9 @@ pub enum RobotsResult {
 const ROBOTS_REDIRECTS: usize = 5;
 const HOUR_MS: u64 = 3_600_000;
 
+/// The shortest time a robots.txt answer is cached: an hour.
+pub const MIN_CACHE_MS: u64 = HOUR_MS;
+
 /// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
 /// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable.
 pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
@@ -77,6 +80,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
             fetch,
             fetched_at_ms: now,
             expires_at_ms: now + ttl,
+            unreachable_since_ms: None,
         });
     }
     // Too many redirects: as if there were no robots.txt (RFC 9309 2.3.1.2).
@@ -85,7 +89,23 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
         fetch: RobotsFetch::NoRules,
         fetched_at_ms: now,
         expires_at_ms: now + 24 * HOUR_MS,
+        unreachable_since_ms: None,
     })
+}
+
+/// How long robots.txt may stay unreachable before the last cached copy is obeyed again
+/// (RFC 9309 2.4: "unreachable for more than 30 days").
+pub const UNREACHABLE_FALLBACK_MS: u64 = 30 * 24 * HOUR_MS;
+
+/// A failed robots.txt fetch at `now_ms`, against the origin's last cached answer: that
+/// answer with the start of the failures recorded, and whether the failures have lasted long
+/// enough ([`UNREACHABLE_FALLBACK_MS`]) to obey it again. Without a cached answer the host
+/// stays off (`None`).
+pub fn after_failure(cached: Option<RobotsRecord>, now_ms: u64) -> Option<(RobotsRecord, bool)> {
+    let mut record = cached?;
+    let since = *record.unreachable_since_ms.get_or_insert(now_ms);
+    let fall_back = now_ms.saturating_sub(since) >= UNREACHABLE_FALLBACK_MS;
+    Some((record, fall_back))
 }
 
 /// How long a robots.txt answer is cached: `Cache-Control` `s-maxage` or `max-age`, else
@@ -145,6 +165,24 @@ mod tests {
             body_len: 0,
             truncated: false,
         }
+    }
+
+    #[test]
+    fn the_last_copy_is_obeyed_after_thirty_days_unreachable() {
+        assert_eq!(after_failure(None, 0), None, "no copy: stay off");
+        let copy = RobotsRecord {
+            fetch: RobotsFetch::Rules("User-agent: *\nDisallow: /x\n".into()),
+            fetched_at_ms: 0,
+            expires_at_ms: HOUR_MS,
+            unreachable_since_ms: None,
+        };
+        let day = 24 * HOUR_MS;
+        let (first, obey) = after_failure(Some(copy), 2 * day).unwrap();
+        assert_eq!((first.unreachable_since_ms, obey), (Some(2 * day), false));
+        let (later, obey) = after_failure(Some(first.clone()), 31 * day).unwrap();
+        assert_eq!((later.unreachable_since_ms, obey), (Some(2 * day), false));
+        let (_, obey) = after_failure(Some(first), 32 * day).unwrap();
+        assert!(obey, "30 days after the first failure");
     }
 
     #[test]

@@ -403,11 +403,33 @@ pub struct RobotsRecord {
     pub fetched_at_ms: u64,
     /// When it must be fetched again, ms since the Unix epoch.
     pub expires_at_ms: u64,
+    /// Since when every attempt to fetch it again failed (429, 5xx, network), if they have:
+    /// after 30 days of that, this copy is obeyed again (RFC 9309 2.4).
+    pub unreachable_since_ms: Option<u64>,
 }
 
 impl Record for RobotsRecord {
     const KIND: &'static str = "robots";
-    const VERSION: u8 = 1;
+    const VERSION: u8 = 2;
+
+    fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
+        (version == 1).then(|| {
+            decode_body::<RobotsRecordV1>(Self::KIND, bytes).map(|v1| Self {
+                fetch: v1.fetch,
+                fetched_at_ms: v1.fetched_at_ms,
+                expires_at_ms: v1.expires_at_ms,
+                unreachable_since_ms: None,
+            })
+        })
+    }
+}
+
+/// [`RobotsRecord`] as version 1 wrote it.
+#[derive(Deserialize)]
+struct RobotsRecordV1 {
+    fetch: RobotsFetch,
+    fetched_at_ms: u64,
+    expires_at_ms: u64,
 }
 
 /// Crawl-wide counters, rewritten in every page's write batch (column family `meta`).
@@ -451,6 +473,65 @@ mod tests {
         assert!(matches!(
             Outlinks::decode(&[1, 200, 200]),
             Err(RecordError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn version_1_records_are_still_read() {
+        #[derive(Serialize)]
+        struct EntryV1 {
+            url: String,
+            depth: u32,
+            referrer: Option<String>,
+            redirects: u8,
+        }
+        let mut bytes = vec![1];
+        bytes.extend(
+            postcard::to_allocvec(&EntryV1 {
+                url: "http://a.test/".into(),
+                depth: 3,
+                referrer: None,
+                redirects: 2,
+            })
+            .unwrap(),
+        );
+        let entry = FrontierEntry::decode(&bytes).unwrap();
+        assert_eq!((entry.url.as_str(), entry.depth), ("http://a.test/", 3));
+        assert_eq!(entry.redirects(), 2, "the hop count survives");
+        assert_eq!((entry.kind, entry.attempts), (EntryKind::Page, 0));
+
+        #[derive(Serialize)]
+        struct RobotsV1 {
+            fetch: RobotsFetch,
+            fetched_at_ms: u64,
+            expires_at_ms: u64,
+        }
+        let mut bytes = vec![1];
+        bytes.extend(
+            postcard::to_allocvec(&RobotsV1 {
+                fetch: RobotsFetch::Forbidden,
+                fetched_at_ms: 5,
+                expires_at_ms: 9,
+            })
+            .unwrap(),
+        );
+        let robots = RobotsRecord::decode(&bytes).unwrap();
+        assert_eq!(robots.fetch, RobotsFetch::Forbidden);
+        assert_eq!(
+            (robots.expires_at_ms, robots.unreachable_since_ms),
+            (9, None)
+        );
+
+        let page = PageRecord {
+            url: "http://a.test/".into(),
+            title: "T".into(),
+            ..PageRecord::default()
+        };
+        let v2 = page.encode();
+        assert_eq!(PageRecord::decode(&v2).unwrap(), page);
+        assert!(matches!(
+            PageRecord::decode(&[3, 0]),
+            Err(RecordError::UnknownVersion { found: 3, .. })
         ));
     }
 
