@@ -163,12 +163,23 @@ async fn meta_refresh_is_a_redirect_and_the_target_records_its_aliases() {
 async fn sitemaps_add_pages_no_link_reaches() {
     let web = TestWeb::start().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("maps.test", "/")],
-        crawler_config(&web),
-    )
-    .await;
+    let mut config = crawler_config(&web);
+    config.delay_ms = 100;
+    crawl(dir.path(), &[web.url("maps.test", "/")], config).await;
+
+    let arrivals: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "maps.test")
+        .map(|r| r.at)
+        .collect();
+    for pair in arrivals.windows(2) {
+        // 100 ms between hand-outs; a little less between arrivals is network jitter.
+        assert!(
+            pair[1].duration_since(pair[0]) >= Duration::from_millis(90),
+            "sitemaps wait in the host's politeness queue like pages"
+        );
+    }
 
     let requested = paths_requested(&web, "maps.test");
     assert_eq!(requested.first().map(String::as_str), Some("/robots.txt"));
