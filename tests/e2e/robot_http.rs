@@ -210,6 +210,43 @@ async fn sitemaps_add_pages_no_link_reaches() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_headers_meta_and_rel_decide_what_is_followed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("meta.test", "/")],
+        crawler_config(&web),
+    )
+    .await;
+    for path in testweb::META_FOLLOWED {
+        assert_eq!(
+            web.request_count("meta.test", path),
+            1,
+            "{path} is followed"
+        );
+    }
+    for path in testweb::META_NOT_FOLLOWED {
+        assert_eq!(web.request_count("meta.test", path), 0, "{path} is not");
+    }
+    let store = StoreReader::open(dir.path()).expect("store");
+    for path in [
+        "/header-noindex.html",
+        "/header-ours.html",
+        "/header-other.html",
+        "/meta-combined.html",
+        "/meta-none.html",
+    ] {
+        let page = stored(&store, &web.url("meta.test", path));
+        assert_eq!(
+            page.robots.noindex,
+            testweb::META_NOINDEX.contains(&path),
+            "{path}: noindex"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_charsets_are_stored_as_utf8() {
     let web = TestWeb::start().await;
     let dir = tempfile::tempdir().expect("tempdir");

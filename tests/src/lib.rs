@@ -18,6 +18,7 @@
 //! | `moved.test` | [`robots_hosts`] | robots.txt redirected twice to rules that disallow [`MOVED_DISALLOWED`] |
 //! | `fresh.test` | [`fresh`] | `ETag`/`Last-Modified` and 304s, an edition the test changes, a page busy once (503 + `Retry-After`), meta keywords and revisit-after |
 //! | `maps.test` | [`sitemaps`] | robots.txt `Sitemap:` lines: an index, a gzip sitemap, a text sitemap, listing pages no link reaches |
+//! | `meta.test` | [`directives`] | `X-Robots-Tag` for all, for us, for another robot; META tags combined; `rel` on links |
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
@@ -35,6 +36,7 @@
 
 pub mod big;
 pub mod charsets;
+pub mod directives;
 pub mod fresh;
 mod gzip;
 pub mod ranked;
@@ -60,6 +62,7 @@ use warp::reply::Response;
 
 pub use big::{BIG_SITE_PAGES, big_site_paths};
 pub use charsets::{CHARSET_PATHS, LATIN1_META_TEXT, SJIS_HEADER_TEXT, SJIS_META_TEXT};
+pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, news_word};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
@@ -80,7 +83,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 13] = [
+pub const HOSTS: [&str; 14] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -94,6 +97,7 @@ pub const HOSTS: [&str; 13] = [
     "fresh.test",
     "maps.test",
     "charsets.test",
+    "meta.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -249,6 +253,7 @@ impl Shared {
             ),
             "maps.test" => sitemaps::respond(path, self.port),
             "charsets.test" => charsets::respond(path),
+            "meta.test" => directives::respond(path),
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, &self.stop).await,
             _ => reply::text(
