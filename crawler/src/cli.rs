@@ -376,9 +376,7 @@ fn explain(data: &Path, url: &str) -> Result<()> {
         };
         println!(
             "  next visit: {due} (interval {}; {} visits, {} with changes)",
-            humantime::format_duration(std::time::Duration::from_secs(
-                revisit.interval_ms / 1000
-            )),
+            humantime::format_duration(std::time::Duration::from_secs(revisit.interval_ms / 1000)),
             revisit.visits,
             revisit.changes
         );
