@@ -29,6 +29,8 @@ pub struct UrlReport {
     pub duplicate_of: Option<String>,
     /// Where it redirected.
     pub redirect_to: Option<String>,
+    /// The URLs that redirected here (3xx or meta refresh), first hop first.
+    pub aliases: Vec<String>,
     /// Whether the served index has a document for it.
     pub indexed: bool,
     /// In-links from distinct pages (from the index).
@@ -74,6 +76,7 @@ impl UrlReport {
             .collect();
             report.duplicate_of = page.duplicate_of;
             report.redirect_to = page.redirect_to;
+            report.aliases = page.aliases;
         }
         match searcher.document(canonical.as_str()) {
             Ok(Some(doc)) => {
@@ -139,6 +142,10 @@ impl UrlReport {
         );
         add("duplicate of", self.duplicate_of.clone());
         add("redirects to", self.redirect_to.clone());
+        add(
+            "reached by redirects from",
+            (!self.aliases.is_empty()).then(|| self.aliases.join(" → ")),
+        );
         rows
     }
 }
