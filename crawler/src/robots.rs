@@ -4,9 +4,9 @@
 //! A body is parsed once per host for our token ([`RobotsRules::parse`]) and then asked about
 //! many paths ([`RobotsRules::allows`]).
 //!
-//! - Lines ([`line`]): CR, LF or CRLF; a byte order mark skipped; `#` comments; a missing
-//!   colon forgiven; names case-insensitive, with the misspellings Google accepts. Lines longer
-//!   than Google's limit are cut.
+//! - Lines (`robots/line.rs`): CR, LF or CRLF; a byte order mark skipped; `#` comments; a
+//!   missing colon forgiven; names case-insensitive, with the misspellings Google accepts.
+//!   Lines longer than Google's limit are cut.
 //! - Groups: one or more `User-agent` lines, then rules. A `User-agent` line after a rule
 //!   starts the next group; other lines (`Sitemap`, `Crawl-delay`, unknown ones) end nothing.
 //!   Rules before the first `User-agent` line belong to no group and are ignored.
@@ -15,10 +15,10 @@
 //!   A value that is `*` alone, or `*` and then whitespace, is the global group. The groups
 //!   naming us are merged and obeyed, even with no rule that matches; when none names us, the
 //!   global groups are; when there is neither, everything is allowed.
-//! - Rules ([`pattern`]): paths and patterns percent-encoded alike; the longest matching
-//!   pattern wins and `Allow` wins a tie; `*` and a final `$` are wildcards. `Allow:
-//!   /dir/index.html` allows `/dir/` too (Google). `/robots.txt` itself is always allowed.
-//! - Only the first [`MAX_ROBOTS_BYTES`] are read; a line cut there is dropped.
+//! - Rules (`robots/pattern.rs`): paths and patterns percent-encoded alike; the longest
+//!   matching pattern wins and `Allow` wins a tie; `*` and a final `$` are wildcards.
+//!   `Allow: /dir/index.html` allows `/dir/` too (Google). `/robots.txt` is always allowed.
+//! - Only the first [`MAX_ROBOTS_BYTES`] are read; a line cut there is dropped, not obeyed.
 //! - Outside RFC 9309: `Crawl-delay` of the obeyed groups, and `Sitemap` lines (every agent).
 
 mod line;
