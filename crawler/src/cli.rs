@@ -210,9 +210,12 @@ pub async fn run(cli: Cli) -> Result<()> {
 /// queue is reported on stderr and the others are still checked.
 fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
     if !is_valid_agent_token(agent) {
-        bail!(
-            "--agent {agent:?} is not a robots.txt product token: use letters, '-' and '_' only \
-             (the crawler refuses any other, and robots.txt groups could never name it)"
+        // Answered anyway, as Google's library answers it: no group can name such a token,
+        // so only the `*` group applies.
+        eprintln!(
+            "warning: --agent {agent:?} is not a robots.txt product token (letters, '-' and '_' \
+             only): no group can name it, so only the `*` group applies; the crawler itself \
+             refuses such an agent"
         );
     }
     let body =

@@ -47,6 +47,24 @@ fn spawn_crawler(args: &[String]) -> Child {
         .expect("child crawler starts")
 }
 
+/// Runs the `crawler` command line with `args` in a child process to its end; returns what
+/// it printed on stdout (with the test harness's own lines).
+pub(crate) fn crawler_stdout(args: &[String]) -> String {
+    let output = Command::new(std::env::current_exe().expect("test binary path"))
+        .args([
+            "--exact",
+            "resume::child_crawler",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ARGS, serde_json::to_string(args).expect("json"))
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("child crawler runs");
+    assert!(output.status.success(), "crawler {args:?} failed");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 fn stored_urls(data: &std::path::Path) -> BTreeSet<String> {
     let store = StoreReader::open(data).expect("store opens read-only");
     store

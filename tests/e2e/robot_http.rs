@@ -22,6 +22,52 @@ fn body(page: &PageRecord) -> String {
     page.body.decompress().expect("body decompresses")
 }
 
+#[test]
+fn robots_check_prints_what_the_crawler_decides() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let robots = dir.path().join("robots.txt");
+    // A byte order mark, CRLF, a misspelling, our group overriding `*`, longest match with
+    // `Allow` winning a tie, `$`, and percent-encoding compared normalized.
+    std::fs::write(
+        &robots,
+        "\u{feff}User-agent: *\r\nDisallow: /\r\n\r\nUser-agent: SiftBot/2.0\r\n\
+         Disalow: /private/\r\nAllow: /private/open\r\nDisallow: /*.pdf$\r\n\
+         Allow: /tie\r\nDisallow: /tie\r\nDisallow: /caf%C3%A9\r\n",
+    )
+    .expect("robots.txt written");
+    let urls = [
+        ("http://a.test/", "allowed"),
+        ("http://a.test/private/x", "disallowed"),
+        ("http://a.test/private/open/x", "allowed"),
+        ("http://a.test/doc.pdf", "disallowed"),
+        ("http://a.test/doc.pdf?page=2", "allowed"),
+        ("http://a.test/tie", "allowed"),
+        ("http://a.test/café", "disallowed"),
+        ("http://a.test/robots.txt", "allowed"),
+    ];
+    let mut args = vec![
+        "robots".to_string(),
+        "check".into(),
+        "--agent".into(),
+        "siftbot".into(),
+        "--robots".into(),
+        robots.display().to_string(),
+    ];
+    args.extend(urls.iter().map(|(url, _)| url.to_string()));
+    let stdout = crate::resume::crawler_stdout(&args);
+    // libtest prints its own "test ... " before the child's first line.
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.trim_start_matches("test resume::child_crawler ... "))
+        .filter(|l| l.starts_with("allowed ") || l.starts_with("disallowed "))
+        .collect();
+    let expected: Vec<String> = urls
+        .iter()
+        .map(|(url, verdict)| format!("{verdict} {url}"))
+        .collect();
+    assert_eq!(verdicts, expected);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_401_keeps_the_whole_site_off_limits() {
     let web = TestWeb::start().await;
