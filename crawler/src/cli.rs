@@ -72,7 +72,7 @@ pub enum RobotsCommand {
         /// The robots.txt file.
         #[arg(long, value_name = "FILE")]
         robots: PathBuf,
-        /// URLs to check.
+        /// URLs to check (absolute URLs, or paths such as `/private/x`).
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
     },
@@ -206,8 +206,8 @@ pub async fn run(cli: Cli) -> Result<()> {
 }
 
 /// `crawler robots check`: the body read as a fetched robots.txt is, each URL canonicalized
-/// as a queued one is, and the same `RobotsPolicy::allows`. A URL the crawler could not
-/// queue is reported on stderr and the others are still checked.
+/// as a queued one is, and the same `RobotsPolicy::allows`. A URL that does not parse is
+/// reported on stderr and the others are still checked.
 fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
     if !is_valid_agent_token(agent) {
         // Answered anyway, as Google's library answers it: no group can name such a token,
@@ -224,9 +224,9 @@ fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let mut unchecked = 0;
     for url in urls {
-        match CanonicalUrl::parse(url) {
-            Ok(parsed) => {
-                let verdict = if policy.allows(parsed.path_and_query()) {
+        match checked_path(url) {
+            Ok(path) => {
+                let verdict = if policy.allows(&path) {
                     "allowed"
                 } else {
                     "disallowed"
@@ -247,6 +247,22 @@ fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The path robots.txt rules are matched against for a `robots check` argument: an absolute
+/// URL canonicalized as the crawler does it (longer than the crawler's URL limit too: the
+/// verdict is robots.txt's, the crawler itself skips such URLs), an absolute path (`/x?y`),
+/// or nothing at all, which means `/` (as in Google's library).
+fn checked_path(arg: &str) -> Result<String, shared::url::UrlError> {
+    let arg = arg.trim();
+    if arg.is_empty() || arg.starts_with('/') {
+        return shared::url::robots_path(&format!("http://robots-check.invalid{arg}"));
+    }
+    let path = shared::url::robots_path(arg)?;
+    if let Err(e @ shared::url::UrlError::TooLong(_)) = CanonicalUrl::parse(arg) {
+        eprintln!("note: {e}: the crawler never fetches it");
+    }
+    Ok(path)
 }
 
 fn open_store(data: &Path) -> Result<StoreReader> {

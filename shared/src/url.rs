@@ -53,6 +53,35 @@ impl UrlFingerprint {
     }
 }
 
+/// An http(s) URL with a host, fragment dropped, percent-encoding normalized; any length.
+fn canonical_form(mut url: Url) -> Result<Url, UrlError> {
+    match url.scheme() {
+        "http" | "https" => {}
+        other => return Err(UrlError::Scheme(other.to_string())),
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(UrlError::NoHost);
+    }
+    url.set_fragment(None);
+    let path = normalize_percent(url.path());
+    if path != url.path() {
+        url.set_path(&path);
+    }
+    if let Some(query) = url.query() {
+        let query = normalize_percent(query);
+        url.set_query(Some(&query));
+    }
+    Ok(url)
+}
+
+/// The path and query of an absolute URL in canonical form, as robots.txt rules match them,
+/// without the length limit: for judging a URL the crawler would skip as too long
+/// (`crawler robots check`).
+pub fn robots_path(input: &str) -> Result<String, UrlError> {
+    let url = canonical_form(Url::parse(input.trim())?)?;
+    Ok(url[url::Position::BeforePath..url::Position::AfterQuery].to_string())
+}
+
 impl CanonicalUrl {
     /// Parses an absolute URL and brings it to canonical form.
     pub fn parse(input: &str) -> Result<Self, UrlError> {
@@ -65,23 +94,8 @@ impl CanonicalUrl {
     }
 
     /// Canonicalizes an already parsed URL.
-    pub fn from_url(mut url: Url) -> Result<Self, UrlError> {
-        match url.scheme() {
-            "http" | "https" => {}
-            other => return Err(UrlError::Scheme(other.to_string())),
-        }
-        if url.host_str().is_none_or(str::is_empty) {
-            return Err(UrlError::NoHost);
-        }
-        url.set_fragment(None);
-        let path = normalize_percent(url.path());
-        if path != url.path() {
-            url.set_path(&path);
-        }
-        if let Some(query) = url.query() {
-            let query = normalize_percent(query);
-            url.set_query(Some(&query));
-        }
+    pub fn from_url(url: Url) -> Result<Self, UrlError> {
+        let url = canonical_form(url)?;
         let len = url.as_str().len();
         if len > MAX_URL_LEN {
             return Err(UrlError::TooLong(len));
@@ -232,6 +246,19 @@ mod tests {
         assert!(matches!(
             CanonicalUrl::parse(&long),
             Err(UrlError::TooLong(_))
+        ));
+    }
+
+    #[test]
+    fn robots_paths_have_no_length_limit() {
+        let long = format!("HTTP://A.test/{}?q=%7e#frag", "a".repeat(2 * MAX_URL_LEN));
+        assert_eq!(
+            robots_path(&long).unwrap(),
+            format!("/{}?q=~", "a".repeat(2 * MAX_URL_LEN))
+        );
+        assert!(matches!(
+            robots_path("ftp://a.test/x"),
+            Err(UrlError::Scheme(_))
         ));
     }
 

@@ -44,6 +44,9 @@ fn robots_check_prints_what_the_crawler_decides() {
         ("http://a.test/tie", "allowed"),
         ("http://a.test/café", "disallowed"),
         ("http://a.test/robots.txt", "allowed"),
+        // A path alone, and nothing at all (the root), as Google's library reads them.
+        ("/private/y", "disallowed"),
+        ("", "allowed"),
     ];
     let mut args = vec![
         "robots".to_string(),
