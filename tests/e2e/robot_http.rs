@@ -115,6 +115,59 @@ async fn a_redirected_robots_txt_is_followed_and_obeyed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_429_makes_the_host_wait_its_retry_after() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.robots_retry_ms = 10; // Retry-After (1 s) is longer: it wins.
+    crawl(dir.path(), &[web.url("busy.test", "/")], config).await;
+    let requests: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "busy.test")
+        .collect();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path_and_query.as_str()).collect();
+    assert_eq!(&paths[..2], ["/robots.txt", "/robots.txt"], "{paths:?}");
+    assert!(
+        requests[1].at.duration_since(requests[0].at) >= Duration::from_millis(950),
+        "Retry-After: 1 honoured for robots.txt"
+    );
+    assert_eq!(web.request_count("busy.test", "/no.html"), 0);
+    let store = StoreReader::open(dir.path()).expect("store");
+    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
+    let expected: BTreeSet<String> = testweb::BUSY_PATHS
+        .iter()
+        .map(|p| web.url("busy.test", p))
+        .collect();
+    assert_eq!(pages, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_robots_txt_is_fetched_again() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_depth = 0;
+    crawl(dir.path(), &[web.url("fresh.test", "/")], config.clone()).await;
+    {
+        // The cached answer's lifetime runs out (as two hours would); the store closes at
+        // the end of the block.
+        let store = crawler::store::PageStore::open(dir.path()).expect("store");
+        let origin = web.url("fresh.test", "");
+        let mut record = store.robots(&origin).expect("read").expect("cached");
+        record.expires_at_ms = shared::now_ms() - 1;
+        store.put_robots(&origin, &record).expect("written");
+    }
+    crawl(dir.path(), &[web.url("fresh.test", "/static.html")], config).await;
+    let requested = paths_requested(&web, "fresh.test");
+    assert_eq!(
+        requested,
+        vec!["/robots.txt", "/", "/robots.txt", "/static.html"],
+        "expired: read again before the host's next page"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_txt_is_cached_for_what_its_headers_say() {
     let web = TestWeb::start().await;
     let dir = tempfile::tempdir().expect("tempdir");

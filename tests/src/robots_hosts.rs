@@ -6,6 +6,7 @@
 //! | `forbidden.test` | 403 | fetch nothing else (the stricter reading of 401/403) |
 //! | `flaky.test` | 503 | not crawl the host now; retry robots.txt later |
 //! | `locked.test` | 401 | fetch nothing else (the stricter reading of 401/403) |
+//! | `busy.test` | 429 with `Retry-After: 1` to the first request, then rules (`Disallow: /no.html`) | wait at least a second, read it again, then crawl: never fetch `/no.html` |
 //! | `moved.test` | 301 -> `/policies/robots.txt` (302) -> `/rules.txt` | follow the redirects and obey `/rules.txt`: never fetch [`MOVED_DISALLOWED`] |
 //!
 //! Every host has real pages behind its robots.txt, so a crawler that ignores the answer is
@@ -13,7 +14,7 @@
 
 use warp::reply::Response;
 
-use crate::reply::{html, not_found, page, redirect, text};
+use crate::reply::{html, not_found, page, redirect, text, with_header};
 
 /// Every page of `norobots.test`, all reachable from `/`.
 pub const NOROBOTS_PATHS: &[&str] = &["/", "/sourdough.html", "/rye.html", "/oven.html"];
@@ -79,6 +80,30 @@ pub(crate) fn forbidden(path: &str) -> Response {
                 "<p>Crew lists for the summer regatta are posted here each Friday.</p>",
             ),
         ),
+        _ => not_found(),
+    }
+}
+
+/// The pages of `busy.test` a crawler must store once its robots.txt answers.
+pub const BUSY_PATHS: &[&str] = &["/", "/yes.html"];
+
+/// Answers `busy.test`: robots.txt says 429 (`Retry-After: 1`) to its first request;
+/// `earlier_requests` is how many times this path was asked before.
+pub(crate) fn busy(path: &str, earlier_requests: usize) -> Response {
+    match path {
+        "/robots.txt" if earlier_requests == 0 => {
+            with_header(text(429, "429 Too Many Requests\n"), "retry-after", "1")
+        }
+        "/robots.txt" => text(200, "User-agent: *\nDisallow: /no.html\n"),
+        "/" => html(
+            200,
+            page(
+                "Busy bakery",
+                "<p><a href=\"/yes.html\">Opening hours</a> and <a href=\"/no.html\">the till</a>.</p>",
+            ),
+        ),
+        "/yes.html" => html(200, page("Opening hours", "<p>Six till noon.</p>")),
+        "/no.html" => html(200, page("The till", "<p>Not for robots.</p>")),
         _ => not_found(),
     }
 }
@@ -165,6 +190,8 @@ mod tests {
         assert_eq!(flaky("/robots.txt").status(), 503);
         assert_eq!(locked("/robots.txt").status(), 401);
         assert_eq!(moved("/robots.txt").status(), 301);
+        assert_eq!(busy("/robots.txt", 0).status(), 429);
+        assert_eq!(busy("/robots.txt", 1).status(), 200);
         assert_eq!(moved("/rules.txt").status(), 200);
         for path in LOCKED_PATHS {
             assert_eq!(locked(path).status(), 200, "{path}");
