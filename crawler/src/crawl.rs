@@ -7,11 +7,10 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{EntryKind, FrontierEntry, RobotsRecord};
+use shared::record::{EntryKind, FrontierEntry};
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -19,18 +18,22 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::Error;
-use crate::extract::{Extracted, extract};
-use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
+use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
 use crate::page;
 use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_retryable_status};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
-use crate::robots_fetch::{self, RobotsResult, fetch_robots};
+use crate::robots_fetch::RobotsResult;
 use crate::scope::Scope;
-use crate::sitemap::{self, Sitemap, SitemapEntries, SitemapError, SitemapLimits};
 use crate::store::{PageCommit, PageStore};
+
+mod job;
+mod robots;
+mod sitemaps;
+
+use job::{Outcome, PageResult, Parsed, perform};
 
 /// What to crawl and how.
 #[derive(Clone, Debug)]
@@ -102,42 +105,6 @@ pub struct Crawler {
     revisit: RevisitPolicy,
     /// Sitemap files queued per origin in this run (bounded by `max_sitemaps_per_host`).
     sitemaps_queued: HashMap<String, u32>,
-}
-
-/// What a fetch task hands back.
-#[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
-enum Outcome {
-    Robots {
-        origin: String,
-        result: RobotsResult,
-    },
-    Page {
-        origin: String,
-        key: Vec<u8>,
-        entry: FrontierEntry,
-        url: CanonicalUrl,
-        fetched_at_ms: u64,
-        result: PageResult,
-    },
-}
-
-/// What was read out of an answer's body, off the async threads.
-enum Parsed {
-    /// Nothing (not a 2xx, not HTML, or a parse that could not run).
-    Nothing,
-    /// An HTML page.
-    Html(Extracted),
-    /// A sitemap.
-    Sitemap(Result<Sitemap, SitemapError>),
-}
-
-type PageResult = Result<(Fetched, Parsed), FetchError>;
-
-/// How a job's URL is fetched.
-struct FetchPlan {
-    body: BodyKind,
-    validators: Option<Validators>,
-    sitemap_limits: SitemapLimits,
 }
 
 impl Crawler {
@@ -326,142 +293,6 @@ impl Crawler {
         Ok(summary)
     }
 
-    fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
-        Ok(match self.store.robots(origin)? {
-            Some(record) if record.expires_at_ms > now_ms() => self.known_robots(&record),
-            _ => RobotsState::Unknown,
-        })
-    }
-
-    /// The state a robots.txt record stands for, expiring when the record does.
-    fn known_robots(&self, record: &RobotsRecord) -> RobotsState {
-        let left = Duration::from_millis(record.expires_at_ms.saturating_sub(now_ms()));
-        RobotsState::Known {
-            policy: Arc::new(RobotsPolicy::from_fetch(
-                &record.fetch,
-                &self.options.config.agent,
-            )),
-            expires: Instant::now() + left,
-        }
-    }
-
-    /// The state of an origin whose robots.txt could not be read (429, 5xx, network): it
-    /// waits and tries again with back-off (the server's `Retry-After` at least), and is
-    /// parked after `robots_attempts`; once failures have lasted 30 days, the last cached copy
-    /// is obeyed again.
-    fn robots_unavailable(
-        &mut self,
-        origin: &str,
-        why: &str,
-        retry_after: Option<Duration>,
-        frontier: &Frontier,
-        now: Instant,
-    ) -> Result<RobotsState, Error> {
-        let cached = self.store.robots(origin)?;
-        match robots_fetch::after_failure(cached, now_ms()) {
-            Some((record, true)) => {
-                warn!(%origin, %why, "robots.txt unreachable for 30 days: obeying the last copy");
-                let record = RobotsRecord {
-                    expires_at_ms: now_ms() + robots_fetch::MIN_CACHE_MS,
-                    ..record
-                };
-                self.store.put_robots(origin, &record)?;
-                return Ok(self.known_robots(&record));
-            }
-            Some((record, false)) => self.store.put_robots(origin, &record)?,
-            None => {}
-        }
-        let attempts = match frontier.robots_state(origin) {
-            Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
-            _ => 1,
-        };
-        let config = &self.options.config;
-        if attempts >= config.robots_attempts {
-            warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
-            return Ok(RobotsState::Parked);
-        }
-        let backoff = Duration::from_millis(
-            config
-                .robots_retry_ms
-                .saturating_mul(1 << (attempts - 1).min(16)),
-        );
-        let asked =
-            retry_after.map(|wait| wait.min(Duration::from_millis(config.max_retry_after_ms)));
-        let wait = backoff.max(asked.unwrap_or_default());
-        info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
-        Ok(RobotsState::Waiting {
-            attempts,
-            until: now + wait,
-        })
-    }
-
-    /// How to fetch a frontier entry: a page, a revisit with the stored copy's validators,
-    /// or a sitemap.
-    fn fetch_plan(&self, entry: &FrontierEntry) -> Result<FetchPlan, Error> {
-        let config = &self.options.config;
-        let sitemap_limits = SitemapLimits {
-            max_bytes: config.max_sitemap_bytes as u64,
-            max_urls: config.max_sitemap_urls,
-        };
-        Ok(match entry.kind {
-            EntryKind::Page => FetchPlan {
-                body: BodyKind::Page,
-                validators: None,
-                sitemap_limits,
-            },
-            EntryKind::Revisit => FetchPlan {
-                body: BodyKind::Page,
-                validators: self.store.revisit(&entry.url)?.map(|r| Validators {
-                    etag: r.etag,
-                    last_modified: r.last_modified,
-                }),
-                sitemap_limits,
-            },
-            EntryKind::Sitemap => FetchPlan {
-                body: BodyKind::Sitemap {
-                    limit: config.max_sitemap_bytes,
-                },
-                validators: None,
-                sitemap_limits,
-            },
-        })
-    }
-
-    /// Sitemap entries for `urls` (from robots.txt or a sitemap index), within scope and the
-    /// per-host bound.
-    fn sitemap_entries(
-        &mut self,
-        urls: &[String],
-        depth: u32,
-    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
-        let mut out = Vec::new();
-        if !self.options.config.sitemaps {
-            return out;
-        }
-        for url in urls {
-            let Ok(url) = CanonicalUrl::parse(url) else {
-                debug!(%url, "sitemap URL does not parse");
-                continue;
-            };
-            if !self.scope.contains(&url) {
-                debug!(%url, "sitemap out of scope");
-                continue;
-            }
-            let count = self.sitemaps_queued.entry(url.origin()).or_default();
-            if *count >= self.options.config.max_sitemaps_per_host {
-                debug!(%url, "sitemap not read: max_sitemaps_per_host reached");
-                continue;
-            }
-            *count += 1;
-            let entry = FrontierEntry {
-                kind: EntryKind::Sitemap,
-                ..FrontierEntry::page(url.as_str(), depth)
-            };
-            out.push((url, entry));
-        }
-        out
-    }
-
     fn handle(
         &mut self,
         outcome: Outcome,
@@ -615,163 +446,11 @@ impl Crawler {
         frontier.page_done(origin, key, now);
         Ok(())
     }
-
-    /// What a fetched sitemap adds: its page URLs (in scope) as depth-0 seeds, for an index
-    /// its child sitemaps (an index inside an index is not followed, as the protocol has no
-    /// such thing), for a redirect its target.
-    fn sitemap_discovered(
-        &mut self,
-        url: &CanonicalUrl,
-        entry: &FrontierEntry,
-        result: PageResult,
-    ) -> Vec<(CanonicalUrl, FrontierEntry)> {
-        let parsed = match result {
-            Ok((fetched, Parsed::Sitemap(parsed))) if (200..300).contains(&fetched.status) => {
-                parsed
-            }
-            Ok((fetched, _)) if (300..400).contains(&fetched.status) => {
-                // A moved sitemap: its target is a sitemap of the same standing.
-                let target = fetched
-                    .header("location")
-                    .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok());
-                let Some(target) = target.filter(|_| entry.redirects() < 5) else {
-                    return Vec::new();
-                };
-                let mut discovered = self.sitemap_entries(&[target.into()], entry.depth);
-                for (_, next) in &mut discovered {
-                    next.redirected_from = entry.redirected_from.clone();
-                    next.redirected_from.push(url.as_str().to_string());
-                }
-                return discovered;
-            }
-            Ok((fetched, _)) => {
-                info!(%url, status = fetched.status, "sitemap not read");
-                return Vec::new();
-            }
-            Err(error) => {
-                info!(%url, %error, "sitemap not fetched");
-                return Vec::new();
-            }
-        };
-        let sitemap = match parsed {
-            Ok(sitemap) => sitemap,
-            Err(error) => {
-                info!(%url, %error, "sitemap unreadable");
-                return Vec::new();
-            }
-        };
-        if let Some(error) = &sitemap.stopped {
-            info!(%url, %error, entries = sitemap.entries.len(), "sitemap read in part");
-        }
-        match sitemap.entries {
-            SitemapEntries::Pages(pages) => {
-                debug!(%url, urls = pages.len(), "sitemap read");
-                pages
-                    .into_iter()
-                    .filter_map(|page| CanonicalUrl::parse(page.url.as_str()).ok())
-                    .filter(|target| self.scope.contains(target))
-                    .map(|target| {
-                        let entry = FrontierEntry::page(target.as_str(), 0);
-                        (target, entry)
-                    })
-                    .collect()
-            }
-            SitemapEntries::Sitemaps(children) if entry.depth == 0 => {
-                debug!(%url, sitemaps = children.len(), "sitemap index read");
-                let children: Vec<String> =
-                    children.into_iter().map(|c| c.url.to_string()).collect();
-                self.sitemap_entries(&children, entry.depth + 1)
-            }
-            SitemapEntries::Sitemaps(_) => {
-                info!(%url, "a sitemap index inside an index is not followed");
-                Vec::new()
-            }
-        }
-    }
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
-    }
-}
-
-/// Runs one job: the network part, then parsing off the async threads.
-async fn perform(job: Job, plan: Option<FetchPlan>, fetcher: Fetcher, agent: String) -> Outcome {
-    match job {
-        Job::Robots { origin } => {
-            let result = fetch_robots(&fetcher, &origin).await;
-            Outcome::Robots { origin, result }
-        }
-        Job::Page {
-            origin,
-            key,
-            entry,
-            url,
-        } => {
-            let plan = plan.unwrap_or(FetchPlan {
-                body: BodyKind::Page,
-                validators: None,
-                sitemap_limits: SitemapLimits::default(),
-            });
-            let result = fetcher
-                .fetch(
-                    &url,
-                    entry.referrer.as_deref(),
-                    plan.body,
-                    plan.validators.as_ref(),
-                )
-                .await;
-            let fetched_at_ms = now_ms();
-            let result = match result {
-                Ok(fetched) => Ok(parse(fetched, &url, agent, plan.sitemap_limits).await),
-                Err(e) => Err(e),
-            };
-            Outcome::Page {
-                origin,
-                key,
-                entry,
-                url,
-                fetched_at_ms,
-                result,
-            }
-        }
-    }
-}
-
-/// Reads a 2xx body off the async threads: HTML for links and META, a sitemap for URLs.
-async fn parse(
-    mut fetched: Fetched,
-    url: &CanonicalUrl,
-    agent: String,
-    limits: SitemapLimits,
-) -> (Fetched, Parsed) {
-    if !(200..300).contains(&fetched.status) {
-        return (fetched, Parsed::Nothing);
-    }
-    if let Some(text) = fetched.text.take() {
-        let page_url = url.as_url().clone();
-        let parsed = tokio::task::spawn_blocking(move || {
-            let extracted = extract(&text, &page_url, &agent);
-            (text, extracted)
-        })
-        .await;
-        return match parsed {
-            Ok((text, extracted)) => {
-                fetched.text = Some(text);
-                (fetched, Parsed::Html(extracted))
-            }
-            // Extraction never panics by design; if it did, keep the page without links.
-            Err(_) => (fetched, Parsed::Nothing),
-        };
-    }
-    if fetched.raw.is_empty() {
-        return (fetched, Parsed::Nothing);
-    }
-    let raw = std::mem::take(&mut fetched.raw);
-    match tokio::task::spawn_blocking(move || sitemap::parse(&raw, &limits)).await {
-        Ok(parsed) => (fetched, Parsed::Sitemap(parsed)),
-        Err(_) => (fetched, Parsed::Nothing),
     }
 }

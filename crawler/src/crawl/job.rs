@@ -1,0 +1,167 @@
+//! One job of a fetch task, off the scheduler: the request (a page, a revisit with
+//! validators, a sitemap) and the parsing of its body on the blocking pool.
+
+use shared::record::{EntryKind, FrontierEntry};
+use shared::{CanonicalUrl, now_ms};
+
+use super::Crawler;
+use crate::error::Error;
+use crate::extract::{Extracted, extract};
+use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
+use crate::frontier::Job;
+use crate::robots_fetch::{RobotsResult, fetch_robots};
+use crate::sitemap::{self, Sitemap, SitemapError, SitemapLimits};
+
+/// What a fetch task hands back.
+#[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
+pub(super) enum Outcome {
+    Robots {
+        origin: String,
+        result: RobotsResult,
+    },
+    Page {
+        origin: String,
+        key: Vec<u8>,
+        entry: FrontierEntry,
+        url: CanonicalUrl,
+        fetched_at_ms: u64,
+        result: PageResult,
+    },
+}
+
+/// What was read out of an answer's body, off the async threads.
+pub(super) enum Parsed {
+    /// Nothing (not a 2xx, not HTML, or a parse that could not run).
+    Nothing,
+    /// An HTML page.
+    Html(Extracted),
+    /// A sitemap.
+    Sitemap(Result<Sitemap, SitemapError>),
+}
+
+pub(super) type PageResult = Result<(Fetched, Parsed), FetchError>;
+
+/// How a job's URL is fetched.
+pub(super) struct FetchPlan {
+    body: BodyKind,
+    validators: Option<Validators>,
+    sitemap_limits: SitemapLimits,
+}
+
+impl Crawler {
+    /// How to fetch a frontier entry: a page, a revisit with the stored copy's validators,
+    /// or a sitemap.
+    pub(super) fn fetch_plan(&self, entry: &FrontierEntry) -> Result<FetchPlan, Error> {
+        let config = &self.options.config;
+        let sitemap_limits = SitemapLimits {
+            max_bytes: config.max_sitemap_bytes as u64,
+            max_urls: config.max_sitemap_urls,
+        };
+        Ok(match entry.kind {
+            EntryKind::Page => FetchPlan {
+                body: BodyKind::Page,
+                validators: None,
+                sitemap_limits,
+            },
+            EntryKind::Revisit => FetchPlan {
+                body: BodyKind::Page,
+                validators: self.store.revisit(&entry.url)?.map(|r| Validators {
+                    etag: r.etag,
+                    last_modified: r.last_modified,
+                }),
+                sitemap_limits,
+            },
+            EntryKind::Sitemap => FetchPlan {
+                body: BodyKind::Sitemap {
+                    limit: config.max_sitemap_bytes,
+                },
+                validators: None,
+                sitemap_limits,
+            },
+        })
+    }
+}
+
+/// Runs one job: the network part, then parsing off the async threads.
+pub(super) async fn perform(
+    job: Job,
+    plan: Option<FetchPlan>,
+    fetcher: Fetcher,
+    agent: String,
+) -> Outcome {
+    match job {
+        Job::Robots { origin } => {
+            let result = fetch_robots(&fetcher, &origin).await;
+            Outcome::Robots { origin, result }
+        }
+        Job::Page {
+            origin,
+            key,
+            entry,
+            url,
+        } => {
+            let plan = plan.unwrap_or(FetchPlan {
+                body: BodyKind::Page,
+                validators: None,
+                sitemap_limits: SitemapLimits::default(),
+            });
+            let result = fetcher
+                .fetch(
+                    &url,
+                    entry.referrer.as_deref(),
+                    plan.body,
+                    plan.validators.as_ref(),
+                )
+                .await;
+            let fetched_at_ms = now_ms();
+            let result = match result {
+                Ok(fetched) => Ok(parse(fetched, &url, agent, plan.sitemap_limits).await),
+                Err(e) => Err(e),
+            };
+            Outcome::Page {
+                origin,
+                key,
+                entry,
+                url,
+                fetched_at_ms,
+                result,
+            }
+        }
+    }
+}
+
+/// Reads a 2xx body off the async threads: HTML for links and META, a sitemap for URLs.
+async fn parse(
+    mut fetched: Fetched,
+    url: &CanonicalUrl,
+    agent: String,
+    limits: SitemapLimits,
+) -> (Fetched, Parsed) {
+    if !(200..300).contains(&fetched.status) {
+        return (fetched, Parsed::Nothing);
+    }
+    if let Some(text) = fetched.text.take() {
+        let page_url = url.as_url().clone();
+        let parsed = tokio::task::spawn_blocking(move || {
+            let extracted = extract(&text, &page_url, &agent);
+            (text, extracted)
+        })
+        .await;
+        return match parsed {
+            Ok((text, extracted)) => {
+                fetched.text = Some(text);
+                (fetched, Parsed::Html(extracted))
+            }
+            // Extraction never panics by design; if it did, keep the page without links.
+            Err(_) => (fetched, Parsed::Nothing),
+        };
+    }
+    if fetched.raw.is_empty() {
+        return (fetched, Parsed::Nothing);
+    }
+    let raw = std::mem::take(&mut fetched.raw);
+    match tokio::task::spawn_blocking(move || sitemap::parse(&raw, &limits)).await {
+        Ok(parsed) => (fetched, Parsed::Sitemap(parsed)),
+        Err(_) => (fetched, Parsed::Nothing),
+    }
+}
