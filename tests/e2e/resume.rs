@@ -9,10 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::write_config_file;
+use crate::support::{stored_urls, write_config_file};
 
 const CHILD_ARGS: &str = "E2E_CRAWLER_ARGS";
 
@@ -31,8 +30,10 @@ fn child_crawler() {
         .expect("crawl succeeds");
 }
 
-fn spawn_crawler(args: &[String]) -> Child {
-    Command::new(std::env::current_exe().expect("test binary path"))
+/// The test binary, set to re-enter [`child_crawler`] with `args`.
+fn child_command(args: &[String]) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("test binary path"));
+    command
         .args([
             "--exact",
             "resume::child_crawler",
@@ -40,7 +41,12 @@ fn spawn_crawler(args: &[String]) -> Child {
             "--test-threads=1",
         ])
         .env(CHILD_ARGS, serde_json::to_string(args).expect("json"))
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "warn");
+    command
+}
+
+fn spawn_crawler(args: &[String]) -> Child {
+    child_command(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -50,27 +56,9 @@ fn spawn_crawler(args: &[String]) -> Child {
 /// Runs the `crawler` command line with `args` in a child process to its end; returns what
 /// it printed on stdout (with the test harness's own lines).
 pub(crate) fn crawler_stdout(args: &[String]) -> String {
-    let output = Command::new(std::env::current_exe().expect("test binary path"))
-        .args([
-            "--exact",
-            "resume::child_crawler",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ARGS, serde_json::to_string(args).expect("json"))
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("child crawler runs");
+    let output = child_command(args).output().expect("child crawler runs");
     assert!(output.status.success(), "crawler {args:?} failed");
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stored_urls(data: &std::path::Path) -> BTreeSet<String> {
-    let store = StoreReader::open(data).expect("store opens read-only");
-    store
-        .pages()
-        .map(|p| p.expect("page decodes").url)
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,9 @@ use shared::StoreReader;
 use shared::record::PageRecord;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawl_in_scope, crawler_config, paths_requested};
+use crate::support::{
+    crawl, crawl_in_scope, crawler_config, paths_requested, stored_urls, urls_of,
+};
 
 fn stored(store: &StoreReader, url: &str) -> PageRecord {
     store
@@ -105,13 +107,10 @@ async fn a_redirected_robots_txt_is_followed_and_obeyed() {
         web.request_count("moved.test", testweb::MOVED_DISALLOWED),
         0
     );
-    let store = StoreReader::open(dir.path()).expect("store");
-    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
-    let expected: BTreeSet<String> = testweb::MOVED_PATHS
-        .iter()
-        .map(|p| web.url("moved.test", p))
-        .collect();
-    assert_eq!(pages, expected);
+    assert_eq!(
+        stored_urls(dir.path()),
+        urls_of(&web, "moved.test", testweb::MOVED_PATHS)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,13 +132,10 @@ async fn robots_429_makes_the_host_wait_its_retry_after() {
         "Retry-After: 1 honoured for robots.txt"
     );
     assert_eq!(web.request_count("busy.test", "/no.html"), 0);
-    let store = StoreReader::open(dir.path()).expect("store");
-    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
-    let expected: BTreeSet<String> = testweb::BUSY_PATHS
-        .iter()
-        .map(|p| web.url("busy.test", p))
-        .collect();
-    assert_eq!(pages, expected);
+    assert_eq!(
+        stored_urls(dir.path()),
+        urls_of(&web, "busy.test", testweb::BUSY_PATHS)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -293,14 +289,9 @@ async fn sitemaps_add_pages_no_link_reaches() {
         );
     }
     assert_eq!(web.request_count("maps.test", testweb::MAPS_DISALLOWED), 0);
-    let store = StoreReader::open(dir.path()).expect("store");
-    let pages: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
-    let expected: BTreeSet<String> = testweb::MAPS_PAGES
-        .iter()
-        .map(|p| web.url("maps.test", p))
-        .collect();
     assert_eq!(
-        pages, expected,
+        stored_urls(dir.path()),
+        urls_of(&web, "maps.test", testweb::MAPS_PAGES),
         "linked pages and sitemap pages, nothing disallowed or out of scope"
     );
     let unique: BTreeSet<&String> = requested.iter().collect();

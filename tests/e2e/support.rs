@@ -1,9 +1,11 @@
 //! Set-up shared by the end-to-end tests.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crawler::{CrawlOptions, CrawlSummary, Crawler};
 use indexer::BuildMode;
+use shared::StoreReader;
 use shared::config::{Config, CrawlerConfig};
 use testweb::TestWeb;
 
@@ -87,4 +89,18 @@ pub async fn crawled_and_indexed(web: &TestWeb) -> tempfile::TempDir {
         .expect("build task")
         .expect("index builds");
     dir
+}
+
+/// Every URL stored under `data`.
+pub fn stored_urls(data: &Path) -> BTreeSet<String> {
+    let store = StoreReader::open(data).expect("store opens read-only");
+    store
+        .pages()
+        .map(|p| p.expect("page decodes").url)
+        .collect()
+}
+
+/// The URLs of `paths` on `host` of the test web.
+pub fn urls_of(web: &TestWeb, host: &str, paths: &[&str]) -> BTreeSet<String> {
+    paths.iter().map(|p| web.url(host, p)).collect()
 }
