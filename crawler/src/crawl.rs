@@ -28,6 +28,7 @@ use crate::robots::RobotsPolicy;
 use crate::robots_fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::store::{PageCommit, PageStore};
+use crate::traps::TrapRules;
 
 mod job;
 mod robots;
@@ -127,7 +128,8 @@ impl Crawler {
             .iter()
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
-        let store = PageStore::open(&options.data)?;
+        let mut store = PageStore::open(&options.data)?;
+        store.set_trap_rules(TrapRules::new(&options.config));
         let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {
             pages_stored: store.counters().pages_stored,
@@ -289,6 +291,9 @@ impl Crawler {
             stop: stop.unwrap_or(StopReason::FrontierDone),
             elapsed: started.elapsed(),
         };
+        if !self.store.trapped().is_empty() {
+            info!(trapped = ?self.store.trapped(), "URLs kept out by trap rules");
+        }
         info!(?summary, "crawl finished");
         Ok(summary)
     }

@@ -14,6 +14,7 @@
 //! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
 //! - [`scope`]: which URLs may be queued.
+//! - [`traps`]: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - [`store`]: [`store::PageStore`], the store's only writer.
 //! - [`cli`]: the `crawler` command line.
 //!
@@ -49,6 +50,7 @@ pub mod robots_fetch;
 pub mod scope;
 pub mod sitemap;
 pub mod store;
+pub mod traps;
 
 pub use crawl::{CrawlOptions, CrawlProgress, CrawlSummary, Crawler, StopReason};
 pub use error::Error;

@@ -4,6 +4,7 @@
 //! outlinks, the frontier entries it adds, their seen-set entries, the removal of its own
 //! frontier entry and the counters. A `kill -9` at any moment leaves either all of it or none.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
@@ -16,6 +17,21 @@ use shared::store::{
     store_dir,
 };
 use shared::{CanonicalUrl, StoreError};
+use tracing::debug;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::traps::{TrapRule, TrapRules};
+
+/// `meta` key prefix of the per-origin count of queued URLs (the page budget).
+const HOST_QUEUED: &[u8] = b"host_queued\0";
+/// `meta` key prefix of the per-path count of distinct queued query strings.
+const PATH_QUERIES: &[u8] = b"path_queries\0";
+
+fn meta_key(prefix: &[u8], rest: &[u8]) -> Vec<u8> {
+    let mut key = prefix.to_vec();
+    key.extend_from_slice(rest);
+    key
+}
 
 /// A frontier entry with its key.
 #[derive(Clone, Debug)]
@@ -44,6 +60,11 @@ pub struct PageCommit<'a> {
 pub struct PageStore {
     db: DB,
     counters: CrawlCounters,
+    traps: TrapRules,
+    /// URLs queued per origin (the budget's count), read from `meta` on first use.
+    host_queued: HashMap<String, u64>,
+    /// URLs kept out by each trap rule in this run.
+    trapped: BTreeMap<&'static str, u64>,
 }
 
 impl PageStore {
@@ -59,6 +80,9 @@ impl PageStore {
         let mut store = Self {
             db,
             counters: CrawlCounters::default(),
+            traps: TrapRules::default(),
+            host_queued: HashMap::new(),
+            trapped: BTreeMap::new(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)
@@ -70,6 +94,16 @@ impl PageStore {
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
         read_record(&self.db, cf, key)
+    }
+
+    /// Sets the trap rules new URLs must pass to be queued.
+    pub fn set_trap_rules(&mut self, traps: TrapRules) {
+        self.traps = traps;
+    }
+
+    /// URLs kept out by each trap rule in this run, by rule name.
+    pub fn trapped(&self) -> &BTreeMap<&'static str, u64> {
+        &self.trapped
     }
 
     /// Crawl-wide counters.
@@ -242,6 +276,7 @@ impl PageStore {
     ) -> Result<Vec<QueuedUrl>, StoreError> {
         let mut queued = Vec::new();
         let mut in_batch = std::collections::HashSet::new();
+        let mut path_queries: HashMap<Vec<u8>, u32> = HashMap::new();
         for (url, entry) in urls {
             let fingerprint = url.fingerprint().to_bytes();
             if !in_batch.insert(fingerprint)
@@ -252,6 +287,13 @@ impl PageStore {
             {
                 continue;
             }
+            if entry.kind == EntryKind::Page
+                && let Err(rule) = self.admit(batch, &url, &mut path_queries)?
+            {
+                debug!(%url, rule = rule.name(), "not queued: trap rule");
+                *self.trapped.entry(rule.name()).or_default() += 1;
+                continue;
+            }
             let key = frontier_key(&url.origin(), entry.depth, self.counters.next_seq);
             self.counters.next_seq += 1;
             self.counters.frontier_len += 1;
@@ -260,6 +302,56 @@ impl PageStore {
             queued.push(QueuedUrl { key, entry });
         }
         Ok(queued)
+    }
+
+    /// The trap rules for a URL about to be queued; when it passes, its host's budget count
+    /// and its path's query count grow in `batch`. (A URL kept out is not marked seen: a run
+    /// with looser rules may queue it.)
+    fn admit(
+        &mut self,
+        batch: &mut WriteBatch,
+        url: &CanonicalUrl,
+        path_queries: &mut HashMap<Vec<u8>, u32>,
+    ) -> Result<Result<(), TrapRule>, StoreError> {
+        if let Err(rule) = self.traps.check(url) {
+            return Ok(Err(rule));
+        }
+        let origin = url.origin();
+        let host_key = meta_key(HOST_QUEUED, origin.as_bytes());
+        let host_count = match self.host_queued.get(&origin) {
+            Some(&count) => count,
+            None => self.read_count(&host_key)?,
+        };
+        if self.traps.max_pages_per_host > 0 && host_count >= self.traps.max_pages_per_host {
+            return Ok(Err(TrapRule::HostBudget));
+        }
+        if url.as_url().query().is_some() {
+            let path = format!("{origin}{}", url.as_url().path());
+            let path_key = meta_key(PATH_QUERIES, &xxh3_64(path.as_bytes()).to_be_bytes());
+            let count = match path_queries.get(&path_key) {
+                Some(&count) => u64::from(count),
+                None => self.read_count(&path_key)?,
+            };
+            let cap = u64::from(self.traps.max_queries_per_path);
+            if cap > 0 && count >= cap {
+                return Ok(Err(TrapRule::QueryCap));
+            }
+            let count = u32::try_from(count + 1).unwrap_or(u32::MAX);
+            path_queries.insert(path_key.clone(), count);
+            batch.put_cf(self.cf(Cf::Meta), &path_key, u64::from(count).to_be_bytes());
+        }
+        self.host_queued.insert(origin, host_count + 1);
+        batch.put_cf(self.cf(Cf::Meta), &host_key, (host_count + 1).to_be_bytes());
+        Ok(Ok(()))
+    }
+
+    /// A count kept in `meta` (0 when absent).
+    fn read_count(&self, key: &[u8]) -> Result<u64, StoreError> {
+        Ok(self
+            .db
+            .get_pinned_cf(self.cf(Cf::Meta), key)?
+            .and_then(|bytes| <[u8; 8]>::try_from(bytes.as_ref()).ok())
+            .map_or(0, u64::from_be_bytes))
     }
 
     fn put_counters(&self, batch: &mut WriteBatch) {

@@ -66,6 +66,14 @@ pub struct CrawlerConfig {
     pub max_pages: u64,
     /// Do not queue links deeper than this from a seed.
     pub max_depth: u32,
+    /// Most URLs queued per host over the life of the store (0: no budget): a trap site
+    /// costs no more than this.
+    pub max_pages_per_host: u64,
+    /// Most distinct query strings queued per path (0: no cap): endless calendars and
+    /// faceted search stop here.
+    pub max_queries_per_path: u32,
+    /// Hosts never crawled; `example.org` also covers its subdomains.
+    pub deny_hosts: Vec<String>,
     /// Redirects followed from one URL.
     pub max_redirects: u8,
     /// Largest body read, in bytes; longer answers are cut and marked truncated.
@@ -133,6 +141,9 @@ impl Default for CrawlerConfig {
             max_in_flight: 64,
             max_pages: 0,
             max_depth: 50,
+            max_pages_per_host: 100_000,
+            max_queries_per_path: 100,
+            deny_hosts: Vec::new(),
             max_redirects: 5,
             max_body_bytes: 16 * 1024 * 1024,
             connect_timeout_ms: 10_000,

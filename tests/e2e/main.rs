@@ -11,6 +11,8 @@
 //! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
 //!   pages and fetches nothing it had stored.
 //! - [`ranking`]: the index never holds noindex pages; more in-links rank higher.
+//! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
+//!   rules (host budget, repeated segments, query-string cap).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
@@ -21,3 +23,4 @@ mod resume;
 mod robot_http;
 mod serve;
 mod support;
+mod traps;

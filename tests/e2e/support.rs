@@ -16,6 +16,7 @@ pub fn crawler_config(web: &TestWeb) -> CrawlerConfig {
         allow_loopback: true,
         delay_ms: 0,
         robots_retry_ms: 50,
+        retry_ms: 20,
         ..CrawlerConfig::default()
     };
     for host in web.hosts() {

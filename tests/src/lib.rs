@@ -22,7 +22,7 @@
 //! | `meta.test` | [`directives`] | `X-Robots-Tag` for all, for us, for another robot; META tags combined; `rel` on links |
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
-//! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
+//! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
 //!
@@ -259,7 +259,7 @@ impl Shared {
             "charsets.test" => charsets::respond(path),
             "meta.test" => directives::respond(path),
             "redirect.test" => redirects::respond(path, self.port),
-            "traps.test" => traps::respond(path, &self.stop).await,
+            "traps.test" => traps::respond(path, query, &self.stop).await,
             _ => reply::text(
                 404,
                 format!("404 Not Found: the test web has no host {host:?}\n"),

@@ -10,6 +10,7 @@
 //! | `/gzip` | 200, `Content-Encoding: gzip` whatever the request accepts; the page holds [`GZIP_WORD`] |
 //! | `/latin1` | 200, `text/html; charset=iso-8859-1`, bytes in ISO-8859-1, holding [`LATIN1_WORD`] |
 //! | `/error` | 500 |
+//! | `/facets?n=N` | 200, faceted search: links to `?n=N+1` and `?n=N+1&sort=desc`, forever (a different query string each time) |
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -34,9 +35,11 @@ pub const LATIN1_WORD: &str = "café";
 /// The size of one chunk of `/huge`.
 pub const HUGE_CHUNK_BYTES: usize = 64 * 1024;
 
-/// Answers one request to `traps.test`; `stop` turns true when the test web shuts down.
-pub(crate) async fn respond(path: &str, stop: &watch::Receiver<bool>) -> Response {
+/// Answers one request to `traps.test`; `query` is the raw query string (may be empty);
+/// `stop` turns true when the test web shuts down.
+pub(crate) async fn respond(path: &str, query: &str, stop: &watch::Receiver<bool>) -> Response {
     match path {
+        "/facets" => html(200, facets(query)),
         "/robots.txt" => text(200, "User-agent: *\nDisallow:\n"),
         "/" => html(200, index()),
         "/slow" => {
@@ -80,11 +83,29 @@ fn index() -> String {
         "/gzip",
         "/latin1",
         "/error",
+        "/facets?n=0",
     ]
     .iter()
     .map(|p| format!("<li><a href=\"{p}\">{p}</a></li>\n"))
     .collect();
     page("Crawler traps", &format!("<ul>\n{links}</ul>"))
+}
+
+/// `/facets?n=N...`: a result page linking to two more, each with a new query string.
+fn facets(query: &str) -> String {
+    let n: u64 = query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("n="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let next = n + 1;
+    page(
+        &format!("Results, page {n}"),
+        &format!(
+            "<p>Nothing matched.</p>\n<p><a href=\"/facets?n={next}\">More</a> \
+             <a href=\"/facets?n={next}&amp;sort=desc\">Newest first</a></p>"
+        ),
+    )
 }
 
 /// `/calendar/YYYY/MM`: a month page linking to the next one.

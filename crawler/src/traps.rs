@@ -1,0 +1,126 @@
+//! Trap defences: which newly found URLs are never queued, whatever links to them.
+//!
+//! Stateless rules look at the URL alone: a host on the blacklist, a path segment repeated
+//! three times (`/a/b/a/b/a/`, the loop of a relative link on a page served at every depth).
+//! Stateful rules count what was queued, in the store, in the same write batch that queues:
+//! the per-host page budget, and the distinct query strings queued per path (endless
+//! calendars, faceted search). URLs over the length limit never become canonical URLs at all
+//! (see `shared::url::MAX_URL_LEN`).
+
+use std::collections::HashMap;
+
+use shared::CanonicalUrl;
+use shared::config::CrawlerConfig;
+
+/// The rule that kept a URL out of the frontier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrapRule {
+    /// Its host is on `deny_hosts`.
+    DeniedHost,
+    /// One path segment appears [`MAX_SEGMENT_REPEATS`] times or more.
+    RepeatedSegment,
+    /// Its host already has `max_pages_per_host` URLs queued.
+    HostBudget,
+    /// Its path already has `max_queries_per_path` distinct query strings queued.
+    QueryCap,
+}
+
+impl TrapRule {
+    /// A short name, for logs and counters.
+    pub fn name(self) -> &'static str {
+        match self {
+            TrapRule::DeniedHost => "denied_host",
+            TrapRule::RepeatedSegment => "repeated_segment",
+            TrapRule::HostBudget => "host_budget",
+            TrapRule::QueryCap => "query_cap",
+        }
+    }
+}
+
+/// A segment seen this many times in one path marks a loop.
+pub const MAX_SEGMENT_REPEATS: usize = 3;
+
+/// The trap rules of a crawl.
+#[derive(Clone, Debug, Default)]
+pub struct TrapRules {
+    deny_hosts: Vec<String>,
+    /// 0: no budget.
+    pub max_pages_per_host: u64,
+    /// 0: no cap.
+    pub max_queries_per_path: u32,
+}
+
+impl TrapRules {
+    /// From the crawler config.
+    pub fn new(config: &CrawlerConfig) -> Self {
+        Self {
+            deny_hosts: config
+                .deny_hosts
+                .iter()
+                .map(|h| h.trim().trim_start_matches("*.").to_ascii_lowercase())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            max_pages_per_host: config.max_pages_per_host,
+            max_queries_per_path: config.max_queries_per_path,
+        }
+    }
+
+    /// The stateless rules: `Err` names the rule a URL breaks.
+    pub fn check(&self, url: &CanonicalUrl) -> Result<(), TrapRule> {
+        let host = url.host();
+        if self
+            .deny_hosts
+            .iter()
+            .any(|denied| host == denied || host.ends_with(&format!(".{denied}")))
+        {
+            return Err(TrapRule::DeniedHost);
+        }
+        if has_repeated_segment(url.as_url().path()) {
+            return Err(TrapRule::RepeatedSegment);
+        }
+        Ok(())
+    }
+}
+
+/// Whether one non-empty segment of `path` appears [`MAX_SEGMENT_REPEATS`] times or more.
+fn has_repeated_segment(path: &str) -> bool {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    path.split('/').filter(|s| !s.is_empty()).any(|segment| {
+        let count = counts.entry(segment).or_default();
+        *count += 1;
+        *count >= MAX_SEGMENT_REPEATS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> TrapRules {
+        TrapRules::new(&CrawlerConfig {
+            deny_hosts: vec!["ads.test".into(), "*.tracker.test".into()],
+            ..CrawlerConfig::default()
+        })
+    }
+
+    fn check(url: &str) -> Result<(), TrapRule> {
+        rules().check(&CanonicalUrl::parse(url).unwrap())
+    }
+
+    #[test]
+    fn stateless_rules() {
+        for (url, expected) in [
+            ("http://a.test/a/b/a/b/", Ok(())),
+            ("http://a.test/a/b/a/b/a/", Err(TrapRule::RepeatedSegment)),
+            ("http://a.test/x/x/x", Err(TrapRule::RepeatedSegment)),
+            ("http://a.test/x/y/z/x/y/w", Ok(())),
+            ("http://a.test/x/../x/x/", Ok(())), // dot segments resolve first: /x/x/
+            ("http://ads.test/", Err(TrapRule::DeniedHost)),
+            ("http://cdn.ads.test/x", Err(TrapRule::DeniedHost)),
+            ("http://pixel.tracker.test/x", Err(TrapRule::DeniedHost)),
+            ("http://notads.test/", Ok(())),
+        ] {
+            assert_eq!(check(url), expected, "{url}");
+        }
+    }
+}

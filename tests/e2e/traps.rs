@@ -1,0 +1,74 @@
+//! The crawler against `traps.test`: endless calendars, repeating paths and faceted search
+//! cost no more than the trap rules allow.
+
+use std::collections::{BTreeSet, HashMap};
+
+use testweb::TestWeb;
+
+use crate::support::{crawl, crawler_config, paths_requested};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trap_site_costs_no_more_than_its_budget() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_pages_per_host = 40;
+    config.max_queries_per_path = 5;
+    config.max_body_bytes = 64 * 1024; // /huge is cut quickly
+    crawl(dir.path(), &[web.url("traps.test", "/")], config).await;
+
+    let requested = paths_requested(&web, "traps.test");
+    // Distinct URLs: a 500 is asked again (page_attempts), a new URL is not.
+    let pages: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
+    assert!(
+        pages.len() <= 40,
+        "the host budget bounds the whole site: {} pages",
+        pages.len()
+    );
+    let facets = pages.iter().filter(|p| p.starts_with("/facets?")).count();
+    assert!(
+        (1..=5).contains(&facets),
+        "distinct query strings per path capped at 5: {facets}"
+    );
+    for path in &pages {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for segment in path.split('/').filter(|s| !s.is_empty()) {
+            *counts.entry(segment).or_default() += 1;
+        }
+        assert!(
+            counts.values().all(|&n| n < 3),
+            "no path with a segment three times: {path}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loops_are_cut_by_repeated_segments_without_a_budget() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_pages_per_host = 0;
+    crawl(dir.path(), &[web.url("traps.test", "/a/")], config).await;
+    let requested = paths_requested(&web, "traps.test");
+    let dirs = requested.iter().filter(|p| p.ends_with('/')).count();
+    // Below `/a/` every directory links to `a/` and `b/`: the crawl reaches exactly the
+    // paths that start with `a` and hold each segment at most twice (so at most 4 deep).
+    let expected = (1..=4)
+        .flat_map(sequences)
+        .filter(|s| s.starts_with('a'))
+        .count();
+    assert_eq!(dirs, expected, "{requested:?}");
+}
+
+/// Every string of `a` and `b` of length `len` with each letter at most twice.
+fn sequences(len: usize) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for _ in 0..len {
+        out = out
+            .into_iter()
+            .flat_map(|s| ["a", "b"].map(|c| format!("{s}{c}")))
+            .filter(|s| s.matches('a').count() <= 2 && s.matches('b').count() <= 2)
+            .collect();
+    }
+    out
+}
