@@ -6,6 +6,7 @@
 
 use scraper::{ElementRef, Html, Node, Selector};
 use shared::CanonicalUrl;
+use shared::url::UrlError;
 use shared::record::{Outlink, RobotsDirectives};
 use url::Url;
 use xxhash_rust::xxh3::xxh3_64;
@@ -104,6 +105,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
 
     let mut links = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    let mut too_long = 0usize;
     for element in document.select(&s.links) {
         if links.len() >= MAX_LINKS {
             break;
@@ -116,8 +118,13 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         let Some(href) = element.value().attr(attr) else {
             continue;
         };
-        let Ok(target) = CanonicalUrl::join(&base, href) else {
-            continue;
+        let target = match CanonicalUrl::join(&base, href) {
+            Ok(target) => target,
+            Err(UrlError::TooLong(_)) => {
+                too_long += 1;
+                continue;
+            }
+            Err(_) => continue,
         };
         let rel = element
             .value()
@@ -138,6 +145,15 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         }
     }
 
+    if too_long > 0 {
+        // A classic trap (a session id appended on every hop): say so once per page.
+        tracing::info!(
+            page = %page_url,
+            links = too_long,
+            limit = shared::url::MAX_URL_LEN,
+            "links not followed: URL too long"
+        );
+    }
     Extracted {
         title: title.unwrap_or_default(),
         description,
