@@ -6,8 +6,8 @@
 
 use scraper::{ElementRef, Html, Node, Selector};
 use shared::CanonicalUrl;
-use shared::url::UrlError;
 use shared::record::{Outlink, RobotsDirectives};
+use shared::url::UrlError;
 use url::Url;
 use xxhash_rust::xxh3::xxh3_64;
 
