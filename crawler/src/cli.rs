@@ -189,6 +189,12 @@ pub async fn run(cli: Cli) -> Result<()> {
                 summary.stop,
                 summary.elapsed
             );
+            if !summary.halted_hosts.is_empty() {
+                println!(
+                    "halted by their circuit breaker (50 failures in a row): {}",
+                    summary.halted_hosts.join(", ")
+                );
+            }
             Ok(())
         }
         Command::Status { data, json } => status(&data, json),

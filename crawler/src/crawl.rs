@@ -17,6 +17,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
+use crate::breaker::Trip;
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
@@ -90,6 +91,8 @@ pub struct CrawlSummary {
     pub frontier_left: u64,
     /// Why it ended.
     pub stop: StopReason,
+    /// Origins halted by their circuit breaker.
+    pub halted_hosts: Vec<String>,
     /// How long it ran.
     pub elapsed: Duration,
 }
@@ -289,6 +292,7 @@ impl Crawler {
             errors: run.errors,
             frontier_left: self.store.counters().frontier_len,
             stop: stop.unwrap_or(StopReason::FrontierDone),
+            halted_hosts: frontier.halted_hosts(),
             elapsed: started.elapsed(),
         };
         if !self.store.trapped().is_empty() {
@@ -349,6 +353,18 @@ impl Crawler {
                 };
                 if failed {
                     run.errors += 1;
+                }
+                match frontier.record_outcome(&origin, failed, now) {
+                    Trip::Closed => {}
+                    Trip::PauseUntil(until) => warn!(
+                        %origin,
+                        pause = ?until.duration_since(now),
+                        "over 10% errors in the last minute: host paused"
+                    ),
+                    Trip::Halt => warn!(
+                        %origin,
+                        "50 failures in a row: host halted for the rest of this run"
+                    ),
                 }
                 match self.retry.verdict(answer, entry.attempts) {
                     Verdict::RetryAfter(wait) => {

@@ -16,6 +16,7 @@ use shared::record::FrontierEntry;
 use shared::{CanonicalUrl, StoreError};
 use tokio::time::Instant;
 
+use crate::breaker::{Breaker, Trip};
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
 use crate::store::{PageStore, QueuedUrl};
@@ -79,6 +80,9 @@ struct HostQueue {
     robots: RobotsState,
     delay: Duration,
     concurrency: usize,
+    breaker: Breaker,
+    /// Halted by its circuit breaker: no more requests in this run.
+    halted: bool,
 }
 
 impl HostQueue {
@@ -150,12 +154,15 @@ impl Frontier {
                 robots: RobotsState::Unknown,
                 delay: politeness.delay_for(origin, None),
                 concurrency: politeness.concurrency_for(origin),
+                breaker: Breaker::new(politeness.breaker_pause()),
+                halted: false,
             })
     }
 
     fn schedule(&mut self, origin: &str, now: Instant) {
         if let Some(host) = self.hosts.get_mut(origin)
             && !host.scheduled
+            && !host.halted
             && !matches!(host.robots, RobotsState::Parked)
         {
             host.scheduled = true;
@@ -299,6 +306,34 @@ impl Frontier {
             host.next_at = host.next_at.max(now + wait).max(now + host.delay);
             self.schedule(origin, now);
         }
+    }
+
+    /// Feeds a finished request to the origin's circuit breaker (`failed`: 429, 5xx, timeout,
+    /// connection failure). A tripped breaker pauses the origin; a halted one gets no more
+    /// requests in this run.
+    pub fn record_outcome(&mut self, origin: &str, failed: bool, now: Instant) -> Trip {
+        let Some(host) = self.hosts.get_mut(origin) else {
+            return Trip::Closed;
+        };
+        let trip = host.breaker.record(now, failed);
+        match trip {
+            Trip::Closed => {}
+            Trip::PauseUntil(until) => host.next_at = host.next_at.max(until),
+            Trip::Halt => host.halted = true,
+        }
+        trip
+    }
+
+    /// Origins halted by their circuit breaker in this run.
+    pub fn halted_hosts(&self) -> Vec<String> {
+        let mut halted: Vec<String> = self
+            .hosts
+            .iter()
+            .filter(|(_, host)| host.halted)
+            .map(|(origin, _)| origin.clone())
+            .collect();
+        halted.sort();
+        halted
     }
 
     /// A page fetch ended (stored or given up): frees its slot.

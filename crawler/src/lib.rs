@@ -9,6 +9,7 @@
 //! - [`fetch`]: the HTTP client, conditional requests, bounded bodies.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
 //! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded.
+//! - [`breaker`]: circuit breakers per host (error rate over a minute, failures in a row).
 //! - [`retry`]: when a failed fetch is tried again (`Retry-After`, back-off).
 //! - [`revisit`]: the re-crawl schedule of stored pages.
 //! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
@@ -33,6 +34,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod breaker;
 pub mod charset;
 pub mod cli;
 pub mod crawl;

@@ -12,6 +12,7 @@ pub struct Politeness {
     delay: Duration,
     concurrency: usize,
     max_crawl_delay: Duration,
+    breaker_pause: Duration,
     hosts: BTreeMap<String, HostOverride>,
 }
 
@@ -22,6 +23,7 @@ impl Politeness {
             delay: Duration::from_millis(config.delay_ms),
             concurrency: config.host_concurrency,
             max_crawl_delay: Duration::from_millis(config.max_crawl_delay_ms),
+            breaker_pause: Duration::from_millis(config.breaker_pause_ms),
             hosts: config
                 .hosts
                 .iter()
@@ -46,6 +48,11 @@ impl Politeness {
             .map(|s| Duration::from_secs_f64(s.min(86_400.0)).min(self.max_crawl_delay))
             .unwrap_or_default();
         operator.max(robots)
+    }
+
+    /// How long a host whose circuit breaker trips is left alone.
+    pub fn breaker_pause(&self) -> Duration {
+        self.breaker_pause
     }
 
     /// Most requests in flight to `origin`.

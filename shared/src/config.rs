@@ -97,6 +97,9 @@ pub struct CrawlerConfig {
     pub retry_ms: u64,
     /// Longest `Retry-After` honoured, in milliseconds; a host asking for more waits this long.
     pub max_retry_after_ms: u64,
+    /// How long a host is left alone when over 10% of its requests in the last minute
+    /// failed, in milliseconds.
+    pub breaker_pause_ms: u64,
     /// Interval before the first revisit of a stored page, in milliseconds.
     pub revisit_ms: u64,
     /// Shortest interval between two visits of one page, in milliseconds.
@@ -154,6 +157,7 @@ impl Default for CrawlerConfig {
             page_attempts: 3,
             retry_ms: 30_000,
             max_retry_after_ms: 3_600_000,
+            breaker_pause_ms: 60_000,
             revisit_ms: 86_400_000,
             min_revisit_ms: 3_600_000,
             max_revisit_ms: 30 * 86_400_000,

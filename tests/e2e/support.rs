@@ -17,6 +17,7 @@ pub fn crawler_config(web: &TestWeb) -> CrawlerConfig {
         delay_ms: 0,
         robots_retry_ms: 50,
         retry_ms: 20,
+        breaker_pause_ms: 200,
         ..CrawlerConfig::default()
     };
     for host in web.hosts() {

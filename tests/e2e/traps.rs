@@ -1,7 +1,9 @@
-//! The crawler against `traps.test`: endless calendars, repeating paths and faceted search
-//! cost no more than the trap rules allow.
+//! The crawler against hostile hosts: endless calendars, repeating paths and faceted search
+//! cost no more than the trap rules allow; a failing host trips its circuit breakers.
 
 use std::collections::{BTreeSet, HashMap};
+
+use std::time::Duration;
 
 use testweb::TestWeb;
 
@@ -39,6 +41,43 @@ async fn a_trap_site_costs_no_more_than_its_budget() {
             counts.values().all(|&n| n < 3),
             "no path with a segment three times: {path}"
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_host_pauses_at_ten_percent_and_halts_at_fifty_failures_in_a_row() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.page_attempts = 1; // each failure is a new URL: the breaker alone decides
+    config.breaker_pause_ms = 300;
+    let summary = crawl(dir.path(), &[web.url("down.test", "/")], config).await;
+
+    let failing: Vec<_> = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "down.test" && r.path_and_query.starts_with("/p/"))
+        .collect();
+    const { assert!(testweb::DOWN_PAGES > 50) };
+    assert_eq!(failing.len(), 50, "halted at exactly 50 failures in a row");
+    assert_eq!(summary.halted_hosts, vec![web.url("down.test", "")]);
+    // The window holds "/" (an answer) and then failures: it trips at the 9th failure (9 of
+    // 10 requests failed, over 10%), then at every 9th failure after each pause (the window
+    // starts afresh), and never between.
+    for (i, pair) in failing.windows(2).enumerate() {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        let failure = i + 1;
+        if failure % 10 == 9 {
+            assert!(
+                gap >= Duration::from_millis(280),
+                "paused after failure {failure}: {gap:?}"
+            );
+        } else {
+            assert!(
+                gap < Duration::from_millis(280),
+                "no pause after failure {failure}: {gap:?}"
+            );
+        }
     }
 }
 

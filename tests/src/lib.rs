@@ -15,6 +15,7 @@
 //! | `forbidden.test` | [`robots_hosts`] | robots.txt 403; pages exist, a crawler must fetch none |
 //! | `flaky.test` | [`robots_hosts`] | robots.txt 503; pages exist, a crawler must not crawl the host now |
 //! | `locked.test` | [`robots_hosts`] | robots.txt 401; pages exist, a crawler must fetch none |
+//! | `down.test` | [`robots_hosts`] | 80 pages that all answer 500 (circuit breakers) |
 //! | `busy.test` | [`robots_hosts`] | robots.txt 429 + `Retry-After: 1` once, then rules |
 //! | `moved.test` | [`robots_hosts`] | robots.txt redirected twice to rules that disallow [`MOVED_DISALLOWED`] |
 //! | `fresh.test` | [`fresh`] | `ETag`/`Last-Modified` and 304s, an edition the test changes, a page busy once (503 + `Retry-After`), meta keywords and revisit-after |
@@ -69,8 +70,8 @@ pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
 pub use robots_hosts::{
-    BUSY_PATHS, FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, MOVED_DISALLOWED, MOVED_PATHS,
-    NOROBOTS_PATHS,
+    BUSY_PATHS, DOWN_PAGES, FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, MOVED_DISALLOWED,
+    MOVED_PATHS, NOROBOTS_PATHS,
 };
 pub use sample::{
     SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,
@@ -85,7 +86,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 15] = [
+pub const HOSTS: [&str; 16] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -95,6 +96,7 @@ pub const HOSTS: [&str; 15] = [
     "locked.test",
     "moved.test",
     "busy.test",
+    "down.test",
     "redirect.test",
     "traps.test",
     "fresh.test",
@@ -249,6 +251,7 @@ impl Shared {
             "locked.test" => robots_hosts::locked(path),
             "moved.test" => robots_hosts::moved(path),
             "busy.test" => robots_hosts::busy(path, earlier_requests),
+            "down.test" => robots_hosts::down(path),
             "fresh.test" => fresh::respond(
                 path,
                 headers,

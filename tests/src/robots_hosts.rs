@@ -7,6 +7,7 @@
 //! | `flaky.test` | 503 | not crawl the host now; retry robots.txt later |
 //! | `locked.test` | 401 | fetch nothing else (the stricter reading of 401/403) |
 //! | `busy.test` | 429 with `Retry-After: 1` to the first request, then rules (`Disallow: /no.html`) | wait at least a second, read it again, then crawl: never fetch `/no.html` |
+//! | `down.test` | 200, allows all | `/` links to [`DOWN_PAGES`] pages `/p/N`, each answering 500: the circuit breaker must halt the host after 50 failures in a row |
 //! | `moved.test` | 301 -> `/policies/robots.txt` (302) -> `/rules.txt` | follow the redirects and obey `/rules.txt`: never fetch [`MOVED_DISALLOWED`] |
 //!
 //! Every host has real pages behind its robots.txt, so a crawler that ignores the answer is
@@ -108,6 +109,24 @@ pub(crate) fn busy(path: &str, earlier_requests: usize) -> Response {
     }
 }
 
+/// How many failing pages `down.test` links to.
+pub const DOWN_PAGES: usize = 80;
+
+/// Answers `down.test`: a home page linking to [`DOWN_PAGES`] pages that all answer 500.
+pub(crate) fn down(path: &str) -> Response {
+    match path {
+        "/robots.txt" => text(200, "User-agent: *\nDisallow:\n"),
+        "/" => {
+            let links: String = (1..=DOWN_PAGES)
+                .map(|n| format!("<a href=\"/p/{n}\">{n}</a> "))
+                .collect();
+            html(200, page("Server room status", &format!("<p>{links}</p>")))
+        }
+        _ if path.starts_with("/p/") => text(500, "500 Internal Server Error\n"),
+        _ => not_found(),
+    }
+}
+
 /// The page `moved.test`'s redirected robots.txt disallows.
 pub const MOVED_DISALLOWED: &str = "/private.html";
 
@@ -191,6 +210,7 @@ mod tests {
         assert_eq!(locked("/robots.txt").status(), 401);
         assert_eq!(moved("/robots.txt").status(), 301);
         assert_eq!(busy("/robots.txt", 0).status(), 429);
+        assert_eq!(down("/p/7").status(), 500);
         assert_eq!(busy("/robots.txt", 1).status(), 200);
         assert_eq!(moved("/rules.txt").status(), 200);
         for path in LOCKED_PATHS {
