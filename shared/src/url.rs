@@ -63,13 +63,13 @@ fn canonical_form(mut url: Url) -> Result<Url, UrlError> {
         return Err(UrlError::NoHost);
     }
     url.set_fragment(None);
-    let path = normalize_percent(url.path());
+    let path = strip_session_path_param(&normalize_percent(url.path()));
     if path != url.path() {
         url.set_path(&path);
     }
     if let Some(query) = url.query() {
-        let query = normalize_percent(query);
-        url.set_query(Some(&query));
+        let query = normalize_query(&normalize_percent(query));
+        url.set_query((!query.is_empty()).then_some(query.as_str()));
     }
     Ok(url)
 }
@@ -166,6 +166,53 @@ impl std::str::FromStr for CanonicalUrl {
     }
 }
 
+/// Query parameters that only track a visit or carry a session: removed, so one page has one
+/// URL. Keys compare case-insensitively; every `utm_*` key is one of them.
+pub const TRACKING_PARAMS: &[&str] = &[
+    "gclid",
+    "dclid",
+    "fbclid",
+    "msclkid",
+    "yclid",
+    "mc_cid",
+    "mc_eid",
+    "_hsenc",
+    "_hsmi",
+    "jsessionid",
+    "phpsessid",
+    "aspsessionid",
+    "sessionid",
+];
+
+fn is_tracking_param(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("utm_") || TRACKING_PARAMS.contains(&key.as_str())
+}
+
+/// A query string with empty parameters (`&&`, a trailing `&`), tracking and session
+/// parameters and exact repeats (`q=1&q=1`) removed; the order of the rest is kept (servers
+/// may read it). Empty when nothing is left, so `/a?` becomes `/a`.
+fn normalize_query(query: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for pair in query.split('&') {
+        let key = pair.split('=').next().unwrap_or_default();
+        if pair.is_empty() || is_tracking_param(key) || kept.contains(&pair) {
+            continue;
+        }
+        kept.push(pair);
+    }
+    kept.join("&")
+}
+
+/// A path without Java's `;jsessionid=...` path parameter.
+fn strip_session_path_param(path: &str) -> String {
+    let Some(start) = path.to_ascii_lowercase().find(";jsessionid=") else {
+        return path.to_string();
+    };
+    let end = path[start..].find('/').map_or(path.len(), |i| start + i);
+    format!("{}{}", &path[..start], &path[end..])
+}
+
 /// Decodes `%XX` escapes of unreserved characters (RFC 3986: `A-Z a-z 0-9 - . _ ~`) and
 /// uppercases the hex digits of every other escape. robots.txt matching compares paths in
 /// this form too.
@@ -205,6 +252,53 @@ mod tests {
     fn check(input: &str, expected: &str) {
         let got = CanonicalUrl::parse(input).map(|u| u.to_string());
         assert_eq!(got.as_deref(), Ok(expected), "canonical form of {input}");
+    }
+
+    #[test]
+    fn canonical_form_table() {
+        for (input, expected) in [
+            // case of scheme and host, default ports, dot segments, fragments
+            ("HTTP://A.com:80/x/../y#f", "http://a.com/y"),
+            ("https://A.COM:443/", "https://a.com/"),
+            ("http://a.com:443/", "http://a.com:443/"),
+            ("http://a.com/a/./b/.././c/", "http://a.com/a/c/"),
+            ("http://a.com/../../x", "http://a.com/x"),
+            // empty path, a trailing `?`
+            ("http://a.com", "http://a.com/"),
+            ("http://a.com/x?", "http://a.com/x"),
+            ("http://a.com/x?#frag", "http://a.com/x"),
+            // percent-encoding: unreserved decoded, the rest upper-cased
+            ("http://a.com/%7Euser/%41%2d%5f", "http://a.com/~user/A-_"),
+            ("http://a.com/a%2fb%3a", "http://a.com/a%2Fb%3A"),
+            ("http://a.com/?q=%e2%82%ac", "http://a.com/?q=%E2%82%AC"),
+            ("http://a.com/sp ace", "http://a.com/sp%20ace"),
+            // IDN to punycode
+            ("http://Bücher.example/", "http://xn--bcher-kva.example/"),
+            // repeated or empty query parameters
+            ("http://a.com/s?q=&q=", "http://a.com/s?q="),
+            ("http://a.com/s?a=1&&b=2&", "http://a.com/s?a=1&b=2"),
+            ("http://a.com/s?a=1&b=2&a=1", "http://a.com/s?a=1&b=2"),
+            ("http://a.com/s?b=2&a=1", "http://a.com/s?b=2&a=1"),
+            ("http://a.com/s?a=1&a=2", "http://a.com/s?a=1&a=2"),
+            // tracking and session parameters
+            (
+                "http://a.com/p?id=7&utm_source=x&UTM_Medium=y&fbclid=z",
+                "http://a.com/p?id=7",
+            ),
+            ("http://a.com/p?gclid=1", "http://a.com/p"),
+            (
+                "http://a.com/p?PHPSESSID=ab12&page=2",
+                "http://a.com/p?page=2",
+            ),
+            (
+                "http://a.com/cart;jsessionid=A1B2/item",
+                "http://a.com/cart/item",
+            ),
+            ("http://a.com/cart;JSESSIONID=A1B2", "http://a.com/cart"),
+            ("http://a.com/p?utm=1&sid=2", "http://a.com/p?utm=1&sid=2"),
+        ] {
+            check(input, expected);
+        }
     }
 
     #[test]
