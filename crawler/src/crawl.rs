@@ -343,9 +343,11 @@ impl Crawler {
                 mut entry,
                 url,
                 fetched_at_ms,
+                elapsed,
                 result,
             } => {
                 run.fetched += 1;
+                frontier.answered_in(&origin, elapsed, now);
                 let answer = result.as_ref().map(|(fetched, _)| fetched);
                 let failed = match answer {
                     Ok(fetched) => is_retryable_status(fetched.status),

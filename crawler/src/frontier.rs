@@ -21,6 +21,11 @@ use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
 use crate::store::{PageStore, QueuedUrl};
 
+/// An answer this slow makes the host's gap grow.
+pub const SLOW_ANSWER: Duration = Duration::from_secs(1);
+/// After a slow answer the gap is at least this many times the answer's time.
+pub const SLOW_FACTOR: u32 = 2;
+
 /// Entries of one origin held in memory at most.
 pub const BUFFER_PER_HOST: usize = 256;
 
@@ -78,7 +83,10 @@ struct HostQueue {
     next_at: Instant,
     scheduled: bool,
     robots: RobotsState,
+    /// The gap in force: `base_delay`, or longer after a slow answer.
     delay: Duration,
+    /// The gap politeness asks for (operator delay, robots `Crawl-delay`).
+    base_delay: Duration,
     concurrency: usize,
     breaker: Breaker,
     /// Halted by its circuit breaker: no more requests in this run.
@@ -153,6 +161,7 @@ impl Frontier {
                 scheduled: false,
                 robots: RobotsState::Unknown,
                 delay: politeness.delay_for(origin, None),
+                base_delay: politeness.delay_for(origin, None),
                 concurrency: politeness.concurrency_for(origin),
                 breaker: Breaker::new(politeness.breaker_pause()),
                 halted: false,
@@ -275,6 +284,7 @@ impl Frontier {
             host.robots_in_flight = false;
             host.robots = state;
             host.delay = delay;
+            host.base_delay = delay;
             host.next_at = host.next_at.max(now + delay);
             self.schedule(origin, now);
         }
@@ -305,6 +315,24 @@ impl Frontier {
             }
             host.next_at = host.next_at.max(now + wait).max(now + host.delay);
             self.schedule(origin, now);
+        }
+    }
+
+    /// A page answer took `elapsed`: a host that answers slowly is struggling, so the gap to
+    /// its next request grows to [`SLOW_FACTOR`] times that (capped like `Crawl-delay`); once
+    /// it answers quickly again the gap is the configured one.
+    pub fn answered_in(&mut self, origin: &str, elapsed: Duration, now: Instant) {
+        let max = self.politeness.max_delay();
+        if let Some(host) = self.hosts.get_mut(origin) {
+            if elapsed >= SLOW_ANSWER {
+                host.delay = host
+                    .base_delay
+                    .max(elapsed.saturating_mul(SLOW_FACTOR).min(max));
+            } else if host.delay > host.base_delay {
+                // Quick again: the long gap set when this request was handed out is lifted.
+                host.delay = host.base_delay;
+                host.next_at = host.next_at.min(now + host.delay);
+            }
         }
     }
 
@@ -478,6 +506,47 @@ mod tests {
             (entry.url.as_str(), entry.attempts),
             ("http://b.test/x", 1),
             "the same URL first, with its attempt count"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_answer_lengthens_the_gap_until_answers_are_quick_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = frontier();
+        let origin = "http://slow.test";
+        let far = Instant::now() + Duration::from_secs(86_400);
+        frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+        let urls = [
+            "http://slow.test/1",
+            "http://slow.test/2",
+            "http://slow.test/3",
+        ];
+        let queued = queue(&mut store, &urls);
+        frontier.push(queued, Instant::now());
+
+        let take = |frontier: &mut Frontier, store: &mut PageStore| {
+            let Some(Job::Page { key, entry, .. }) = next(frontier, store) else {
+                panic!("a page");
+            };
+            store.drop_queued(&key, &entry, 0).unwrap();
+            key
+        };
+        let key = take(&mut frontier, &mut store);
+        frontier.answered_in(origin, Duration::from_secs(3), Instant::now());
+        frontier.page_done(origin, &key, Instant::now());
+        tokio::time::advance(Duration::from_millis(5_999)).await;
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "6 s after a 3 s answer"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let key = take(&mut frontier, &mut store);
+        frontier.answered_in(origin, Duration::from_millis(20), Instant::now());
+        frontier.page_done(origin, &key, Instant::now());
+        assert!(
+            next(&mut frontier, &mut store).is_some(),
+            "quick again: the configured gap (0 here)"
         );
     }
 }

@@ -50,6 +50,11 @@ impl Politeness {
         operator.max(robots)
     }
 
+    /// The longest gap politeness imposes on its own (the `Crawl-delay` cap).
+    pub fn max_delay(&self) -> Duration {
+        self.max_crawl_delay
+    }
+
     /// How long a host whose circuit breaker trips is left alone.
     pub fn breaker_pause(&self) -> Duration {
         self.breaker_pause

@@ -148,7 +148,7 @@ impl Default for CrawlerConfig {
             max_queries_per_path: 100,
             deny_hosts: Vec::new(),
             max_redirects: 5,
-            max_body_bytes: 16 * 1024 * 1024,
+            max_body_bytes: 10 * 1024 * 1024,
             connect_timeout_ms: 10_000,
             request_timeout_ms: 30_000,
             max_crawl_delay_ms: 30_000,

@@ -2,7 +2,10 @@
 //! validators, a sitemap) and the parsing of its body on the blocking pool.
 
 use shared::record::{EntryKind, FrontierEntry};
+use std::time::Duration;
+
 use shared::{CanonicalUrl, now_ms};
+use tokio::time::Instant;
 
 use super::Crawler;
 use crate::error::Error;
@@ -25,6 +28,8 @@ pub(super) enum Outcome {
         entry: FrontierEntry,
         url: CanonicalUrl,
         fetched_at_ms: u64,
+        /// How long the answer took to arrive (to the end of its body).
+        elapsed: Duration,
         result: PageResult,
     },
 }
@@ -105,6 +110,7 @@ pub(super) async fn perform(
                 validators: None,
                 sitemap_limits: SitemapLimits::default(),
             });
+            let started = Instant::now();
             let result = fetcher
                 .fetch(
                     &url,
@@ -114,6 +120,7 @@ pub(super) async fn perform(
                 )
                 .await;
             let fetched_at_ms = now_ms();
+            let elapsed = started.elapsed();
             let result = match result {
                 Ok(fetched) => Ok(parse(fetched, &url, agent, plan.sitemap_limits).await),
                 Err(e) => Err(e),
@@ -124,6 +131,7 @@ pub(super) async fn perform(
                 entry,
                 url,
                 fetched_at_ms,
+                elapsed,
                 result,
             }
         }
