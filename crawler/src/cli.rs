@@ -36,6 +36,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Lift the halt that a host's circuit breaker set (50 failures in a row), so the next
+    /// crawl asks it again.
+    Resume {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// Origins to resume, as `crawler status` names them (`https://example.org`).
+        #[arg(required = true, value_name = "ORIGIN")]
+        origins: Vec<String>,
+    },
     /// List every stored URL that will not be indexed, with its reason.
     Report {
         /// The data directory.
@@ -199,6 +209,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Status { data, json } => status(&data, json),
         Command::Report { data, json } => report(&data, json),
+        Command::Resume { data, origins } => resume(&data, &origins),
         Command::Explain { data, url } => explain(&data, &url),
         Command::Robots {
             command:
@@ -318,13 +329,14 @@ fn status(data: &Path, json: bool) -> Result<()> {
         }
     }
     let frontier = store.frontier_len();
+    let halted = store.halted_hosts()?;
     if json {
         let value = serde_json::json!({
             "pages_stored": counters.pages_stored,
             "frontier": frontier,
             "hosts": hosts.len(),
             "errors": errors,
-            "halted_hosts": Vec::<String>::new(),
+            "halted_hosts": halted.iter().map(|(origin, _)| origin).collect::<Vec<_>>(),
         });
         println!("{value}");
     } else {
@@ -335,6 +347,23 @@ fn status(data: &Path, json: bool) -> Result<()> {
         );
         for (kind, n) in errors {
             println!("errors {kind}: {n}");
+        }
+        for (origin, why) in &halted {
+            println!("halted {origin}: {why} (`crawler resume --data DIR {origin}` lifts it)");
+        }
+    }
+    Ok(())
+}
+
+fn resume(data: &Path, origins: &[String]) -> Result<()> {
+    let store = crate::store::PageStore::open(data)
+        .with_context(|| format!("cannot open the crawl in {} for writing", data.display()))?;
+    for origin in origins {
+        let origin = origin.trim_end_matches('/');
+        if store.resume_host(origin)? {
+            println!("resumed {origin}");
+        } else {
+            println!("{origin} was not halted");
         }
     }
     Ok(())

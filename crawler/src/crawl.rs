@@ -187,6 +187,10 @@ impl Crawler {
             let robots = self.cached_robots(&origin)?;
             frontier.load_origin(&origin, robots, now);
         }
+        for (origin, why) in self.store.halted_hosts()? {
+            warn!(%origin, %why, "host halted: left alone until `crawler resume` lifts it");
+            frontier.halt(&origin, now);
+        }
         info!(
             hosts = frontier.host_count(),
             queued = self.store.counters().frontier_len,
@@ -363,10 +367,14 @@ impl Crawler {
                         pause = ?until.duration_since(now),
                         "over 10% errors in the last minute: host paused"
                     ),
-                    Trip::Halt => warn!(
-                        %origin,
-                        "50 failures in a row: host halted for the rest of this run"
-                    ),
+                    Trip::Halt => {
+                        warn!(
+                            %origin,
+                            "50 failures in a row: host halted until `crawler resume` lifts it"
+                        );
+                        self.store
+                            .halt_host(&origin, "50 failures in a row (circuit breaker)")?;
+                    }
                 }
                 match self.retry.verdict(answer, entry.attempts) {
                     Verdict::RetryAfter(wait) => {

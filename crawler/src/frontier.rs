@@ -210,6 +210,9 @@ impl Frontier {
                 continue;
             };
             host.scheduled = false;
+            if host.halted {
+                continue; // halted after it was scheduled
+            }
             if host.busy() >= host.concurrency {
                 continue; // rescheduled when a slot frees
             }
@@ -350,6 +353,11 @@ impl Frontier {
             Trip::Halt => host.halted = true,
         }
         trip
+    }
+
+    /// Halts an origin (halted in an earlier run): it gets no requests in this one.
+    pub fn halt(&mut self, origin: &str, now: Instant) {
+        self.host_mut(origin, now).halted = true;
     }
 
     /// Origins halted by their circuit breaker in this run.

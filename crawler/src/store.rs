@@ -13,25 +13,14 @@ use shared::record::{
     RobotsRecord,
 };
 use shared::store::{
-    COUNTERS_KEY, Cf, cf_handle, frontier_key, frontier_key_origin, open_options, read_record,
-    store_dir,
+    COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, cf_handle,
+    frontier_key, frontier_key_origin, meta_key, open_options, read_record, store_dir,
 };
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::traps::{TrapRule, TrapRules};
-
-/// `meta` key prefix of the per-origin count of queued URLs (the page budget).
-const HOST_QUEUED: &[u8] = b"host_queued\0";
-/// `meta` key prefix of the per-path count of distinct queued query strings.
-const PATH_QUERIES: &[u8] = b"path_queries\0";
-
-fn meta_key(prefix: &[u8], rest: &[u8]) -> Vec<u8> {
-    let mut key = prefix.to_vec();
-    key.extend_from_slice(rest);
-    key
-}
 
 /// A frontier entry with its key.
 #[derive(Clone, Debug)]
@@ -317,7 +306,7 @@ impl PageStore {
             return Ok(Err(rule));
         }
         let origin = url.origin();
-        let host_key = meta_key(HOST_QUEUED, origin.as_bytes());
+        let host_key = meta_key(HOST_QUEUED_PREFIX, origin.as_bytes());
         let host_count = match self.host_queued.get(&origin) {
             Some(&count) => count,
             None => self.read_count(&host_key)?,
@@ -327,7 +316,7 @@ impl PageStore {
         }
         if url.as_url().query().is_some() {
             let path = format!("{origin}{}", url.as_url().path());
-            let path_key = meta_key(PATH_QUERIES, &xxh3_64(path.as_bytes()).to_be_bytes());
+            let path_key = meta_key(PATH_QUERIES_PREFIX, &xxh3_64(path.as_bytes()).to_be_bytes());
             let count = match path_queries.get(&path_key) {
                 Some(&count) => u64::from(count),
                 None => self.read_count(&path_key)?,
@@ -406,6 +395,27 @@ impl PageStore {
         }
         iter.status()?;
         Ok(origins)
+    }
+
+    /// Marks an origin halted by its circuit breaker, with why: later runs leave it alone
+    /// until [`PageStore::resume_host`].
+    pub fn halt_host(&self, origin: &str, why: &str) -> Result<(), StoreError> {
+        let key = meta_key(HALTED_PREFIX, origin.as_bytes());
+        self.db.put_cf(self.cf(Cf::Meta), key, why.as_bytes())?;
+        Ok(())
+    }
+
+    /// Lifts an operator's halt; returns whether the origin was halted.
+    pub fn resume_host(&self, origin: &str) -> Result<bool, StoreError> {
+        let key = meta_key(HALTED_PREFIX, origin.as_bytes());
+        let was = self.db.get_pinned_cf(self.cf(Cf::Meta), &key)?.is_some();
+        self.db.delete_cf(self.cf(Cf::Meta), key)?;
+        Ok(was)
+    }
+
+    /// Origins halted by their circuit breaker, with why.
+    pub fn halted_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
+        shared::store::halted_hosts(&self.db)
     }
 
     /// The cached robots.txt answer of an origin.

@@ -13,6 +13,9 @@
 //! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`](crate::record::RobotsRecord) |
 //! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
 //! | `meta` | [`COUNTERS_KEY`] | [`CrawlCounters`] |
+//! | `meta` | [`HOST_QUEUED_PREFIX`] ++ origin | URLs ever queued for the origin (u64 BE) |
+//! | `meta` | [`PATH_QUERIES_PREFIX`] ++ hash of origin and path | distinct query strings queued (u64 BE) |
+//! | `meta` | [`HALTED_PREFIX`] ++ origin | why its circuit breaker halted it (UTF-8) |
 //! | `revisit` | canonical URL of a stored page | [`RevisitRecord`](crate::record::RevisitRecord) |
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
@@ -27,6 +30,22 @@ use crate::record::{
 
 /// The key of the crawl counters in `meta`.
 pub const COUNTERS_KEY: &[u8] = b"counters";
+/// `meta` key prefix, then an origin: how many URLs of that origin were ever queued (u64 BE),
+/// the count the per-host page budget is checked against.
+pub const HOST_QUEUED_PREFIX: &[u8] = b"host_queued\0";
+/// `meta` key prefix, then xxh3-64 (BE) of `origin ++ path`: how many distinct query strings
+/// were queued for that path (u64 BE).
+pub const PATH_QUERIES_PREFIX: &[u8] = b"path_queries\0";
+/// `meta` key prefix, then an origin: the host was halted by its circuit breaker; the value
+/// says why (UTF-8). It stays halted, run after run, until an operator resumes it.
+pub const HALTED_PREFIX: &[u8] = b"halted\0";
+
+/// A `meta` key: `prefix ++ rest`.
+pub fn meta_key(prefix: &[u8], rest: &[u8]) -> Vec<u8> {
+    let mut key = prefix.to_vec();
+    key.extend_from_slice(rest);
+    key
+}
 
 /// A column family of the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +139,26 @@ pub fn read_record<R: Record>(db: &DB, cf: Cf, key: &[u8]) -> Result<Option<R>, 
         Some(bytes) => Ok(Some(R::decode(&bytes)?)),
         None => Ok(None),
     }
+}
+
+/// Origins halted by their circuit breaker, with why, in origin order.
+pub fn halted_hosts(db: &DB) -> Result<Vec<(String, String)>, StoreError> {
+    let mut halted = Vec::new();
+    let iter = db.iterator_cf(
+        cf_handle(db, Cf::Meta),
+        IteratorMode::From(HALTED_PREFIX, rocksdb::Direction::Forward),
+    );
+    for item in iter {
+        let (key, value) = item?;
+        let Some(origin) = key.strip_prefix(HALTED_PREFIX) else {
+            break;
+        };
+        halted.push((
+            String::from_utf8_lossy(origin).into_owned(),
+            String::from_utf8_lossy(&value).into_owned(),
+        ));
+    }
+    Ok(halted)
 }
 
 /// The store's directory inside a data directory.
@@ -223,6 +262,11 @@ impl StoreReader {
             return Ok(None);
         }
         self.get(Cf::Revisit, url.as_bytes())
+    }
+
+    /// Origins halted by their circuit breaker, with why, in origin order.
+    pub fn halted_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
+        halted_hosts(&self.db)
     }
 
     /// Crawl counters (zero for a store never written).

@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use std::time::Duration;
 
+use shared::StoreReader;
 use testweb::TestWeb;
 
 use crate::support::{crawl, crawler_config, paths_requested};
@@ -51,7 +52,8 @@ async fn a_failing_host_pauses_at_ten_percent_and_halts_at_fifty_failures_in_a_r
     let mut config = crawler_config(&web);
     config.page_attempts = 1; // each failure is a new URL: the breaker alone decides
     config.breaker_pause_ms = 300;
-    let summary = crawl(dir.path(), &[web.url("down.test", "/")], config).await;
+    let seed = [web.url("down.test", "/")];
+    let summary = crawl(dir.path(), &seed, config.clone()).await;
 
     let failing: Vec<_> = web
         .requests()
@@ -79,6 +81,29 @@ async fn a_failing_host_pauses_at_ten_percent_and_halts_at_fifty_failures_in_a_r
             );
         }
     }
+
+    // Halted until an operator resumes it: the next run leaves it alone...
+    let origin = web.url("down.test", "");
+    let halted = StoreReader::open(dir.path())
+        .expect("store")
+        .halted_hosts()
+        .expect("read");
+    assert_eq!(halted.len(), 1);
+    assert_eq!(halted[0].0, origin);
+    let before = web.requests().len();
+    crawl(dir.path(), &seed, config.clone()).await;
+    assert_eq!(
+        web.requests().len(),
+        before,
+        "a halted host gets no request"
+    );
+    // ... and after `resume` it is asked again, its 30 other pages included.
+    let store = crawler::store::PageStore::open(dir.path()).expect("store");
+    assert!(store.resume_host(&origin).expect("resumed"));
+    drop(store);
+    crawl(dir.path(), &seed, config).await;
+    let asked_again = web.requests().len() - before;
+    assert_eq!(asked_again, testweb::DOWN_PAGES - 50);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
