@@ -21,6 +21,7 @@ use crate::breaker::Trip;
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
+use crate::monitor::Monitor;
 use crate::page;
 use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_retryable_status};
@@ -109,6 +110,7 @@ pub struct Crawler {
     revisit: RevisitPolicy,
     /// Sitemap files queued per origin in this run (bounded by `max_sitemaps_per_host`).
     sitemaps_queued: HashMap<String, u32>,
+    monitor: Monitor,
 }
 
 impl Crawler {
@@ -149,6 +151,7 @@ impl Crawler {
             seeds,
             progress,
             sitemaps_queued: HashMap::new(),
+            monitor: Monitor::new(Instant::now()),
         })
     }
 
@@ -278,15 +281,10 @@ impl Crawler {
             self.progress.send_replace(run.clone());
             if Instant::now() >= next_report {
                 next_report = Instant::now() + Duration::from_secs(5);
-                let secs = started.elapsed().as_secs_f64().max(0.001);
-                info!(
-                    pages_stored = run.pages_stored,
-                    fetched = run.fetched,
-                    errors = run.errors,
-                    frontier = run.frontier,
-                    pages_per_sec = format!("{:.1}", run.fetched as f64 / secs),
-                    "progress"
-                );
+                let line =
+                    self.monitor
+                        .line(Instant::now(), run.pages_stored, run.frontier, &frontier);
+                info!(target: "crawler::monitor", "{line}");
             }
         }
 
@@ -360,6 +358,8 @@ impl Crawler {
                 if failed {
                     run.errors += 1;
                 }
+                let status = answer.ok().map(|fetched| fetched.status);
+                self.monitor.record(&origin, status, failed);
                 match frontier.record_outcome(&origin, failed, now) {
                     Trip::Closed => {}
                     Trip::PauseUntil(until) => warn!(
@@ -441,6 +441,9 @@ impl Crawler {
                 page::failed(url, entry, &error, fetched_at_ms)
             }
         };
+        if stored.record.duplicate_of.is_some() {
+            self.monitor.duplicate();
+        }
         let discovered = page::discovered(&stored, url, entry, &self.scope, &self.options.config);
         let previous = self.store.revisit(url.as_str())?;
         let revisit = self.revisit.after(

@@ -360,6 +360,28 @@ impl Frontier {
         self.host_mut(origin, now).halted = true;
     }
 
+    /// An origin's gap in force and its state (`active`, `waiting`, `paused`, `robots`,
+    /// `parked`, `halted`), for the monitoring line.
+    pub fn host_view(&self, origin: &str, now: Instant) -> Option<(Duration, &'static str)> {
+        let host = self.hosts.get(origin)?;
+        let state = if host.halted {
+            "halted"
+        } else {
+            match host.robots {
+                RobotsState::Parked => "parked",
+                RobotsState::Unknown | RobotsState::Fetching | RobotsState::Waiting { .. } => {
+                    "robots"
+                }
+                RobotsState::Known { .. } if host.next_at > now + host.delay => "paused",
+                RobotsState::Known { .. } if host.buffered.is_empty() && !host.more_in_store => {
+                    "idle"
+                }
+                RobotsState::Known { .. } => "active",
+            }
+        };
+        Some((host.delay, state))
+    }
+
     /// Origins halted by their circuit breaker in this run.
     pub fn halted_hosts(&self) -> Vec<String> {
         let mut halted: Vec<String> = self

@@ -2,6 +2,7 @@
 //! content store (see `shared::store`).
 //!
 //! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
+//! - [`monitor`]: the JSON monitoring line the crawl logs every 5 s.
 //! - [`page`]: what a fetch becomes in the store, and which URLs it queues.
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin.
@@ -42,6 +43,7 @@ mod error;
 pub mod extract;
 pub mod fetch;
 pub mod frontier;
+pub mod monitor;
 pub mod page;
 pub mod politeness;
 pub mod resolve;

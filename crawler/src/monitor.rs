@@ -1,0 +1,172 @@
+//! The crawl's monitoring line: every few seconds one JSON object in the log, shaped like the
+//! seed crawl's — overall rates and counts, and for each host active since the last line its
+//! successes, errors, the last 50 statuses by code, its current gap and its state.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::frontier::Frontier;
+
+/// Statuses remembered per host.
+pub const LAST_STATUSES: usize = 50;
+/// Hosts listed in one line at most (the busiest since the last line).
+pub const MAX_HOSTS_LISTED: usize = 20;
+
+/// One host's figures.
+#[derive(Clone, Debug, Default)]
+struct HostStats {
+    successes: u64,
+    errors: u64,
+    /// Requests since the last line, to pick the busiest.
+    recent: u64,
+    /// The last [`LAST_STATUSES`] statuses; 0 for no answer.
+    statuses: VecDeque<u16>,
+}
+
+/// The figures behind the monitoring line.
+#[derive(Debug)]
+pub struct Monitor {
+    last_line: Instant,
+    fetched: u64,
+    errors: u64,
+    duplicates: u64,
+    fetched_at_last_line: u64,
+    errors_at_last_line: u64,
+    hosts: BTreeMap<String, HostStats>,
+}
+
+impl Monitor {
+    /// A monitor whose first interval starts `now`.
+    pub fn new(now: Instant) -> Self {
+        Self {
+            last_line: now,
+            fetched: 0,
+            errors: 0,
+            duplicates: 0,
+            fetched_at_last_line: 0,
+            errors_at_last_line: 0,
+            hosts: BTreeMap::new(),
+        }
+    }
+
+    /// A finished page request: its status (`None`: no answer) and whether it failed.
+    pub fn record(&mut self, origin: &str, status: Option<u16>, failed: bool) {
+        self.fetched += 1;
+        let host = self.hosts.entry(origin.to_string()).or_default();
+        host.recent += 1;
+        if failed {
+            self.errors += 1;
+            host.errors += 1;
+        } else {
+            host.successes += 1;
+        }
+        if host.statuses.len() == LAST_STATUSES {
+            host.statuses.pop_front();
+        }
+        host.statuses.push_back(status.unwrap_or(0));
+    }
+
+    /// A page stored as a duplicate of another.
+    pub fn duplicate(&mut self) {
+        self.duplicates += 1;
+    }
+
+    /// The line for the interval that ends `now`; starts the next interval.
+    pub fn line(
+        &mut self,
+        now: Instant,
+        stored: u64,
+        frontier_len: u64,
+        frontier: &Frontier,
+    ) -> Value {
+        let secs = now.duration_since(self.last_line).as_secs_f64().max(0.001);
+        let rate = |count: u64, before: u64| ((count - before) as f64 / secs * 10.0).round() / 10.0;
+        let mut active: Vec<(&String, &HostStats)> =
+            self.hosts.iter().filter(|(_, h)| h.recent > 0).collect();
+        active.sort_by(|a, b| b.1.recent.cmp(&a.1.recent).then(a.0.cmp(b.0)));
+        let hosts: Vec<Value> = active
+            .into_iter()
+            .take(MAX_HOSTS_LISTED)
+            .map(|(origin, stats)| {
+                let mut by_code: BTreeMap<String, u32> = BTreeMap::new();
+                for status in &stats.statuses {
+                    *by_code.entry(status.to_string()).or_default() += 1;
+                }
+                let (delay, state) = frontier
+                    .host_view(origin, now)
+                    .unwrap_or((Duration::ZERO, "unknown"));
+                json!({
+                    "host": origin,
+                    "successes": stats.successes,
+                    "errors": stats.errors,
+                    "last_statuses": by_code,
+                    "delay_ms": delay.as_millis() as u64,
+                    "state": state,
+                })
+            })
+            .collect();
+        let line = json!({
+            "pages_per_sec": rate(self.fetched, self.fetched_at_last_line),
+            "errors_per_sec": rate(self.errors, self.errors_at_last_line),
+            "fetched": self.fetched,
+            "stored": stored,
+            "duplicates": self.duplicates,
+            "frontier": frontier_len,
+            "halted_hosts": frontier.halted_hosts(),
+            "hosts": hosts,
+        });
+        self.last_line = now;
+        self.fetched_at_last_line = self.fetched;
+        self.errors_at_last_line = self.errors;
+        self.hosts.values_mut().for_each(|h| h.recent = 0);
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::config::CrawlerConfig;
+
+    use super::*;
+    use crate::politeness::Politeness;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_line_counts_rates_statuses_and_busy_hosts() {
+        let frontier = Frontier::new(Politeness::new(&CrawlerConfig::default()));
+        let mut monitor = Monitor::new(Instant::now());
+        for i in 0..60 {
+            let status = if i % 10 == 0 { 503 } else { 200 };
+            monitor.record("http://a.test", Some(status), status == 503);
+        }
+        monitor.record("http://b.test", None, true);
+        monitor.duplicate();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        let line = monitor.line(Instant::now(), 59, 7, &frontier);
+        assert_eq!(line["pages_per_sec"], 12.2);
+        assert_eq!(line["errors_per_sec"], 1.4);
+        assert_eq!(
+            (line["stored"].as_u64(), line["frontier"].as_u64()),
+            (Some(59), Some(7))
+        );
+        assert_eq!(line["duplicates"], 1);
+        let hosts = line["hosts"].as_array().unwrap();
+        assert_eq!(hosts[0]["host"], "http://a.test", "busiest first");
+        assert_eq!(hosts[0]["successes"], 54);
+        assert_eq!(hosts[0]["errors"], 6);
+        // The last 50 of 60: statuses 10..60, of which 5 were 503.
+        assert_eq!(hosts[0]["last_statuses"]["200"], 45);
+        assert_eq!(hosts[0]["last_statuses"]["503"], 5);
+        assert_eq!(hosts[1]["last_statuses"]["0"], 1, "no answer counts as 0");
+
+        tokio::time::advance(Duration::from_secs(5)).await;
+        let quiet = monitor.line(Instant::now(), 59, 7, &frontier);
+        assert_eq!(quiet["pages_per_sec"], 0.0);
+        assert!(
+            quiet["hosts"].as_array().unwrap().is_empty(),
+            "only active hosts"
+        );
+    }
+}
