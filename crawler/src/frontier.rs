@@ -61,6 +61,8 @@ pub enum Job {
     Robots {
         /// `scheme://host[:port]`.
         origin: String,
+        /// The host's gap, kept between the hops of a redirected robots.txt too.
+        gap: Duration,
     },
     /// Fetch a page.
     Page {
@@ -244,7 +246,10 @@ impl Frontier {
                         _ => RobotsState::Fetching,
                     };
                     host.next_at = now + host.delay;
-                    return Ok(Some(Job::Robots { origin }));
+                    return Ok(Some(Job::Robots {
+                        origin,
+                        gap: host.delay,
+                    }));
                 }
                 RobotsState::Fetching | RobotsState::Parked => continue,
                 RobotsState::Known { policy, .. } => {

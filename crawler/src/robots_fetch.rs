@@ -36,14 +36,18 @@ const HOUR_MS: u64 = 3_600_000;
 pub const MIN_CACHE_MS: u64 = HOUR_MS;
 
 /// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
-/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable.
-pub async fn fetch_robots(fetcher: &Fetcher, origin: &str) -> RobotsResult {
+/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable. Redirect hops wait
+/// `gap` (the host's politeness gap) before each next request.
+pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, gap: Duration) -> RobotsResult {
     let unavailable =
         |why: String, retry_after: Option<Duration>| RobotsResult::Unavailable { why, retry_after };
     let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
         return unavailable(format!("bad origin {origin}"), None);
     };
-    for _ in 0..=ROBOTS_REDIRECTS {
+    for hop in 0..=ROBOTS_REDIRECTS {
+        if hop > 0 {
+            tokio::time::sleep(gap).await;
+        }
         let fetched = match fetcher.fetch(&url, None, BodyKind::Robots, None).await {
             Ok(fetched) => fetched,
             Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),

@@ -1,6 +1,7 @@
 //! The crawler against the test web: what it fetches, what it stores, what it sends.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use shared::StoreReader;
 use testweb::TestWeb;
@@ -233,4 +234,60 @@ async fn private_addresses_are_refused_even_with_loopback_allowed() {
         "10.0.0.1 is never fetched"
     );
     assert_eq!(store.frontier_len(), 1, "its URL stays queued, refused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_hosts_at_once_each_get_one_request_at_a_time_and_their_gap() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hosts = [
+        "sample.test",
+        "norobots.test",
+        "ranked.test",
+        "redirect.test",
+        "fresh.test",
+        "maps.test",
+        "charsets.test",
+        "meta.test",
+        "moved.test",
+    ];
+    let mut config = crawler_config(&web);
+    config.delay_ms = 50;
+    let seeds: Vec<String> = hosts.iter().map(|h| web.url(h, "/")).collect();
+    crawl(dir.path(), &seeds, config).await;
+
+    let requests = web.requests();
+    for host in hosts {
+        let mine: Vec<_> = requests.iter().filter(|r| r.host == host).collect();
+        assert!(mine.len() > 1, "{host} was crawled");
+        assert_eq!(
+            mine[0].path_and_query, "/robots.txt",
+            "{host}: robots.txt first"
+        );
+        for pair in mine.windows(2) {
+            let answered = pair[0].answered_at.expect("answered");
+            assert!(
+                pair[1].at >= answered,
+                "{host}: {} asked before {} was answered",
+                pair[1].path_and_query,
+                pair[0].path_and_query
+            );
+            assert!(
+                pair[1].at.duration_since(pair[0].at) >= Duration::from_millis(45),
+                "{host}: less than the 50 ms gap before {}",
+                pair[1].path_and_query
+            );
+        }
+    }
+    let disallowed = |r: &&testweb::Request| match r.host.as_str() {
+        "sample.test" => {
+            r.path_and_query.starts_with("/private/") || r.path_and_query.starts_with("/drafts/")
+        }
+        "maps.test" => r.path_and_query.starts_with("/hidden/"),
+        "redirect.test" => r.path_and_query.starts_with("/secret/"),
+        "moved.test" => r.path_and_query == testweb::MOVED_DISALLOWED,
+        _ => false,
+    };
+    let broken: Vec<_> = requests.iter().filter(disallowed).collect();
+    assert!(broken.is_empty(), "disallowed URLs requested: {broken:?}");
 }

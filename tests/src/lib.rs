@@ -229,7 +229,7 @@ impl Shared {
             format!("{path}?{query}")
         };
         let earlier_requests = self.log.count(&host, &path_and_query);
-        self.log.push(Request {
+        let index = self.log.push(Request {
             host: host.clone(),
             path_and_query,
             user_agent: header("user-agent"),
@@ -240,8 +240,9 @@ impl Shared {
             if_none_match: header("if-none-match"),
             if_modified_since: header("if-modified-since"),
             at: std::time::Instant::now(),
+            answered_at: None,
         });
-        match host.as_str() {
+        let response = match host.as_str() {
             "sample.test" => sample::respond(&self.site, path).await,
             "ranked.test" => ranked::respond(path),
             "big.test" => big::respond(path),
@@ -267,7 +268,11 @@ impl Shared {
                 404,
                 format!("404 Not Found: the test web has no host {host:?}\n"),
             ),
+        };
+        if let Some(index) = index {
+            self.log.answered(index, std::time::Instant::now());
         }
+        response
     }
 }
 

@@ -29,6 +29,9 @@ pub struct Request {
     pub if_modified_since: Option<String>,
     /// When it arrived.
     pub at: std::time::Instant,
+    /// When its answer was handed to the server (a streamed body may go on after that);
+    /// `None` while it is being answered.
+    pub answered_at: Option<std::time::Instant>,
 }
 
 /// A thread-safe, bounded log of requests.
@@ -44,13 +47,22 @@ impl RequestLog {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Appends a request, or counts it as dropped once the log is full.
-    pub(crate) fn push(&self, request: Request) {
+    /// Appends a request and returns its place, or counts it as dropped once the log is full.
+    pub(crate) fn push(&self, request: Request) -> Option<usize> {
         let mut entries = self.entries();
         if entries.len() < MAX_LOGGED_REQUESTS {
             entries.push(request);
+            Some(entries.len() - 1)
         } else {
             self.dropped.fetch_add(1, Ordering::Relaxed);
+            None
+        }
+    }
+
+    /// Notes when the request at `index` was answered.
+    pub(crate) fn answered(&self, index: usize, at: std::time::Instant) {
+        if let Some(request) = self.entries().get_mut(index) {
+            request.answered_at = Some(at);
         }
     }
 
@@ -102,6 +114,7 @@ mod tests {
             if_none_match: None,
             if_modified_since: None,
             at: std::time::Instant::now(),
+            answered_at: None,
         }
     }
 

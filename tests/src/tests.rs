@@ -134,6 +134,7 @@ async fn logs_every_request_with_its_headers() {
             if_none_match: None,
             if_modified_since: None,
             at: log[0].at,
+            answered_at: log[0].answered_at,
         }
     );
     assert_eq!(log[1].host, "traps.test");

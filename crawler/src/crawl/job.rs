@@ -95,8 +95,8 @@ pub(super) async fn perform(
     agent: String,
 ) -> Outcome {
     match job {
-        Job::Robots { origin } => {
-            let result = fetch_robots(&fetcher, &origin).await;
+        Job::Robots { origin, gap } => {
+            let result = fetch_robots(&fetcher, &origin, gap).await;
             Outcome::Robots { origin, result }
         }
         Job::Page {
