@@ -136,3 +136,43 @@ fn sequences(len: usize) -> Vec<String> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_and_stalled_answers_are_cut_off() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.max_depth = 0;
+    config.page_attempts = 1;
+    config.request_timeout_ms = 1_000; // /slow answers after 2 s
+    let seeds = [
+        web.url("traps.test", "/huge"),
+        web.url("traps.test", "/slow"),
+    ];
+    crawl(dir.path(), &seeds, config.clone()).await;
+
+    let store = StoreReader::open(dir.path()).expect("store");
+    let huge = store
+        .page(&seeds[0])
+        .expect("read")
+        .expect("the endless page is stored, cut");
+    assert!(huge.truncated);
+    assert_eq!(
+        huge.body_len, config.max_body_bytes as u64,
+        "cut at max_body_bytes (10 MiB by default)"
+    );
+    assert_eq!(config.max_body_bytes, 10 * 1024 * 1024);
+    let slow = store
+        .page(&seeds[1])
+        .expect("read")
+        .expect("the stalled fetch is recorded");
+    assert_eq!(slow.status, 0);
+    assert!(
+        slow.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("timed out"),
+        "{:?}",
+        slow.error
+    );
+}
