@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use shared::{CanonicalUrl, Config, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
-use crate::robots::{RobotsPolicy, is_valid_agent_token};
+use crate::robots::RobotsPolicy;
 
 /// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
 /// that survives `kill -9`.
@@ -226,7 +226,7 @@ pub async fn run(cli: Cli) -> Result<()> {
 /// as a queued one is, and the same `RobotsPolicy::allows`. A URL that does not parse is
 /// reported on stderr and the others are still checked.
 fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
-    if !is_valid_agent_token(agent) {
+    if !shared::config::is_product_token(agent) {
         // Answered anyway, as Google's library answers it: no group can name such a token,
         // so only the `*` group applies.
         eprintln!(

@@ -24,7 +24,7 @@ use crate::frontier::{Frontier, Job, RobotsState};
 use crate::monitor::Monitor;
 use crate::page;
 use crate::politeness::Politeness;
-use crate::retry::{RetryPolicy, Verdict, is_retryable_status};
+use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
 use crate::robots_fetch::RobotsResult;
@@ -351,10 +351,7 @@ impl Crawler {
                 run.fetched += 1;
                 frontier.answered_in(&origin, elapsed, now);
                 let answer = result.as_ref().map(|(fetched, _)| fetched);
-                let failed = match answer {
-                    Ok(fetched) => is_retryable_status(fetched.status),
-                    Err(_) => true,
-                };
+                let failed = is_failure(answer);
                 if failed {
                     run.errors += 1;
                 }
@@ -445,7 +442,11 @@ impl Crawler {
             self.monitor.duplicate();
         }
         let discovered = page::discovered(&stored, url, entry, &self.scope, &self.options.config);
-        let previous = self.store.revisit(url.as_str())?;
+        // Only a revisit has a schedule already: a page entry is a URL never seen before.
+        let previous = match entry.kind {
+            EntryKind::Revisit => self.store.revisit(url.as_str())?,
+            EntryKind::Page | EntryKind::Sitemap => None,
+        };
         let revisit = self.revisit.after(
             previous.as_ref(),
             Visit::Fetched(&stored.record),

@@ -64,6 +64,15 @@ impl RetryPolicy {
     }
 }
 
+/// Whether a fetch failed, as retries and circuit breakers count failures: no answer, or 429
+/// or 5xx.
+pub fn is_failure(result: Result<&Fetched, &FetchError>) -> bool {
+    match result {
+        Ok(fetched) => is_retryable_status(fetched.status),
+        Err(_) => true,
+    }
+}
+
 /// 429 and 5xx say "not now"; everything else is an answer.
 pub fn is_retryable_status(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)

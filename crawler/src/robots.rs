@@ -24,6 +24,7 @@
 mod line;
 mod pattern;
 
+use shared::config::is_product_token_byte;
 use shared::record::RobotsFetch;
 
 use line::Directive;
@@ -32,16 +33,6 @@ use pattern::Pattern;
 /// How much of a robots.txt is parsed; the rest is ignored (RFC 9309 2.5 asks for at least
 /// 500 KiB).
 pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
-
-/// Whether `token` can be a robots.txt product token (RFC 9309 2.2.1): a non-empty run of
-/// `A-Z`, `a-z`, `_` and `-`. A crawler whose token is anything else matches no group.
-pub fn is_valid_agent_token(token: &str) -> bool {
-    !token.is_empty() && token.bytes().all(is_token_byte)
-}
-
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'-'
-}
 
 /// The rules of one robots.txt that apply to our token.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -252,7 +243,7 @@ fn is_global(value: &[u8]) -> bool {
 fn names_agent(value: &[u8], agent: &str) -> bool {
     let end = value
         .iter()
-        .position(|&b| !is_token_byte(b))
+        .position(|&b| !is_product_token_byte(b))
         .unwrap_or(value.len());
     end > 0 && value[..end].eq_ignore_ascii_case(agent.as_bytes())
 }
@@ -332,7 +323,7 @@ mod tests {
     #[test]
     fn agent_tokens() {
         for (token, valid) in cases::AGENT_TOKENS {
-            assert_eq!(is_valid_agent_token(token), *valid, "{token:?}");
+            assert_eq!(shared::config::is_product_token(token), *valid, "{token:?}");
         }
     }
 

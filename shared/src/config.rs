@@ -234,6 +234,17 @@ impl Default for SearchdConfig {
     }
 }
 
+/// Whether `token` can be a robots.txt product token (RFC 9309 2.2.1): a non-empty run of
+/// `A-Z`, `a-z`, `_` and `-`. A crawler whose token is anything else matches no group.
+pub fn is_product_token(token: &str) -> bool {
+    !token.is_empty() && token.bytes().all(is_product_token_byte)
+}
+
+/// A byte a product token may hold: `A-Z`, `a-z`, `_`, `-`.
+pub fn is_product_token_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'-'
+}
+
 impl Config {
     /// Reads a TOML file, or the defaults when `path` is `None`.
     pub fn load(path: Option<&Path>) -> Result<Self, ConfigError> {
@@ -256,13 +267,7 @@ impl Config {
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let c = &self.crawler;
-        // RFC 9309 2.2.1: a product token is letters, '_' and '-' only.
-        if c.agent.is_empty()
-            || !c
-                .agent
-                .chars()
-                .all(|ch| ch.is_ascii_alphabetic() || "-_".contains(ch))
-        {
+        if !is_product_token(&c.agent) {
             return Err(ConfigError::Invalid(format!(
                 "crawler.agent {:?} must be a non-empty token of letters, '-' and '_' (RFC 9309)",
                 c.agent

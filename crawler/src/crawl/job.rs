@@ -62,27 +62,24 @@ impl Crawler {
             max_bytes: config.max_sitemap_bytes as u64,
             max_urls: config.max_sitemap_urls,
         };
-        Ok(match entry.kind {
-            EntryKind::Page => FetchPlan {
-                body: BodyKind::Page,
-                validators: None,
-                sitemap_limits,
-            },
-            EntryKind::Revisit => FetchPlan {
-                body: BodyKind::Page,
-                validators: self.store.revisit(&entry.url)?.map(|r| Validators {
+        let (body, validators) = match entry.kind {
+            EntryKind::Page => (BodyKind::Page, None),
+            EntryKind::Revisit => {
+                let validators = self.store.revisit(&entry.url)?.map(|r| Validators {
                     etag: r.etag,
                     last_modified: r.last_modified,
-                }),
-                sitemap_limits,
-            },
-            EntryKind::Sitemap => FetchPlan {
-                body: BodyKind::Sitemap {
-                    limit: config.max_sitemap_bytes,
-                },
-                validators: None,
-                sitemap_limits,
-            },
+                });
+                (BodyKind::Page, validators)
+            }
+            EntryKind::Sitemap => {
+                let limit = config.max_sitemap_bytes;
+                (BodyKind::Sitemap { limit }, None)
+            }
+        };
+        Ok(FetchPlan {
+            body,
+            validators,
+            sitemap_limits,
         })
     }
 }
