@@ -430,7 +430,7 @@ impl Crawler {
                     extracted,
                     fetched_at_ms,
                     &self.options.config.agent,
-                    |hash| store.content_owner(hash),
+                    |hash, simhash| store.content_owner(hash, simhash, url.as_str()),
                 )?
             }
             Err(error) => {
@@ -458,6 +458,7 @@ impl Crawler {
             outlinks: &stored.outlinks,
             discovered,
             revisit: &revisit,
+            simhash: stored.simhash,
         })?)
     }
 

@@ -11,6 +11,8 @@ use shared::url::UrlError;
 use url::Url;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::simhash;
+
 /// Most links kept from one page.
 pub const MAX_LINKS: usize = 5_000;
 /// Longest anchor text kept, in characters.
@@ -38,6 +40,9 @@ pub struct Extracted {
     pub links: Vec<Outlink>,
     /// xxh3-64 of the whitespace-normalized visible text.
     pub text_hash: u64,
+    /// Simhash of the main text (navigation, page header and footer, sidebars left out),
+    /// when it is long enough to have one: near-duplicate detection.
+    pub simhash: Option<u64>,
 }
 
 struct Selectors {
@@ -145,6 +150,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         }
     }
 
+    let text = page_text(&document);
     if too_long > 0 {
         // A classic trap (a session id appended on every hop): say so once per page.
         tracing::info!(
@@ -162,7 +168,8 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         refresh_to,
         robots,
         links,
-        text_hash: xxh3_64(visible_text(&document).as_bytes()),
+        text_hash: xxh3_64(text.visible.as_bytes()),
+        simhash: simhash::simhash(&text.main),
     }
 }
 
@@ -255,31 +262,49 @@ fn anchor_text(element: ElementRef<'_>) -> String {
         .unwrap_or_default()
 }
 
-/// The text a reader sees, whitespace collapsed: scripts, styles and templates left out.
-fn visible_text(document: &Html) -> String {
-    let mut out = String::new();
+/// The text of a page, whitespace collapsed.
+struct PageText {
+    /// What a reader sees: scripts, styles and templates left out.
+    visible: String,
+    /// The visible text without navigation, page header and footer, and sidebars.
+    main: String,
+}
+
+fn page_text(document: &Html) -> PageText {
+    let mut text = PageText {
+        visible: String::new(),
+        main: String::new(),
+    };
     for node in document.root_element().descendants() {
-        let Node::Text(text) = node.value() else {
+        let Node::Text(words) = node.value() else {
             continue;
         };
-        let hidden = node.ancestors().any(|a| {
-            a.value().as_element().is_some_and(|e| {
-                matches!(
-                    e.name(),
-                    "script" | "style" | "noscript" | "template" | "head"
-                )
-            })
-        });
-        if !hidden {
-            for word in text.split_whitespace() {
-                if !out.is_empty() {
-                    out.push(' ');
+        let mut boilerplate = false;
+        for ancestor in node.ancestors() {
+            match ancestor.value().as_element().map(|e| e.name()) {
+                Some("script" | "style" | "noscript" | "template" | "head") => break,
+                Some("nav" | "header" | "footer" | "aside") => boilerplate = true,
+                Some("html") | None => {
+                    push_words(&mut text.visible, words);
+                    if !boilerplate {
+                        push_words(&mut text.main, words);
+                    }
+                    break;
                 }
-                out.push_str(word);
+                Some(_) => {}
             }
         }
     }
-    out
+    text
+}
+
+fn push_words(out: &mut String, text: &str) {
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
 }
 
 fn collapse(text: &str, max_chars: usize) -> String {

@@ -52,6 +52,7 @@ pub mod revisit;
 pub mod robots;
 pub mod robots_fetch;
 pub mod scope;
+pub mod simhash;
 pub mod sitemap;
 pub mod store;
 pub mod traps;

@@ -23,10 +23,12 @@ pub struct StoredPage {
     pub outlinks: Outlinks,
     /// Whether its links may be followed.
     pub follow: bool,
+    /// The simhash of its main text (see [`crate::simhash`]), if it has one.
+    pub simhash: Option<u64>,
 }
 
-/// The record of an answered fetch; `content_owner` finds the first stored page with the
-/// same text. `agent` is our robots token (for `X-Robots-Tag: agent: ...`).
+/// The record of an answered fetch; `content_owner` finds a stored page (not this one) with
+/// the same text hash or a near simhash. `agent` is our robots token (for `X-Robots-Tag: agent: ...`).
 pub fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
@@ -34,7 +36,7 @@ pub fn answered(
     extracted: Option<Extracted>,
     fetched_at_ms: u64,
     agent: &str,
-    content_owner: impl FnOnce(u64) -> Result<Option<String>, StoreError>,
+    content_owner: impl FnOnce(u64, Option<u64>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
     let extracted = extracted.unwrap_or_default();
     let mut robots = extracted.robots;
@@ -52,7 +54,7 @@ pub fn answered(
     let text = fetched.text.take().unwrap_or_default();
     let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
     let duplicate_of = if is_page {
-        content_owner(extracted.text_hash)?.filter(|owner| owner != url.as_str())
+        content_owner(extracted.text_hash, extracted.simhash)?
     } else {
         None
     };
@@ -96,6 +98,7 @@ pub fn answered(
         record,
         outlinks: Outlinks(links),
         follow,
+        simhash: extracted.simhash.filter(|_| is_page),
     })
 }
 
@@ -131,6 +134,7 @@ pub fn failed(
         record,
         outlinks: Outlinks::default(),
         follow: false,
+        simhash: None,
     }
 }
 

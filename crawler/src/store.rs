@@ -20,7 +20,12 @@ use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::simhash;
 use crate::traps::{TrapRule, TrapRules};
+
+/// Index entries read per simhash block when looking for a near-duplicate: a bound on the
+/// work of one lookup (a block value shared by this many pages is noise, not a match).
+const NEAR_CANDIDATES: usize = 512;
 
 /// A frontier entry with its key.
 #[derive(Clone, Debug)]
@@ -43,6 +48,9 @@ pub struct PageCommit<'a> {
     pub discovered: Vec<(CanonicalUrl, FrontierEntry)>,
     /// The page's next visit.
     pub revisit: &'a RevisitRecord,
+    /// The simhash of its main text, indexed for near-duplicate detection when the page is
+    /// an original.
+    pub simhash: Option<u64>,
 }
 
 /// The writable content store.
@@ -113,12 +121,48 @@ impl PageStore {
         self.get(Cf::Pages, url.as_bytes())
     }
 
-    /// The first stored URL with this content hash.
-    pub fn content_owner(&self, hash: u64) -> Result<Option<String>, StoreError> {
-        Ok(self
+    /// The stored page a page with this text duplicates, other than `except` (the page
+    /// itself, on a revisit): the first stored with the same `text_hash`, else one whose
+    /// simhash is within [`simhash::NEAR_DISTANCE`] bits of `simhash`.
+    pub fn content_owner(
+        &self,
+        text_hash: u64,
+        simhash: Option<u64>,
+        except: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let exact = self
             .db
-            .get_pinned_cf(self.cf(Cf::Content), hash.to_be_bytes())?
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+            .get_pinned_cf(self.cf(Cf::Content), text_hash.to_be_bytes())?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .filter(|owner| owner != except);
+        match (exact, simhash) {
+            (Some(owner), _) => Ok(Some(owner)),
+            (None, Some(hash)) => self.near_owner(hash, except),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// A stored page whose simhash is near `hash`: candidates share one of its blocks.
+    fn near_owner(&self, hash: u64, except: &str) -> Result<Option<String>, StoreError> {
+        for key in simhash::block_keys(hash) {
+            let prefix = &key[..3];
+            let candidates = self.db.iterator_cf(
+                self.cf(Cf::Near),
+                IteratorMode::From(prefix, Direction::Forward),
+            );
+            for item in candidates.take(NEAR_CANDIDATES) {
+                let (key, url) = item?;
+                if !key.starts_with(prefix) {
+                    break;
+                }
+                if simhash::hash_of_key(&key).is_some_and(|other| simhash::is_near(hash, other))
+                    && *url != *except.as_bytes()
+                {
+                    return Ok(Some(String::from_utf8_lossy(&url).into_owned()));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Queues URLs that were never seen (seeds, sitemap URLs); returns what was queued.
@@ -146,6 +190,9 @@ impl PageStore {
                 commit.page.content_hash.to_be_bytes(),
                 key,
             );
+            for near_key in commit.simhash.iter().flat_map(|&h| simhash::block_keys(h)) {
+                batch.put_cf(self.cf(Cf::Near), near_key, key);
+            }
         }
         batch.delete_cf(self.cf(Cf::Frontier), commit.done);
         batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
@@ -428,5 +475,56 @@ impl PageStore {
         self.db
             .put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64) {
+        let page = PageRecord {
+            url: url.to_string(),
+            status: 200,
+            body_len: 100,
+            content_hash: text_hash,
+            ..PageRecord::default()
+        };
+        store
+            .commit_page(PageCommit {
+                done: b"no frontier key",
+                page: &page,
+                outlinks: &Outlinks::default(),
+                discovered: Vec::new(),
+                revisit: &RevisitRecord::default(),
+                simhash: Some(simhash),
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn content_owner_finds_exact_and_near_duplicates_but_not_the_page_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let hash = 0xfedc_ba98_7654_3210_u64;
+        store_original(&mut store, "http://a.test/original", 1, hash);
+        store_original(&mut store, "http://a.test/other", 2, !hash);
+
+        let owner =
+            |text_hash, simhash, except| store.content_owner(text_hash, simhash, except).unwrap();
+        let original = Some("http://a.test/original".to_string());
+        assert_eq!(owner(1, None, "http://a.test/copy"), original, "same text");
+        // Three bits apart, one in each of three blocks; then in one block.
+        let near = hash ^ (1 << 1) ^ (1 << 30) ^ (1 << 62);
+        assert_eq!(owner(9, Some(near), "http://a.test/copy"), original);
+        assert_eq!(owner(9, Some(hash ^ 0b111), "http://a.test/copy"), original);
+        // Four bits apart is another page.
+        assert_eq!(owner(9, Some(near ^ (1 << 45)), "http://a.test/copy"), None);
+        // A revisit of the original is not a copy of itself.
+        assert_eq!(owner(1, Some(hash), "http://a.test/original"), None);
+        assert_eq!(
+            owner(9, Some(!hash ^ 1), "http://a.test/copy"),
+            Some("http://a.test/other".to_string())
+        );
     }
 }

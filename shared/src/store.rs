@@ -12,6 +12,7 @@
 //! | `seen` | [`UrlFingerprint`](crate::url::UrlFingerprint) bytes | empty |
 //! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`](crate::record::RobotsRecord) |
 //! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
+//! | `near` | block number (u8), its 16 bits (BE), then the whole simhash (u64 BE) of a page's main text; four keys a page | URL of the page |
 //! | `meta` | [`COUNTERS_KEY`] | [`CrawlCounters`] |
 //! | `meta` | [`HOST_QUEUED_PREFIX`] ++ origin | URLs ever queued for the origin (u64 BE) |
 //! | `meta` | [`PATH_QUERIES_PREFIX`] ++ hash of origin and path | distinct query strings queued (u64 BE) |
@@ -66,11 +67,14 @@ pub enum Cf {
     Meta,
     /// When each stored page is due for its next visit.
     Revisit,
+    /// Simhashes of stored pages, indexed by each of their four 16-bit blocks
+    /// (near-duplicate detection).
+    Near,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 8] = [
+    pub const ALL: [Cf; 9] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -79,6 +83,7 @@ impl Cf {
         Cf::Content,
         Cf::Meta,
         Cf::Revisit,
+        Cf::Near,
     ];
 
     /// The RocksDB name.
@@ -92,6 +97,7 @@ impl Cf {
             Cf::Content => "content",
             Cf::Meta => "meta",
             Cf::Revisit => "revisit",
+            Cf::Near => "near",
         }
     }
 

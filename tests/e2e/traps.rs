@@ -178,3 +178,50 @@ async fn endless_and_stalled_answers_are_cut_off() {
         slow.error
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_near_duplicate_is_stored_as_a_copy_and_its_links_are_not_followed() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    crawl(
+        dir.path(),
+        &[web.url("copies.test", "/")],
+        crawler_config(&web),
+    )
+    .await;
+
+    let requested = paths_requested(&web, "copies.test");
+    let (original, copy) = testweb::COPIES_NEAR_PAIR;
+    for path in [original, copy, testweb::COPIES_OTHER] {
+        assert!(requested.iter().any(|p| p == path), "{path} fetched");
+    }
+    assert!(
+        !requested
+            .iter()
+            .any(|p| p == testweb::COPIES_BEHIND_NEAR_DUPLICATE),
+        "a near-duplicate's links are not followed: {requested:?}"
+    );
+
+    let reader = StoreReader::open(dir.path()).expect("store");
+    let page = |path: &str| {
+        reader
+            .page(&web.url("copies.test", path))
+            .expect("read")
+            .expect("stored")
+    };
+    assert_eq!(page(original).duplicate_of, None);
+    assert_ne!(
+        page(original).content_hash,
+        page(copy).content_hash,
+        "not an exact copy: the near-duplicate rule found it"
+    );
+    assert_eq!(
+        page(copy).duplicate_of,
+        Some(web.url("copies.test", original))
+    );
+    assert_eq!(
+        page(testweb::COPIES_OTHER).duplicate_of,
+        None,
+        "the same boilerplate around another story is no copy"
+    );
+}

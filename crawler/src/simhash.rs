@@ -1,0 +1,162 @@
+//! Near-duplicate fingerprints: a 64-bit simhash (Charikar) of a page's main text.
+//!
+//! Each feature (three consecutive lower-cased words) is hashed with xxh3; bit `i` of the
+//! simhash is set when more features have bit `i` set than clear. Pages whose texts share
+//! almost all their features get hashes a few bits apart, so a page within
+//! [`NEAR_DISTANCE`] bits of a stored one is a near-duplicate of it (a date line, a counter,
+//! an ad slot changed). Texts too short to say ([`MIN_FEATURES`]) get no simhash: they are
+//! compared by their exact hash only.
+//!
+//! Finding a hash within 3 bits among millions uses the pigeonhole principle: split the 64
+//! bits into [`BLOCKS`] blocks of 16; two hashes at most 3 bits apart agree exactly on at
+//! least one block. The store indexes every hash under each of its blocks
+//! ([`block_keys`]) and looks up the four blocks of a new hash.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Most differing bits between near-duplicates.
+pub const NEAR_DISTANCE: u32 = 3;
+/// Fewer features than this and the text is too short for a meaningful simhash.
+pub const MIN_FEATURES: usize = 24;
+/// Words per feature.
+const SHINGLE: usize = 3;
+/// Blocks a hash is indexed under: `NEAR_DISTANCE + 1`, so one always matches exactly.
+pub const BLOCKS: u8 = 4;
+/// Bits per block.
+const BLOCK_BITS: u32 = 64 / BLOCKS as u32;
+
+/// The simhash of `text`, or `None` when it has fewer than [`MIN_FEATURES`] features.
+pub fn simhash(text: &str) -> Option<u64> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let features = words.len().checked_sub(SHINGLE - 1)?;
+    if features < MIN_FEATURES {
+        return None;
+    }
+    let mut votes = [0i64; 64];
+    let mut feature = String::new();
+    for window in words.windows(SHINGLE) {
+        feature.clear();
+        for word in window {
+            feature.push_str(word);
+            feature.push(' ');
+        }
+        let hash = xxh3_64(feature.as_bytes());
+        for (bit, vote) in votes.iter_mut().enumerate() {
+            *vote += if hash >> bit & 1 == 1 { 1 } else { -1 };
+        }
+    }
+    Some(
+        votes
+            .iter()
+            .enumerate()
+            .filter(|(_, vote)| **vote > 0)
+            .fold(0u64, |hash, (bit, _)| hash | 1 << bit),
+    )
+}
+
+/// Whether two simhashes mark near-duplicates.
+pub fn is_near(a: u64, b: u64) -> bool {
+    (a ^ b).count_ones() <= NEAR_DISTANCE
+}
+
+/// The index keys of `hash`: for each block, `[block number, block bits (BE)]` followed by
+/// the whole hash (BE). Keys of one prefix (`block_keys(h)[i][..3]`) hold every candidate
+/// for block `i`.
+pub fn block_keys(hash: u64) -> [[u8; 11]; BLOCKS as usize] {
+    std::array::from_fn(|block| {
+        let bits = (hash >> (block as u32 * BLOCK_BITS)) as u16;
+        let mut key = [0u8; 11];
+        key[0] = block as u8;
+        key[1..3].copy_from_slice(&bits.to_be_bytes());
+        key[3..].copy_from_slice(&hash.to_be_bytes());
+        key
+    })
+}
+
+/// The whole hash in an index key.
+pub fn hash_of_key(key: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(key.get(3..11)?.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text of `n` distinct-ish words drawn from a fixed vocabulary by a PRNG.
+    fn prose(seed: u64, n: usize) -> String {
+        const VOCAB: &[&str] = &[
+            "heron", "river", "stone", "marsh", "wind", "reed", "water", "light", "grey", "wing",
+            "fish", "shallow", "morning", "still", "bank", "tall", "slow", "patient", "flight",
+            "nest", "mud", "tide", "sky", "cold",
+        ];
+        let mut state = seed | 1;
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                VOCAB[(state % VOCAB.len() as u64) as usize]
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn a_changed_line_is_near_and_another_text_is_not() {
+        // Simhash is statistical: a small edit usually moves a few bits, and rarely more.
+        let pages: Vec<String> = (1..=50).map(|seed| prose(seed * 2, 2000)).collect();
+        let hashes: Vec<u64> = pages.iter().map(|p| simhash(p).unwrap()).collect();
+        let near = pages
+            .iter()
+            .zip(&hashes)
+            .filter(|(page, hash)| {
+                let dated = format!("Updated 2026-11-23 at 10:41. {page} Visitors today: 5321.");
+                is_near(**hash, simhash(&dated).unwrap())
+            })
+            .count();
+        assert!(near >= 45, "only {near} of 50 edited pages found near");
+        for (i, a) in hashes.iter().enumerate() {
+            for (j, b) in hashes.iter().enumerate().skip(i + 1) {
+                assert!(
+                    !is_near(*a, *b),
+                    "pages {i} and {j}: {}",
+                    (a ^ b).count_ones()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn case_punctuation_and_spacing_do_not_matter() {
+        let page = prose(7, 200);
+        let shouted = page.to_uppercase().replace(' ', " ,  ");
+        assert_eq!(simhash(&page), simhash(&shouted));
+    }
+
+    #[test]
+    fn short_texts_have_no_simhash() {
+        assert_eq!(simhash(""), None);
+        assert_eq!(simhash(&prose(3, MIN_FEATURES + 1)), None);
+        assert!(simhash(&prose(3, MIN_FEATURES + 2)).is_some());
+    }
+
+    #[test]
+    fn hashes_within_three_bits_share_a_block_key() {
+        let hash = 0x0123_4567_89ab_cdef_u64;
+        // Flip three bits in three different blocks: the fourth block still matches.
+        let near = hash ^ (1 << 3) ^ (1 << 20) ^ (1 << 40);
+        assert!(is_near(hash, near));
+        let shared = block_keys(hash)
+            .iter()
+            .zip(block_keys(near))
+            .filter(|(a, b)| a[..3] == b[..3])
+            .count();
+        assert_eq!(shared, 1);
+        assert_eq!(hash_of_key(&block_keys(near)[2]), Some(near));
+        assert!(!is_near(hash, near ^ (1 << 63)));
+    }
+}
