@@ -23,6 +23,7 @@ use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
 use crate::monitor::Monitor;
 use crate::page;
+use crate::params::ParamStrip;
 use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
@@ -111,17 +112,23 @@ pub struct Crawler {
     /// Sitemap files queued per origin in this run (bounded by `max_sitemaps_per_host`).
     sitemaps_queued: HashMap<String, u32>,
     monitor: Monitor,
+    /// The operator's extra query parameters to strip.
+    params: ParamStrip,
 }
 
 impl Crawler {
     /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
     pub fn open(options: CrawlOptions) -> Result<Self, Error> {
+        options.config.validate()?;
+        let params = ParamStrip::new(&options.config);
         let parse = |what, input: &String| {
-            CanonicalUrl::parse(input).map_err(|source| Error::BadUrl {
-                what,
-                input: input.clone(),
-                source,
-            })
+            CanonicalUrl::parse(input)
+                .map(|url| params.apply(url))
+                .map_err(|source| Error::BadUrl {
+                    what,
+                    input: input.clone(),
+                    source,
+                })
         };
         let seeds = options
             .seeds
@@ -134,7 +141,7 @@ impl Crawler {
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
         let mut store = PageStore::open(&options.data)?;
-        store.set_trap_rules(TrapRules::new(&options.config));
+        store.set_trap_rules(TrapRules::new(&options.config)?);
         let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {
             pages_stored: store.counters().pages_stored,
@@ -152,6 +159,7 @@ impl Crawler {
             progress,
             sitemaps_queued: HashMap::new(),
             monitor: Monitor::new(Instant::now()),
+            params,
         })
     }
 
@@ -429,7 +437,10 @@ impl Crawler {
                     fetched,
                     extracted,
                     fetched_at_ms,
-                    &self.options.config.agent,
+                    page::Reading {
+                        agent: &self.options.config.agent,
+                        params: &self.params,
+                    },
                     |hash, simhash| store.content_owner(hash, simhash, url.as_str()),
                 )?
             }

@@ -45,6 +45,7 @@ pub mod fetch;
 pub mod frontier;
 pub mod monitor;
 pub mod page;
+pub mod params;
 pub mod politeness;
 pub mod resolve;
 pub mod retry;

@@ -13,6 +13,7 @@ use tracing::debug;
 
 use crate::extract::{Extracted, apply_robots_header};
 use crate::fetch::{FetchError, Fetched};
+use crate::params::ParamStrip;
 use crate::scope::Scope;
 
 /// A fetch, ready to be written.
@@ -27,15 +28,24 @@ pub struct StoredPage {
     pub simhash: Option<u64>,
 }
 
+/// What reading a page needs besides the page.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading<'a> {
+    /// Our robots token (for `X-Robots-Tag: agent: ...`).
+    pub agent: &'a str,
+    /// Query parameters removed from the URLs the page names (links, redirect targets).
+    pub params: &'a ParamStrip,
+}
+
 /// The record of an answered fetch; `content_owner` finds a stored page (not this one) with
-/// the same text hash or a near simhash. `agent` is our robots token (for `X-Robots-Tag: agent: ...`).
+/// the same text hash or a near simhash.
 pub fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
     mut fetched: Fetched,
     extracted: Option<Extracted>,
     fetched_at_ms: u64,
-    agent: &str,
+    reading: Reading<'_>,
     content_owner: impl FnOnce(u64, Option<u64>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
     let extracted = extracted.unwrap_or_default();
@@ -45,11 +55,12 @@ pub fn answered(
         .iter()
         .filter(|(name, _)| name == "x-robots-tag")
     {
-        apply_robots_header(&mut robots, value, agent);
+        apply_robots_header(&mut robots, value, reading.agent);
     }
     let mut links = extracted.links;
-    if robots.nofollow {
-        links.iter_mut().for_each(|l| l.nofollow = true);
+    for link in &mut links {
+        link.nofollow |= robots.nofollow;
+        link.target = reading.params.apply_str(std::mem::take(&mut link.target));
     }
     let text = fetched.text.take().unwrap_or_default();
     let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
@@ -62,9 +73,11 @@ pub fn answered(
         fetched
             .header("location")
             .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok())
-            .map(String::from)
+            .map(|target| reading.params.apply(target).into())
     } else if is_page {
-        extracted.refresh_to
+        extracted
+            .refresh_to
+            .map(|target| reading.params.apply_str(target))
     } else {
         None
     };

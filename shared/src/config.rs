@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
 
+use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
 /// Why a config file could not be used.
@@ -74,6 +75,16 @@ pub struct CrawlerConfig {
     pub max_queries_per_path: u32,
     /// Hosts never crawled; `example.org` also covers its subdomains.
     pub deny_hosts: Vec<String>,
+    /// Regular expressions (searched anywhere in the canonical URL): a URL matching any is
+    /// never queued.
+    pub deny_urls: Vec<String>,
+    /// Regular expressions: when given, only URLs matching one of them are queued (seeds
+    /// included). `deny_urls` wins over them.
+    pub allow_urls: Vec<String>,
+    /// Query parameters removed from every URL before it is queued or stored, on top of the
+    /// built-in tracking and session list (`utm_*`, `gclid`, `PHPSESSID` ...). Names compare
+    /// case-insensitively; a trailing `*` matches a prefix (`ref_*`).
+    pub strip_params: Vec<String>,
     /// Redirects followed from one URL.
     pub max_redirects: u8,
     /// Largest body read, in bytes; longer answers are cut and marked truncated.
@@ -147,6 +158,9 @@ impl Default for CrawlerConfig {
             max_pages_per_host: 100_000,
             max_queries_per_path: 100,
             deny_hosts: Vec::new(),
+            deny_urls: Vec::new(),
+            allow_urls: Vec::new(),
+            strip_params: Vec::new(),
             max_redirects: 5,
             max_body_bytes: 10 * 1024 * 1024,
             connect_timeout_ms: 10_000,
@@ -266,7 +280,36 @@ impl Config {
 
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let c = &self.crawler;
+        self.crawler.validate()?;
+        if self.searchd.per_page == 0 {
+            return Err(ConfigError::Invalid(
+                "searchd.per_page must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Compiles the URL patterns of config `key` into one set (`None` when there are none); an
+/// error names the key and the pattern.
+pub fn url_patterns(key: &str, patterns: &[String]) -> Result<Option<RegexSet>, ConfigError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    for pattern in patterns {
+        Regex::new(pattern).map_err(|error| {
+            ConfigError::Invalid(format!("crawler.{key}: pattern {pattern:?}: {error}"))
+        })?;
+    }
+    RegexSet::new(patterns)
+        .map(Some)
+        .map_err(|error| ConfigError::Invalid(format!("crawler.{key}: {error}")))
+}
+
+impl CrawlerConfig {
+    /// Checks ranges the types cannot express and compiles the URL patterns.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let c = self;
         if !is_product_token(&c.agent) {
             return Err(ConfigError::Invalid(format!(
                 "crawler.agent {:?} must be a non-empty token of letters, '-' and '_' (RFC 9309)",
@@ -293,10 +336,16 @@ impl Config {
                 "crawler.max_body_bytes must be at least 1024".into(),
             ));
         }
-        if self.searchd.per_page == 0 {
-            return Err(ConfigError::Invalid(
-                "searchd.per_page must be at least 1".into(),
-            ));
+        url_patterns("deny_urls", &c.deny_urls)?;
+        url_patterns("allow_urls", &c.allow_urls)?;
+        if let Some(name) = c
+            .strip_params
+            .iter()
+            .find(|n| n.trim_end_matches('*').is_empty())
+        {
+            return Err(ConfigError::Invalid(format!(
+                "crawler.strip_params: {name:?} names no parameter"
+            )));
         }
         Ok(())
     }
@@ -324,6 +373,20 @@ mod tests {
         assert!(toml::from_str::<Config>("[crawler]\ndelay = 5\n").is_err());
         let mut config = Config::default();
         config.crawler.agent = "bad agent".into();
+        assert!(config.validate().is_err());
+    }
+
+    #[test]
+    fn a_bad_url_pattern_is_named() {
+        let mut config = Config::default();
+        config.crawler.deny_urls = vec!["/ok/".into(), "/(unclosed".into()];
+        let error = config.validate().unwrap_err().to_string();
+        assert!(
+            error.contains("crawler.deny_urls") && error.contains("/(unclosed"),
+            "{error}"
+        );
+        config.crawler.deny_urls.clear();
+        config.crawler.strip_params = vec!["*".into()];
         assert!(config.validate().is_err());
     }
 }

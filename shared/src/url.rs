@@ -128,6 +128,25 @@ impl CanonicalUrl {
         &self.0[url::Position::BeforePath..url::Position::AfterQuery]
     }
 
+    /// The URL without the query parameters whose key `remove` picks (keys as written in the
+    /// URL, percent-encoded); the order of the others is kept.
+    pub fn without_params(&self, remove: impl Fn(&str) -> bool) -> CanonicalUrl {
+        let Some(query) = self.0.query() else {
+            return self.clone();
+        };
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|pair| !remove(pair.split('=').next().unwrap_or_default()))
+            .collect();
+        if kept.len() == query.split('&').count() {
+            return self.clone();
+        }
+        let mut url = self.0.clone();
+        let query = kept.join("&");
+        url.set_query((!query.is_empty()).then_some(query.as_str()));
+        CanonicalUrl(url)
+    }
+
     /// The seen-set fingerprint.
     pub fn fingerprint(&self) -> UrlFingerprint {
         UrlFingerprint(xxh3_128(self.as_str().as_bytes()))
@@ -354,6 +373,20 @@ mod tests {
             robots_path("ftp://a.test/x"),
             Err(UrlError::Scheme(_))
         ));
+    }
+
+    #[test]
+    fn without_params_keeps_the_order_of_the_rest() {
+        let url = CanonicalUrl::parse("http://a.test/p?x=1&sid=9&y=2&SID=3").unwrap();
+        let strip = |key: &str| key.eq_ignore_ascii_case("sid");
+        assert_eq!(
+            url.without_params(strip).as_str(),
+            "http://a.test/p?x=1&y=2"
+        );
+        let only = CanonicalUrl::parse("http://a.test/p?sid=9").unwrap();
+        assert_eq!(only.without_params(strip).as_str(), "http://a.test/p");
+        let none = CanonicalUrl::parse("http://a.test/p").unwrap();
+        assert_eq!(none.without_params(strip), none);
     }
 
     #[test]

@@ -225,3 +225,37 @@ async fn a_near_duplicate_is_stored_as_a_copy_and_its_links_are_not_followed() {
         "the same boilerplate around another story is no copy"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_url_rules_deny_allow_and_strip_parameters() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crawler_config(&web);
+    config.deny_urls = vec!["/calendar/".into()];
+    config.allow_urls = vec![r"^http://traps\.test:\d+/($|gzip$|facets\?)".into()];
+    config.strip_params = vec!["SORT".into()];
+    config.max_queries_per_path = 6;
+    crawl(dir.path(), &[web.url("traps.test", "/")], config).await;
+
+    let requested: BTreeSet<String> = paths_requested(&web, "traps.test").into_iter().collect();
+    // `?n=N&sort=desc` is `?n=N` once `sort` is stripped: six distinct query strings are
+    // n=0..=5, and nothing outside the allow list or inside the deny list is asked for.
+    let mut expected: BTreeSet<String> = ["/robots.txt", "/", "/gzip"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    expected.extend((0..6).map(|n| format!("/facets?n={n}")));
+    assert_eq!(requested, expected);
+
+    let reader = StoreReader::open(dir.path()).expect("store");
+    let links = reader
+        .outlinks(&web.url("traps.test", "/facets?n=0"))
+        .expect("read")
+        .expect("stored");
+    let targets: BTreeSet<&str> = links.0.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(
+        targets,
+        BTreeSet::from([web.url("traps.test", "/facets?n=1").as_str()]),
+        "stored links are stripped too, so in-links meet their page"
+    );
+}

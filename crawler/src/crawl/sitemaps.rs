@@ -98,6 +98,7 @@ impl Crawler {
                 pages
                     .into_iter()
                     .filter_map(|page| CanonicalUrl::parse(page.url.as_str()).ok())
+                    .map(|target| self.params.apply(target))
                     .filter(|target| self.scope.contains(target))
                     .map(|target| {
                         let entry = FrontierEntry::page(target.as_str(), 0);
