@@ -243,7 +243,7 @@ impl Crawler {
                 }
                 let plan = match &job {
                     Job::Page { entry, .. } => Some(self.fetch_plan(entry)?),
-                    Job::Robots { .. } => None,
+                    Job::Robots { .. } | Job::Resolve { .. } => None,
                 };
                 let fetcher = self.fetcher.clone();
                 let agent = config.agent.clone();
@@ -320,6 +320,18 @@ impl Crawler {
     ) -> Result<(), Error> {
         let now = Instant::now();
         match outcome {
+            Outcome::Resolved { origin, result } => {
+                let ip = match result {
+                    Ok(ip) => Some(ip),
+                    Err(why) => {
+                        // Its requests fail the same way, under the robots.txt and retry
+                        // rules of any failure.
+                        info!(%origin, %why, "name lookup failed");
+                        None
+                    }
+                };
+                frontier.resolved(&origin, ip, now);
+            }
             Outcome::Robots { origin, result } => {
                 let state = match result {
                     RobotsResult::Answer(record) => {

@@ -11,7 +11,7 @@ use reqwest::header::{self, HeaderMap, HeaderValue};
 use shared::CanonicalUrl;
 use shared::config::CrawlerConfig;
 
-use crate::resolve::{AddressPolicy, PolicyResolver};
+use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 
 /// What the crawler asks for in `Accept`.
 const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
@@ -100,6 +100,7 @@ pub struct Validators {
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
+    dns: Dns,
     policy: AddressPolicy,
     max_body_bytes: usize,
 }
@@ -115,6 +116,7 @@ impl Fetcher {
         } else {
             AddressPolicy::PublicOnly
         };
+        let dns = Dns::new(policy, config.resolve.clone());
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
         if let Some(from) = &config.from
@@ -131,13 +133,19 @@ impl Fetcher {
             .connect_timeout(config.connect_timeout())
             .timeout(config.request_timeout())
             .pool_idle_timeout(Duration::from_secs(30))
-            .dns_resolver(PolicyResolver::new(policy, config.resolve.clone()))
+            .dns_resolver(PolicyResolver(dns.clone()))
             .build()?;
         Ok(Self {
             client,
+            dns,
             policy,
             max_body_bytes: config.max_body_bytes,
         })
+    }
+
+    /// The resolver every connection goes through (its cache is shared).
+    pub fn dns(&self) -> &Dns {
+        &self.dns
     }
 
     /// Fetches one URL. `referrer` goes into `Referer`; `validators` make the request

@@ -9,6 +9,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,9 +55,41 @@ pub enum RobotsState {
     Parked,
 }
 
+/// Where an origin stands with the IP address its name resolves to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Address {
+    /// Not looked up yet: the next job for this origin resolves it.
+    Unknown,
+    /// A lookup is under way.
+    Resolving,
+    /// Its first allowed address: the per-address limits apply.
+    Known(IpAddr),
+    /// The lookup failed: its requests fail the same way, with the robots.txt and retry
+    /// rules of any failure; no per-address limit applies.
+    Unresolved,
+}
+
+/// Requests to one IP address, from every origin on it.
+#[derive(Debug)]
+struct IpGate {
+    in_flight: usize,
+    /// When a request to the address last started or ended. An origin may send the next one
+    /// its gap later: the address's delay, or the origin's own when that is shorter.
+    last_event: Option<Instant>,
+    /// Origins that found the address full, woken when a request to it ends.
+    waiting: Vec<String>,
+}
+
 /// One unit of work for a fetch task.
 #[derive(Debug)]
 pub enum Job {
+    /// Look up the origin's address (before its first request).
+    Resolve {
+        /// `scheme://host[:port]`.
+        origin: String,
+        /// Its host name.
+        host: String,
+    },
     /// Fetch the origin's robots.txt.
     Robots {
         /// `scheme://host[:port]`.
@@ -93,19 +126,31 @@ struct HostQueue {
     breaker: Breaker,
     /// Halted by its circuit breaker: no more requests in this run.
     halted: bool,
+    address: Address,
 }
 
 impl HostQueue {
     fn busy(&self) -> usize {
         self.in_flight.len() + usize::from(self.robots_in_flight)
     }
+
+    fn has_work(&self) -> bool {
+        !self.buffered.is_empty() || self.more_in_store || self.busy() > 0
+    }
 }
 
-/// The per-origin queues and the ready heap.
+/// How often the origins with work are counted for the fair share.
+const RECOUNT_EVERY: Duration = Duration::from_secs(1);
+
+/// The per-origin queues, the ready heap and the per-address gates.
 pub struct Frontier {
     hosts: HashMap<String, HostQueue>,
     ready: BinaryHeap<Reverse<(Instant, String)>>,
     politeness: Politeness,
+    ips: HashMap<IpAddr, IpGate>,
+    /// Origins with work at the last count, and when to count again.
+    hosts_with_work: usize,
+    recount_at: Option<Instant>,
 }
 
 impl Frontier {
@@ -115,7 +160,20 @@ impl Frontier {
             hosts: HashMap::new(),
             ready: BinaryHeap::new(),
             politeness,
+            ips: HashMap::new(),
+            hosts_with_work: 0,
+            recount_at: None,
         }
+    }
+
+    /// The most fetch slots one origin may hold now (see [`Politeness::fair_share`]),
+    /// counting the origins with work at most once every [`RECOUNT_EVERY`].
+    fn fair_share(&mut self, now: Instant) -> usize {
+        if self.recount_at.is_none_or(|at| at <= now) {
+            self.hosts_with_work = self.hosts.values().filter(|h| h.has_work()).count();
+            self.recount_at = Some(now + RECOUNT_EVERY);
+        }
+        self.politeness.fair_share(self.hosts_with_work)
     }
 
     /// Origins known.
@@ -152,6 +210,9 @@ impl Frontier {
 
     fn host_mut(&mut self, origin: &str, now: Instant) -> &mut HostQueue {
         let politeness = &self.politeness;
+        if !self.hosts.contains_key(origin) {
+            self.recount_at = None; // a new origin: count again
+        }
         self.hosts
             .entry(origin.to_string())
             .or_insert_with(|| HostQueue {
@@ -167,6 +228,7 @@ impl Frontier {
                 concurrency: politeness.concurrency_for(origin),
                 breaker: Breaker::new(politeness.breaker_pause()),
                 halted: false,
+                address: Address::Unknown,
             })
     }
 
@@ -208,6 +270,8 @@ impl Frontier {
                 return Ok(None);
             }
             self.ready.pop();
+            let share = self.fair_share(now);
+            let ip_limits = self.politeness.ip_limits();
             let Some(host) = self.hosts.get_mut(&origin) else {
                 continue;
             };
@@ -215,13 +279,50 @@ impl Frontier {
             if host.halted {
                 continue; // halted after it was scheduled
             }
-            if host.busy() >= host.concurrency {
+            let limit = host.concurrency.min(share);
+            if host.busy() >= limit {
                 continue; // rescheduled when a slot frees
             }
             if host.next_at > now {
                 // Its wait grew after it was scheduled (a retry's back-off).
                 self.schedule(&origin, now);
                 continue;
+            }
+            match host.address {
+                Address::Unknown => {
+                    if host.buffered.is_empty() && !host.more_in_store {
+                        continue;
+                    }
+                    host.address = Address::Resolving;
+                    let name = url::Url::parse(&origin)
+                        .ok()
+                        .and_then(|u| u.host_str().map(str::to_string))
+                        .unwrap_or_default();
+                    return Ok(Some(Job::Resolve { origin, host: name }));
+                }
+                Address::Resolving => continue, // rescheduled when resolved
+                Address::Known(ip) => {
+                    if let Some(limits) = ip_limits {
+                        let gate = self.ips.entry(ip).or_insert_with(|| IpGate {
+                            in_flight: 0,
+                            last_event: None,
+                            waiting: Vec::new(),
+                        });
+                        if gate.in_flight >= limits.concurrency.max(host.concurrency) {
+                            gate.waiting.push(origin);
+                            continue; // woken when a request to the address ends
+                        }
+                        let gap = limits.delay.min(host.delay);
+                        if let Some(at) = gate.last_event.map(|last| last + gap)
+                            && at > now
+                        {
+                            host.scheduled = true;
+                            self.ready.push(Reverse((at, origin)));
+                            continue;
+                        }
+                    }
+                }
+                Address::Unresolved => {}
             }
             if matches!(host.robots, RobotsState::Known { expires, .. } if expires <= now) {
                 // A crawl that outlives the cached robots.txt reads it again before going on.
@@ -246,10 +347,9 @@ impl Frontier {
                         _ => RobotsState::Fetching,
                     };
                     host.next_at = now + host.delay;
-                    return Ok(Some(Job::Robots {
-                        origin,
-                        gap: host.delay,
-                    }));
+                    let gap = host.delay;
+                    self.take_ip_slot(&origin, now);
+                    return Ok(Some(Job::Robots { origin, gap }));
                 }
                 RobotsState::Fetching | RobotsState::Parked => continue,
                 RobotsState::Known { policy, .. } => {
@@ -265,7 +365,9 @@ impl Frontier {
                         };
                         host.in_flight.insert(key.clone());
                         host.next_at = now + host.delay;
-                        if host.busy() < host.concurrency {
+                        let more = host.busy() < limit;
+                        self.take_ip_slot(&origin, now);
+                        if more {
                             self.schedule(&origin, now);
                         }
                         return Ok(Some(Job::Page {
@@ -281,6 +383,42 @@ impl Frontier {
         Ok(None)
     }
 
+    /// A request to `origin` is handed out: its address (if limited) has one more in flight
+    /// and the address's gap starts again.
+    fn take_ip_slot(&mut self, origin: &str, now: Instant) {
+        if let Some(Address::Known(ip)) = self.hosts.get(origin).map(|h| h.address)
+            && let Some(gate) = self.ips.get_mut(&ip)
+        {
+            gate.in_flight += 1;
+            gate.last_event = Some(now);
+        }
+    }
+
+    /// A request to `origin` ended: its address has a free slot (after its gap), and the
+    /// origins waiting for one are scheduled again.
+    fn release_ip_slot(&mut self, origin: &str, now: Instant) {
+        let Some(Address::Known(ip)) = self.hosts.get(origin).map(|h| h.address) else {
+            return;
+        };
+        let Some(gate) = self.ips.get_mut(&ip) else {
+            return;
+        };
+        gate.in_flight = gate.in_flight.saturating_sub(1);
+        gate.last_event = Some(now);
+        for waiting in std::mem::take(&mut gate.waiting) {
+            self.schedule(&waiting, now);
+        }
+    }
+
+    /// An origin's name was looked up: `ip` is its first allowed address, `None` when the
+    /// lookup failed.
+    pub fn resolved(&mut self, origin: &str, ip: Option<IpAddr>, now: Instant) {
+        if let Some(host) = self.hosts.get_mut(origin) {
+            host.address = ip.map_or(Address::Unresolved, Address::Known);
+            self.schedule(origin, now);
+        }
+    }
+
     /// A robots.txt fetch ended: the origin's new robots state.
     pub fn robots_done(&mut self, origin: &str, state: RobotsState, now: Instant) {
         let crawl_delay = match &state {
@@ -288,6 +426,7 @@ impl Frontier {
             _ => None,
         };
         let delay = self.politeness.delay_for(origin, crawl_delay);
+        self.release_ip_slot(origin, now);
         if let Some(host) = self.hosts.get_mut(origin) {
             host.robots_in_flight = false;
             host.robots = state;
@@ -314,6 +453,7 @@ impl Frontier {
         wait: Duration,
         now: Instant,
     ) {
+        self.release_ip_slot(origin, now);
         if let Some(host) = self.hosts.get_mut(origin) {
             host.in_flight.remove(&key);
             host.buffered.insert(key, entry);
@@ -401,6 +541,7 @@ impl Frontier {
 
     /// A page fetch ended (stored or given up): frees its slot.
     pub fn page_done(&mut self, origin: &str, key: &[u8], now: Instant) {
+        self.release_ip_slot(origin, now);
         if let Some(host) = self.hosts.get_mut(origin) {
             host.in_flight.remove(key);
             host.next_at = host.next_at.max(now + host.delay);
@@ -435,6 +576,8 @@ mod tests {
     use shared::record::RobotsFetch;
 
     use super::*;
+
+    const LOCAL: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
     fn frontier() -> Frontier {
         Frontier::new(Politeness::new(&CrawlerConfig {
@@ -476,6 +619,7 @@ mod tests {
             known(RobotsFetch::NoRules, Instant::now() + hour),
             Instant::now(),
         );
+        frontier.resolved(origin, Some(LOCAL), Instant::now());
         let queued = queue(&mut store, &["http://a.test/1", "http://a.test/2"]);
         frontier.push(queued, Instant::now());
 
@@ -519,6 +663,7 @@ mod tests {
         let origin = "http://b.test";
         let far = Instant::now() + Duration::from_secs(86_400);
         frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+        frontier.resolved(origin, Some(LOCAL), Instant::now());
         let queued = queue(&mut store, &["http://b.test/x", "http://b.test/y"]);
         frontier.push(queued, Instant::now());
 
@@ -552,6 +697,7 @@ mod tests {
         let origin = "http://slow.test";
         let far = Instant::now() + Duration::from_secs(86_400);
         frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+        frontier.resolved(origin, Some(LOCAL), Instant::now());
         let urls = [
             "http://slow.test/1",
             "http://slow.test/2",
@@ -582,6 +728,131 @@ mod tests {
         assert!(
             next(&mut frontier, &mut store).is_some(),
             "quick again: the configured gap (0 here)"
+        );
+    }
+
+    fn ready_origins(
+        frontier: &mut Frontier,
+        store: &mut PageStore,
+        origins: &[(&str, IpAddr)],
+        per_origin: usize,
+    ) {
+        let far = Instant::now() + Duration::from_secs(86_400);
+        for (origin, ip) in origins {
+            frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+            frontier.resolved(origin, Some(*ip), Instant::now());
+            let urls: Vec<String> = (0..per_origin).map(|i| format!("{origin}/{i}")).collect();
+            let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+            let queued = queue(store, &urls);
+            frontier.push(queued, Instant::now());
+        }
+    }
+
+    fn origin_of(job: &Job) -> &str {
+        match job {
+            Job::Page { origin, .. } | Job::Robots { origin, .. } | Job::Resolve { origin, .. } => {
+                origin
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn hosts_on_one_address_share_its_slot_and_its_gap() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
+            delay_ms: 1_000,
+            ip_concurrency: 1,
+            ip_delay_ms: 300,
+            ..CrawlerConfig::default()
+        }));
+        let shared_ip: IpAddr = "10.0.0.1".parse().unwrap();
+        let other_ip: IpAddr = "10.0.0.2".parse().unwrap();
+        let origins = [
+            ("http://a.test", shared_ip),
+            ("http://b.test", shared_ip),
+            ("http://c.test", shared_ip),
+            ("http://d.test", other_ip),
+        ];
+        ready_origins(&mut frontier, &mut store, &origins, 2);
+
+        let mut first = Vec::new();
+        while let Some(job) = next(&mut frontier, &mut store) {
+            first.push(job);
+        }
+        let mut origins_now: Vec<&str> = first.iter().map(origin_of).collect();
+        origins_now.sort();
+        assert_eq!(
+            origins_now.len(),
+            2,
+            "one request per address: {origins_now:?}"
+        );
+        assert_eq!(
+            origins_now[1], "http://d.test",
+            "another address is not held back"
+        );
+        let Some(Job::Page { origin, key, .. }) =
+            first.iter().find(|job| origin_of(job) != "http://d.test")
+        else {
+            panic!("a page from the shared address")
+        };
+        let shared_origin = (origin.clone(), key.clone());
+
+        tokio::time::advance(Duration::from_millis(100)).await;
+        frontier.page_done(&shared_origin.0, &shared_origin.1, Instant::now());
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "the slot is free, but the address's 300 ms gap after the answer is not over"
+        );
+        tokio::time::advance(Duration::from_millis(299)).await;
+        assert!(next(&mut frontier, &mut store).is_none(), "299 ms after");
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let job = next(&mut frontier, &mut store).expect("300 ms after");
+        assert_ne!(
+            origin_of(&job),
+            shared_origin.0,
+            "another host on the address (the first waits its own second)"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_host_holds_a_fair_share_of_the_slots() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
+            delay_ms: 0,
+            host_concurrency: 8,
+            max_in_flight: 8,
+            ip_concurrency: 0,
+            ..CrawlerConfig::default()
+        }));
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        ready_origins(&mut frontier, &mut store, &[("http://a.test", ip)], 12);
+        let mut alone = 0;
+        while next(&mut frontier, &mut store).is_some() {
+            alone += 1;
+        }
+        assert_eq!(alone, 8, "alone, a host may use every slot");
+
+        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
+            delay_ms: 0,
+            host_concurrency: 8,
+            max_in_flight: 8,
+            ip_concurrency: 0,
+            ..CrawlerConfig::default()
+        }));
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let two = [("http://a.test", ip), ("http://b.test", ip)];
+        ready_origins(&mut frontier, &mut store, &two, 12);
+        let mut per_origin: HashMap<String, usize> = HashMap::new();
+        while let Some(job) = next(&mut frontier, &mut store) {
+            *per_origin.entry(origin_of(&job).to_string()).or_default() += 1;
+        }
+        assert_eq!(
+            per_origin,
+            HashMap::from([("http://a.test".into(), 2), ("http://b.test".into(), 2)]),
+            "a quarter of the capacity each while the other has work"
         );
     }
 }

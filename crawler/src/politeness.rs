@@ -1,5 +1,7 @@
 //! Politeness settings per origin: the least gap between two requests and the most requests
-//! in flight, from the operator's settings and robots.txt `Crawl-delay`.
+//! in flight, from the operator's settings and robots.txt `Crawl-delay`; the same per IP
+//! address, shared by every origin that resolves to it; and each origin's fair share of the
+//! crawl's fetch slots.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -14,6 +16,18 @@ pub struct Politeness {
     max_crawl_delay: Duration,
     breaker_pause: Duration,
     hosts: BTreeMap<String, HostOverride>,
+    capacity: usize,
+    ip: Option<IpLimits>,
+}
+
+/// What all the origins on one IP address may ask of it together. One origin alone is never
+/// held below its own settings: the address's limits are at least those of the origin asking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpLimits {
+    /// Most requests in flight to the address.
+    pub concurrency: usize,
+    /// Least gap between two requests to the address.
+    pub delay: Duration,
 }
 
 impl Politeness {
@@ -29,7 +43,30 @@ impl Politeness {
                 .iter()
                 .map(|(h, o)| (h.to_ascii_lowercase(), o.clone()))
                 .collect(),
+            capacity: config.max_in_flight.max(1),
+            ip: (config.ip_concurrency > 0).then(|| IpLimits {
+                concurrency: config.ip_concurrency,
+                delay: Duration::from_millis(config.ip_delay_ms),
+            }),
         }
+    }
+
+    /// The per-address limits, or `None` when the operator turned them off.
+    pub fn ip_limits(&self) -> Option<IpLimits> {
+        self.ip
+    }
+
+    /// The most fetch slots one origin may hold while `hosts_with_work` origins have work:
+    /// an equal share of the crawl's capacity, and never more than a quarter of it while
+    /// other origins wait (an origin crawled alone may use it all).
+    pub fn fair_share(&self, hosts_with_work: usize) -> usize {
+        let equal = self.capacity / hosts_with_work.max(1);
+        let share = if hosts_with_work > 1 {
+            equal.min(self.capacity / 4)
+        } else {
+            equal
+        };
+        share.max(1)
     }
 
     fn host_override(&self, origin: &str) -> Option<&HostOverride> {
@@ -104,5 +141,18 @@ mod tests {
         assert_eq!(p.delay_for("http://own.test:8080", None), Duration::ZERO);
         assert_eq!(p.concurrency_for("http://own.test:8080"), 8);
         assert_eq!(p.concurrency_for("http://a.test"), 1);
+    }
+
+    #[test]
+    fn fair_share_is_equal_and_at_most_a_quarter_when_others_wait() {
+        let p = Politeness::new(&CrawlerConfig {
+            max_in_flight: 64,
+            ..CrawlerConfig::default()
+        });
+        assert_eq!(p.fair_share(1), 64, "alone, a host may use every slot");
+        assert_eq!(p.fair_share(2), 16, "a quarter while another host waits");
+        assert_eq!(p.fair_share(4), 16);
+        assert_eq!(p.fair_share(8), 8, "an equal share");
+        assert_eq!(p.fair_share(1000), 1, "never none");
     }
 }

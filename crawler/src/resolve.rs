@@ -1,11 +1,16 @@
 //! Name resolution with an address policy: loopback, private and link-local addresses are
 //! refused unless the operator allows loopback, checked on the resolved address of every
-//! connection (so of every redirect hop), and fixed answers for names the config pins.
+//! connection (so of every redirect hop, and a name that changes its answer between two
+//! lookups cannot rebind to a refused address); fixed answers for names the config pins; a
+//! cache with short lookups for the rest. The scheduler resolves each origin once before its
+//! first request, to know which origins share an IP address.
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
+use hickory_resolver::TokioResolver;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// Which addresses the crawler may connect to.
@@ -72,53 +77,120 @@ impl AddressPolicy {
     }
 }
 
-/// The crawler's resolver: config pins first, then the system resolver; every answer is
-/// filtered through the [`AddressPolicy`].
-#[derive(Clone, Debug)]
-pub struct PolicyResolver {
+/// How long a lookup may take, per attempt.
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
+/// An answer is kept at least this long, whatever its TTL: a host keeps one address for its
+/// politeness while it is crawled.
+const MIN_TTL: Duration = Duration::from_secs(300);
+/// Names whose answers are kept.
+const CACHE_NAMES: u64 = 10_000;
+
+/// Name resolution for the crawler: config pins first, then a caching DNS resolver
+/// (hickory, reading the system's `resolv.conf` and hosts file); every answer is filtered
+/// through the [`AddressPolicy`]. Cheap to clone: clones share the cache.
+#[derive(Clone)]
+pub struct Dns {
     policy: AddressPolicy,
     pinned: Arc<BTreeMap<String, IpAddr>>,
+    /// `None` when the system configuration could not be read: the operating system's
+    /// resolver (`getaddrinfo`, uncached) answers instead. Never a public resolver this
+    /// machine was not configured with.
+    cached: Option<TokioResolver>,
 }
 
-impl PolicyResolver {
+impl std::fmt::Debug for Dns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dns")
+            .field("policy", &self.policy)
+            .field("pinned", &self.pinned)
+            .field("cached", &self.cached.is_some())
+            .finish()
+    }
+}
+
+impl Dns {
     /// A resolver with the given policy and pinned names.
     pub fn new(policy: AddressPolicy, pinned: BTreeMap<String, IpAddr>) -> Self {
         let pinned = pinned
             .into_iter()
             .map(|(name, ip)| (name.to_ascii_lowercase(), ip))
             .collect();
+        let cached = match TokioResolver::builder_tokio() {
+            Ok(mut builder) => {
+                let options = builder.options_mut();
+                options.timeout = LOOKUP_TIMEOUT;
+                options.attempts = 2;
+                options.cache_size = CACHE_NAMES;
+                options.positive_min_ttl = Some(MIN_TTL);
+                builder.build().ok()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "no DNS configuration read: names go to the system resolver, uncached");
+                None
+            }
+        };
         Self {
             policy,
             pinned: Arc::new(pinned),
+            cached,
         }
+    }
+
+    /// The addresses `host` (a name or an IP literal, IPv6 in brackets or not) may be
+    /// reached at, in the resolver's order; an error says why there are none.
+    pub async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, String> {
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        let candidates: Vec<IpAddr> = if let Ok(ip) = host.parse::<IpAddr>() {
+            vec![ip]
+        } else if let Some(ip) = self.pinned.get(&host) {
+            vec![*ip]
+        } else if let Some(resolver) = &self.cached {
+            resolver
+                .lookup_ip(host.as_str())
+                .await
+                .map_err(|error| format!("{host}: {error}"))?
+                .iter()
+                .collect()
+        } else {
+            tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|error| format!("{host}: {error}"))?
+                .map(|addr| addr.ip())
+                .collect()
+        };
+        let mut refusal = None;
+        let allowed: Vec<IpAddr> = candidates
+            .into_iter()
+            .filter(|ip| match self.policy.check(*ip) {
+                Ok(()) => true,
+                Err(why) => {
+                    refusal = Some(why);
+                    false
+                }
+            })
+            .collect();
+        if allowed.is_empty() {
+            let why = refusal.map_or_else(|| "no address".to_string(), |r| r.to_string());
+            return Err(format!("{host}: {why}"));
+        }
+        Ok(allowed)
     }
 }
 
+/// The HTTP client's view of [`Dns`]: every connection, so every redirect hop, resolves
+/// through it and gets only allowed addresses.
+#[derive(Clone, Debug)]
+pub struct PolicyResolver(pub Dns);
+
 impl Resolve for PolicyResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let this = self.clone();
-        let host = name.as_str().to_ascii_lowercase();
+        let dns = self.0.clone();
         Box::pin(async move {
-            let candidates: Vec<SocketAddr> = match this.pinned.get(&host) {
-                Some(ip) => vec![SocketAddr::new(*ip, 0)],
-                None => tokio::net::lookup_host((host.as_str(), 0)).await?.collect(),
-            };
-            let mut refusal = None;
-            let allowed: Vec<SocketAddr> = candidates
-                .into_iter()
-                .filter(|addr| match this.policy.check(addr.ip()) {
-                    Ok(()) => true,
-                    Err(why) => {
-                        refusal = Some(why);
-                        false
-                    }
-                })
-                .collect();
-            if allowed.is_empty() {
-                let why = refusal.map_or_else(|| "no address".to_string(), |r| r.to_string());
-                return Err(format!("{host}: {why}").into());
-            }
-            let addrs: Addrs = Box::new(allowed.into_iter());
+            let addrs = dns.lookup(name.as_str()).await?;
+            let addrs: Addrs = Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)));
             Ok(addrs)
         })
     }
@@ -127,6 +199,21 @@ impl Resolve for PolicyResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn lookups_answer_pins_and_literals_through_the_policy() {
+        let pins = BTreeMap::from([("Pinned.test".to_string(), "127.0.0.7".parse().unwrap())]);
+        let local = Dns::new(AddressPolicy::AllowLoopback, pins.clone());
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(local.lookup("pinned.TEST").await, Ok(vec![ip("127.0.0.7")]));
+        assert_eq!(local.lookup("127.0.0.9").await, Ok(vec![ip("127.0.0.9")]));
+        assert_eq!(local.lookup("[::1]").await, Ok(vec![ip("::1")]));
+        let error = local.lookup("10.1.2.3").await.unwrap_err();
+        assert!(error.contains("reserved"), "{error}");
+        let public = Dns::new(AddressPolicy::PublicOnly, pins);
+        let error = public.lookup("pinned.test").await.unwrap_err();
+        assert!(error.contains("loopback address refused"), "{error}");
+    }
 
     #[test]
     fn address_policy() {

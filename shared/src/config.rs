@@ -61,8 +61,15 @@ pub struct CrawlerConfig {
     pub delay_ms: u64,
     /// Most requests in flight to one host.
     pub host_concurrency: usize,
-    /// Most requests in flight overall.
+    /// Most requests in flight overall. One host holds at most an equal share of them, and
+    /// no more than a quarter while other hosts wait.
     pub max_in_flight: usize,
+    /// Most requests in flight to one IP address, all hosts on it together (0: no
+    /// per-address limit). Never below one host's own `host_concurrency`.
+    pub ip_concurrency: usize,
+    /// Least gap between two requests to one IP address, all hosts on it together, in
+    /// milliseconds. Never above one host's own delay.
+    pub ip_delay_ms: u64,
     /// Stop after this many pages are stored (0: no limit).
     pub max_pages: u64,
     /// Do not queue links deeper than this from a seed.
@@ -153,6 +160,8 @@ impl Default for CrawlerConfig {
             delay_ms: 1000,
             host_concurrency: 1,
             max_in_flight: 64,
+            ip_concurrency: 8,
+            ip_delay_ms: 100,
             max_pages: 0,
             max_depth: 50,
             max_pages_per_host: 100_000,

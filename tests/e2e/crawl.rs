@@ -293,3 +293,38 @@ async fn many_hosts_at_once_each_get_one_request_at_a_time_and_their_gap() {
     let broken: Vec<_> = requests.iter().filter(disallowed).collect();
     assert!(broken.is_empty(), "disallowed URLs requested: {broken:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_on_one_address_share_its_limits() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Four hosts, all on 127.0.0.1: each alone may have a request every 100 ms; together
+    // the address takes one request at a time, 40 ms after the last one ended.
+    let hosts = ["norobots.test", "copies.test", "charsets.test", "meta.test"];
+    let mut config = crawler_config(&web);
+    config.delay_ms = 100;
+    config.ip_concurrency = 1;
+    config.ip_delay_ms = 40;
+    let seeds: Vec<String> = hosts.iter().map(|h| web.url(h, "/")).collect();
+    crawl(dir.path(), &seeds, config).await;
+
+    let mut requests = web.requests();
+    requests.sort_by_key(|r| r.at);
+    for host in hosts {
+        assert!(
+            requests.iter().filter(|r| r.host == host).count() > 2,
+            "{host} was crawled"
+        );
+    }
+    for pair in requests.windows(2) {
+        let answered = pair[0].answered_at.expect("answered");
+        assert!(
+            pair[1].at >= answered + Duration::from_millis(40),
+            "{}{} asked less than 40 ms after {}{} was answered",
+            pair[1].host,
+            pair[1].path_and_query,
+            pair[0].host,
+            pair[0].path_and_query
+        );
+    }
+}

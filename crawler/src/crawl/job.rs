@@ -1,8 +1,10 @@
 //! One job of a fetch task, off the scheduler: the request (a page, a revisit with
 //! validators, a sitemap) and the parsing of its body on the blocking pool.
 
-use shared::record::{EntryKind, FrontierEntry};
+use std::net::IpAddr;
 use std::time::Duration;
+
+use shared::record::{EntryKind, FrontierEntry};
 
 use shared::{CanonicalUrl, now_ms};
 use tokio::time::Instant;
@@ -18,6 +20,11 @@ use crate::sitemap::{self, Sitemap, SitemapError, SitemapLimits};
 /// What a fetch task hands back.
 #[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
 pub(super) enum Outcome {
+    Resolved {
+        origin: String,
+        /// The first allowed address, or why there is none.
+        result: Result<IpAddr, String>,
+    },
     Robots {
         origin: String,
         result: RobotsResult,
@@ -92,6 +99,14 @@ pub(super) async fn perform(
     agent: String,
 ) -> Outcome {
     match job {
+        Job::Resolve { origin, host } => {
+            let result = fetcher
+                .dns()
+                .lookup(&host)
+                .await
+                .and_then(|ips| ips.first().copied().ok_or_else(|| "no address".into()));
+            Outcome::Resolved { origin, result }
+        }
         Job::Robots { origin, gap } => {
             let result = fetch_robots(&fetcher, &origin, gap).await;
             Outcome::Robots { origin, result }
