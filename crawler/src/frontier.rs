@@ -191,11 +191,19 @@ impl Frontier {
 
     /// Adds newly queued URLs.
     pub fn push(&mut self, queued: Vec<QueuedUrl>, now: Instant) {
-        for QueuedUrl { key, entry } in queued {
+        for QueuedUrl {
+            key,
+            entry,
+            replaces,
+        } in queued
+        {
             let Some(origin) = shared::store::frontier_key_origin(&key).map(str::to_string) else {
                 continue;
             };
             let host = self.host_mut(&origin, now);
+            if let Some(old) = replaces {
+                host.buffered.remove(&old); // moved up its queue
+            }
             if host.in_flight.contains(&key) {
                 continue;
             }
@@ -364,6 +372,7 @@ impl Frontier {
                             }
                         };
                         host.in_flight.insert(key.clone());
+                        store.hand_out(&key);
                         host.next_at = now + host.delay;
                         let more = host.busy() < limit;
                         self.take_ip_slot(&origin, now);

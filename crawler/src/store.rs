@@ -4,7 +4,7 @@
 //! outlinks, the frontier entries it adds, their seen-set entries, the removal of its own
 //! frontier entry and the counters. A `kill -9` at any moment leaves either all of it or none.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
@@ -13,8 +13,8 @@ use shared::record::{
     RobotsRecord,
 };
 use shared::store::{
-    COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, cf_handle,
-    frontier_key, frontier_key_origin, meta_key, open_options, read_record, store_dir,
+    COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, QueuePosition,
+    cf_handle, frontier_key, frontier_key_origin, meta_key, open_options, read_record, store_dir,
 };
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
@@ -34,6 +34,9 @@ pub struct QueuedUrl {
     pub key: Vec<u8>,
     /// The entry.
     pub entry: FrontierEntry,
+    /// The key it had before it moved up its queue (found again, see
+    /// [`FrontierEntry::rank`]); `None` for a URL queued for the first time.
+    pub replaces: Option<Vec<u8>>,
 }
 
 /// The result of fetching one URL, written at once.
@@ -62,6 +65,8 @@ pub struct PageStore {
     host_queued: HashMap<String, u64>,
     /// URLs kept out by each trap rule in this run.
     trapped: BTreeMap<&'static str, u64>,
+    /// Frontier keys handed to a fetch and not done yet: they keep their place.
+    handed_out: HashSet<Vec<u8>>,
 }
 
 impl PageStore {
@@ -80,6 +85,7 @@ impl PageStore {
             traps: TrapRules::default(),
             host_queued: HashMap::new(),
             trapped: BTreeMap::new(),
+            handed_out: HashSet::new(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)
@@ -194,9 +200,10 @@ impl PageStore {
                 batch.put_cf(self.cf(Cf::Near), near_key, key);
             }
         }
-        batch.delete_cf(self.cf(Cf::Frontier), commit.done);
         batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
         let queued = self.queue_unseen(&mut batch, commit.discovered)?;
+        // After the links: a link to the page itself must not find its entry waiting.
+        self.done(&mut batch, commit.done, Some(&commit.page.url));
         if is_new {
             self.counters.pages_stored += 1;
         }
@@ -215,11 +222,11 @@ impl PageStore {
         discovered: Vec<(CanonicalUrl, FrontierEntry)>,
     ) -> Result<Vec<QueuedUrl>, StoreError> {
         let mut batch = WriteBatch::default();
-        batch.delete_cf(self.cf(Cf::Frontier), done);
         if let Some((url, record)) = revisit {
             batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), record.encode());
         }
         let queued = self.queue_unseen(&mut batch, discovered)?;
+        self.done(&mut batch, done, revisit.map(|(url, _)| url));
         self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
         self.db.write(batch)?;
@@ -227,10 +234,27 @@ impl PageStore {
     }
 
     /// Rewrites a queued entry in place (a retry's attempt count); its place in the queue
-    /// stays.
-    pub fn requeue(&self, key: &[u8], entry: &FrontierEntry) -> Result<(), StoreError> {
+    /// stays, and it may move up again.
+    pub fn requeue(&mut self, key: &[u8], entry: &FrontierEntry) -> Result<(), StoreError> {
+        self.handed_out.remove(key);
         self.db.put_cf(self.cf(Cf::Frontier), key, entry.encode())?;
         Ok(())
+    }
+
+    /// A queued entry goes to a fetch: it keeps its key until it is done.
+    pub fn hand_out(&mut self, key: &[u8]) {
+        self.handed_out.insert(key.to_vec());
+    }
+
+    /// Ends the frontier entry `key` in `batch`; `url` (its URL, when known) no longer
+    /// waits, so links to it stop looking for its entry. Call it after anything else the
+    /// batch queues: until then the entry counts as handed out and cannot move.
+    fn done(&mut self, batch: &mut WriteBatch, key: &[u8], url: Option<&str>) {
+        batch.delete_cf(self.cf(Cf::Frontier), key);
+        self.handed_out.remove(key);
+        if let Some(url) = url.and_then(|u| CanonicalUrl::parse(u).ok()) {
+            batch.put_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes(), []);
+        }
     }
 
     /// The re-crawl schedule of a stored URL.
@@ -263,7 +287,11 @@ impl PageStore {
                     kind: EntryKind::Revisit,
                     ..FrontierEntry::page(url.clone(), record.depth)
                 };
-                let key = frontier_key(&canonical.origin(), entry.depth, self.counters.next_seq);
+                let position = QueuePosition {
+                    rank: entry.rank(),
+                    seq: self.counters.next_seq,
+                };
+                let key = frontier_key(&canonical.origin(), position);
                 self.counters.next_seq += 1;
                 self.counters.frontier_len += 1;
                 batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
@@ -288,7 +316,7 @@ impl PageStore {
         now_ms: u64,
     ) -> Result<(), StoreError> {
         let mut batch = WriteBatch::default();
-        batch.delete_cf(self.cf(Cf::Frontier), key);
+        self.done(&mut batch, key, Some(&entry.url));
         if entry.kind == EntryKind::Revisit
             && let Some(record) = self.revisit(&entry.url)?
         {
@@ -315,12 +343,21 @@ impl PageStore {
         let mut path_queries: HashMap<Vec<u8>, u32> = HashMap::new();
         for (url, entry) in urls {
             let fingerprint = url.fingerprint().to_bytes();
-            if !in_batch.insert(fingerprint)
-                || self
-                    .db
-                    .get_pinned_cf(self.cf(Cf::Seen), fingerprint)?
-                    .is_some()
-            {
+            if !in_batch.insert(fingerprint) {
+                continue;
+            }
+            let seen = self
+                .db
+                .get_pinned_cf(self.cf(Cf::Seen), fingerprint)?
+                .map(|value| QueuePosition::from_bytes(&value));
+            if let Some(waiting) = seen {
+                if entry.kind == EntryKind::Page
+                    && let Some(position) = waiting
+                    && let Some(moved) =
+                        self.found_again(batch, &url, fingerprint, position, &entry)?
+                {
+                    queued.push(moved);
+                }
                 continue;
             }
             if entry.kind == EntryKind::Page
@@ -330,14 +367,68 @@ impl PageStore {
                 *self.trapped.entry(rule.name()).or_default() += 1;
                 continue;
             }
-            let key = frontier_key(&url.origin(), entry.depth, self.counters.next_seq);
+            let position = QueuePosition {
+                rank: entry.rank(),
+                seq: self.counters.next_seq,
+            };
+            let key = frontier_key(&url.origin(), position);
             self.counters.next_seq += 1;
             self.counters.frontier_len += 1;
-            batch.put_cf(self.cf(Cf::Seen), fingerprint, []);
+            batch.put_cf(self.cf(Cf::Seen), fingerprint, position.to_bytes());
             batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
-            queued.push(QueuedUrl { key, entry });
+            queued.push(QueuedUrl {
+                key,
+                entry,
+                replaces: None,
+            });
         }
         Ok(queued)
+    }
+
+    /// A URL found again while it waits at `position`: its entry counts one more in-link
+    /// and keeps the shallower depth of the two. When that raises its rank it moves up its
+    /// queue (same sequence number, new key), unless a fetch of it is under way; the moved
+    /// entry is returned so the in-memory queue can follow.
+    fn found_again(
+        &self,
+        batch: &mut WriteBatch,
+        url: &CanonicalUrl,
+        fingerprint: [u8; 16],
+        position: QueuePosition,
+        found: &FrontierEntry,
+    ) -> Result<Option<QueuedUrl>, StoreError> {
+        let origin = url.origin();
+        let key = frontier_key(&origin, position);
+        if self.handed_out.contains(&key) {
+            return Ok(None);
+        }
+        let Some(mut entry) = self.get::<FrontierEntry>(Cf::Frontier, &key)? else {
+            // Done by a run that did not clear its position: clear it now.
+            batch.put_cf(self.cf(Cf::Seen), fingerprint, []);
+            return Ok(None);
+        };
+        if entry.kind != EntryKind::Page {
+            return Ok(None);
+        }
+        entry.inlinks = entry.inlinks.saturating_add(1);
+        entry.depth = entry.depth.min(found.depth);
+        let raised = QueuePosition {
+            rank: entry.rank(),
+            seq: position.seq,
+        };
+        if raised.rank >= position.rank {
+            batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
+            return Ok(None);
+        }
+        let new_key = frontier_key(&origin, raised);
+        batch.delete_cf(self.cf(Cf::Frontier), &key);
+        batch.put_cf(self.cf(Cf::Frontier), &new_key, entry.encode());
+        batch.put_cf(self.cf(Cf::Seen), fingerprint, raised.to_bytes());
+        Ok(Some(QueuedUrl {
+            key: new_key,
+            entry,
+            replaces: Some(key),
+        }))
     }
 
     /// The trap rules for a URL about to be queued; when it passes, its host's budget count
@@ -419,6 +510,7 @@ impl PageStore {
             out.push(QueuedUrl {
                 key: key.to_vec(),
                 entry: FrontierEntry::decode(&value)?,
+                replaces: None,
             });
         }
         Ok(out)
@@ -526,5 +618,131 @@ mod tests {
             owner(9, Some(!hash ^ 1), "http://a.test/copy"),
             Some("http://a.test/other".to_string())
         );
+    }
+
+    fn links_from(page: &str, targets: &[&str], depth: u32) -> Vec<(CanonicalUrl, FrontierEntry)> {
+        targets
+            .iter()
+            .map(|t| {
+                let entry = FrontierEntry {
+                    referrer: Some(page.to_string()),
+                    ..FrontierEntry::page(*t, depth)
+                };
+                (CanonicalUrl::parse(t).unwrap(), entry)
+            })
+            .collect()
+    }
+
+    fn queue_order(store: &PageStore, origin: &str) -> Vec<String> {
+        store
+            .queued_for(origin, 100, &|_| false)
+            .unwrap()
+            .into_iter()
+            .map(|q| q.entry.url)
+            .collect()
+    }
+
+    #[test]
+    fn a_url_found_again_moves_up_its_queue_unless_it_is_being_fetched() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let (popular, plain) = ("http://a.test/popular", "http://a.test/plain");
+        let shallow = "http://a.test/shallow";
+        store
+            .enqueue(links_from("http://a.test/", &[shallow], 2))
+            .unwrap();
+        store
+            .enqueue(links_from("http://a.test/x", &[plain, popular], 3))
+            .unwrap();
+        assert_eq!(
+            queue_order(&store, "http://a.test"),
+            [shallow, plain, popular]
+        );
+
+        // Three more pages link to `popular`: four in-links move it ahead of its level.
+        let mut moved = Vec::new();
+        for page in ["http://a.test/y", "http://a.test/z", "http://a.test/w"] {
+            moved.extend(store.enqueue(links_from(page, &[popular], 3)).unwrap());
+        }
+        assert_eq!(store.counters().frontier_len, 3, "moved, not queued twice");
+        assert_eq!(
+            queue_order(&store, "http://a.test"),
+            [shallow, popular, plain]
+        );
+        let last = moved.last().expect("moved up");
+        assert_eq!((last.entry.inlinks, last.entry.depth), (4, 3));
+        assert!(last.replaces.is_some());
+
+        // Sixteen in-links: ahead of the level above.
+        for i in 0..12 {
+            store
+                .enqueue(links_from(&format!("http://a.test/p{i}"), &[popular], 3))
+                .unwrap();
+        }
+        assert_eq!(
+            queue_order(&store, "http://a.test"),
+            [popular, shallow, plain]
+        );
+
+        // A sitemap lists `plain`: depth 0, so it goes first.
+        let listed = FrontierEntry::page(plain, 0);
+        let moved = store
+            .enqueue(vec![(CanonicalUrl::parse(plain).unwrap(), listed)])
+            .unwrap();
+        assert_eq!(moved.len(), 1);
+        assert_eq!(
+            queue_order(&store, "http://a.test"),
+            [plain, popular, shallow]
+        );
+
+        // Handed to a fetch, an entry stays where it is.
+        let key = moved[0].key.clone();
+        store.hand_out(&key);
+        let again = store
+            .enqueue(links_from("http://a.test/v", &[plain], 0))
+            .unwrap();
+        assert!(again.is_empty());
+        assert_eq!(
+            store.queued_for("http://a.test", 1, &|_| false).unwrap()[0].key,
+            key
+        );
+    }
+
+    #[test]
+    fn a_page_linking_to_itself_is_not_queued_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let url = "http://a.test/self";
+        let queued = store
+            .enqueue(links_from("http://a.test/", &[url], 1))
+            .unwrap();
+        store.hand_out(&queued[0].key);
+        let page = PageRecord {
+            url: url.to_string(),
+            status: 200,
+            body_len: 10,
+            ..PageRecord::default()
+        };
+        let again = store
+            .commit_page(PageCommit {
+                done: &queued[0].key,
+                page: &page,
+                outlinks: &Outlinks::default(),
+                discovered: links_from(url, &[url, url], 2),
+                revisit: &RevisitRecord::default(),
+                simhash: None,
+            })
+            .unwrap();
+        assert!(again.is_empty(), "{again:?}");
+        assert_eq!(store.counters().frontier_len, 0);
+        assert!(queue_order(&store, "http://a.test").is_empty());
+        // Later links find it done.
+        assert!(
+            store
+                .enqueue(links_from("http://a.test/x", &[url], 1))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(queue_order(&store, "http://a.test").is_empty());
     }
 }

@@ -305,16 +305,37 @@ pub struct FrontierEntry {
     /// Failed attempts so far (5xx, 429, network errors); the entry is retried after a
     /// back-off until the crawler's limit.
     pub attempts: u8,
+    /// How many times it was found while it waited: links from pages, seeds, sitemap
+    /// listings. Raises its [`rank`](Self::rank).
+    pub inlinks: u32,
 }
 
 impl FrontierEntry {
-    /// A page entry with no referrer or redirect history.
+    /// A page entry with no referrer or redirect history, found once.
     pub fn page(url: impl Into<String>, depth: u32) -> Self {
         Self {
             url: url.into(),
             depth,
+            inlinks: 1,
             ..Self::default()
         }
+    }
+
+    /// Its place in its origin's queue, smaller first: breadth-first by depth, and a URL
+    /// found often moves up, by up to a level and a half for 16 in-links or more.
+    /// `4 × depth + 3 − 2 × b`, where `b` is 0 for one in-link, 1 for 2–3, 2 for 4–15 and
+    /// 3 for 16 or more.
+    pub fn rank(&self) -> u32 {
+        let boost = match self.inlinks {
+            0..=1 => 0,
+            2..=3 => 1,
+            4..=15 => 2,
+            _ => 3,
+        };
+        self.depth
+            .saturating_mul(4)
+            .saturating_add(3)
+            .saturating_sub(2 * boost)
     }
 
     /// How many redirects led here.
@@ -325,21 +346,47 @@ impl FrontierEntry {
 
 impl Record for FrontierEntry {
     const KIND: &'static str = "frontier entry";
-    const VERSION: u8 = 2;
+    const VERSION: u8 = 3;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
-        (version == 1).then(|| {
-            decode_body::<FrontierEntryV1>(Self::KIND, bytes).map(|v1| Self {
-                url: v1.url,
-                depth: v1.depth,
-                referrer: v1.referrer,
-                // Version 1 kept only the count; the hops themselves are not known.
-                redirected_from: vec![String::new(); usize::from(v1.redirects)],
-                kind: EntryKind::Page,
-                attempts: 0,
-            })
-        })
+        match version {
+            1 => Some(
+                decode_body::<FrontierEntryV1>(Self::KIND, bytes).map(|v1| Self {
+                    url: v1.url,
+                    depth: v1.depth,
+                    referrer: v1.referrer,
+                    // Version 1 kept only the count; the hops themselves are not known.
+                    redirected_from: vec![String::new(); usize::from(v1.redirects)],
+                    kind: EntryKind::Page,
+                    attempts: 0,
+                    inlinks: 1,
+                }),
+            ),
+            2 => Some(
+                decode_body::<FrontierEntryV2>(Self::KIND, bytes).map(|v2| Self {
+                    url: v2.url,
+                    depth: v2.depth,
+                    referrer: v2.referrer,
+                    redirected_from: v2.redirected_from,
+                    kind: v2.kind,
+                    attempts: v2.attempts,
+                    inlinks: 1,
+                }),
+            ),
+            _ => None,
+        }
     }
+}
+
+/// [`FrontierEntry`] as version 2 wrote it.
+#[derive(Deserialize)]
+struct FrontierEntryV2 {
+    url: String,
+    depth: u32,
+    referrer: Option<String>,
+    redirected_from: Vec<String>,
+    kind: EntryKind,
+    attempts: u8,
 }
 
 /// [`FrontierEntry`] as version 1 wrote it.
@@ -533,6 +580,55 @@ mod tests {
             PageRecord::decode(&[3, 0]),
             Err(RecordError::UnknownVersion { found: 3, .. })
         ));
+    }
+
+    #[test]
+    fn version_2_frontier_entries_are_read_as_found_once() {
+        #[derive(Serialize)]
+        struct EntryV2 {
+            url: String,
+            depth: u32,
+            referrer: Option<String>,
+            redirected_from: Vec<String>,
+            kind: EntryKind,
+            attempts: u8,
+        }
+        let mut bytes = vec![2];
+        bytes.extend(
+            postcard::to_allocvec(&EntryV2 {
+                url: "http://a.test/map.xml".into(),
+                depth: 0,
+                referrer: None,
+                redirected_from: vec!["http://a.test/old.xml".into()],
+                kind: EntryKind::Sitemap,
+                attempts: 2,
+            })
+            .unwrap(),
+        );
+        let entry = FrontierEntry::decode(&bytes).unwrap();
+        assert_eq!(entry.redirected_from, vec!["http://a.test/old.xml"]);
+        assert_eq!(
+            (entry.kind, entry.attempts, entry.inlinks),
+            (EntryKind::Sitemap, 2, 1)
+        );
+    }
+
+    #[test]
+    fn rank_is_breadth_first_and_in_links_move_a_url_up() {
+        let rank = |depth, inlinks| {
+            FrontierEntry {
+                inlinks,
+                ..FrontierEntry::page("http://a.test/", depth)
+            }
+            .rank()
+        };
+        assert!(rank(0, 1) < rank(1, 1) && rank(1, 1) < rank(2, 1));
+        assert_eq!(rank(3, 0), rank(3, 1), "an old entry counts as found once");
+        assert!(rank(3, 2) < rank(3, 1));
+        assert!(rank(3, 4) < rank(3, 3));
+        assert!(rank(3, 16) < rank(2, 1), "16 in-links beat a level");
+        assert!(rank(3, 1000) > rank(1, 1), "never two levels");
+        assert_eq!(rank(0, 16), 0);
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! |---|---|---|
 //! | `pages` | canonical URL | [`PageRecord`] |
 //! | `outlinks` | canonical URL of the linking page | [`Outlinks`] |
-//! | `frontier` | [`frontier_key`]: origin, `0x00`, depth (u32 BE), sequence (u64 BE) | [`FrontierEntry`] |
-//! | `seen` | [`UrlFingerprint`](crate::url::UrlFingerprint) bytes | empty |
+//! | `frontier` | [`frontier_key`]: origin, `0x00`, rank (u32 BE, [`FrontierEntry::rank`]), sequence (u64 BE) | [`FrontierEntry`] |
+//! | `seen` | [`UrlFingerprint`](crate::url::UrlFingerprint) bytes | while the URL waits in the frontier, its [`QueuePosition`] (rank and sequence, 12 bytes); empty once it was fetched or dropped |
 //! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`](crate::record::RobotsRecord) |
 //! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
 //! | `near` | block number (u8), its 16 bits (BE), then the whole simhash (u64 BE) of a page's main text; four keys a page | URL of the page |
@@ -20,6 +20,7 @@
 //! | `revisit` | canonical URL of a stored page | [`RevisitRecord`](crate::record::RevisitRecord) |
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
+//! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
 
 use std::path::{Path, PathBuf};
 
@@ -172,14 +173,43 @@ pub fn store_dir(data: &Path) -> PathBuf {
     data.join("store")
 }
 
-/// The frontier key of a URL: entries of one origin sort together, shallow before deep, then
-/// in the order they were found (breadth-first per host).
-pub fn frontier_key(origin: &str, depth: u32, seq: u64) -> Vec<u8> {
+/// Where an entry waits in its origin's queue: its rank, then the order it was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueuePosition {
+    /// [`FrontierEntry::rank`](crate::record::FrontierEntry::rank) when it was queued or
+    /// last moved.
+    pub rank: u32,
+    /// The crawl-wide sequence number it was given when first queued.
+    pub seq: u64,
+}
+
+impl QueuePosition {
+    /// The `seen` value.
+    pub fn to_bytes(self) -> [u8; 12] {
+        let mut bytes = [0u8; 12];
+        bytes[..4].copy_from_slice(&self.rank.to_be_bytes());
+        bytes[4..].copy_from_slice(&self.seq.to_be_bytes());
+        bytes
+    }
+
+    /// From a `seen` value; `None` for an empty one (not waiting).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        let bytes: &[u8; 12] = bytes.try_into().ok()?;
+        Some(Self {
+            rank: u32::from_be_bytes(bytes[..4].try_into().ok()?),
+            seq: u64::from_be_bytes(bytes[4..].try_into().ok()?),
+        })
+    }
+}
+
+/// The frontier key of a URL: entries of one origin sort together, by rank (breadth-first,
+/// often-linked URLs moved up), then in the order they were found.
+pub fn frontier_key(origin: &str, position: QueuePosition) -> Vec<u8> {
     let mut key = Vec::with_capacity(origin.len() + 13);
     key.extend_from_slice(origin.as_bytes());
     key.push(0);
-    key.extend_from_slice(&depth.to_be_bytes());
-    key.extend_from_slice(&seq.to_be_bytes());
+    key.extend_from_slice(&position.rank.to_be_bytes());
+    key.extend_from_slice(&position.seq.to_be_bytes());
     key
 }
 
@@ -322,12 +352,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn frontier_keys_sort_breadth_first_within_an_origin() {
-        let a = frontier_key("http://a.test", 1, 9);
-        let b = frontier_key("http://a.test", 2, 1);
-        let c = frontier_key("http://a.test:8080", 0, 0);
-        assert!(a < b, "shallower first");
+    fn frontier_keys_sort_by_rank_within_an_origin() {
+        let at = |rank, seq| QueuePosition { rank, seq };
+        let a = frontier_key("http://a.test", at(1, 9));
+        let b = frontier_key("http://a.test", at(2, 1));
+        let c = frontier_key("http://a.test:8080", at(0, 0));
+        assert!(a < b, "smaller rank first");
         assert!(b < c, "one origin's entries are contiguous");
         assert_eq!(frontier_key_origin(&c), Some("http://a.test:8080"));
+        let position = at(7, u64::MAX - 3);
+        assert_eq!(
+            QueuePosition::from_bytes(&position.to_bytes()),
+            Some(position)
+        );
+        assert_eq!(QueuePosition::from_bytes(&[]), None, "done: not waiting");
     }
 }
