@@ -3,8 +3,8 @@
 //! free fetch slot.
 //!
 //! The queues themselves live in RocksDB (`frontier` column family, see [`PageStore`]); each
-//! origin keeps at most [`BUFFER_PER_HOST`] of its next entries in memory, so a crawl of
-//! millions of URLs runs in bounded memory. The buffer always holds the smallest keys of the
+//! origin keeps only its next few entries in memory (see [`Frontier::buffer_cap`]), so a
+//! crawl of millions of URLs over many hosts runs in bounded memory. The buffer always holds the smallest keys of the
 //! origin that are neither in flight nor fetched, so breadth-first order is kept per origin.
 
 use std::cmp::Reverse;
@@ -29,6 +29,10 @@ pub const SLOW_FACTOR: u32 = 2;
 
 /// Entries of one origin held in memory at most.
 pub const BUFFER_PER_HOST: usize = 256;
+/// Entries of one origin held in memory at least, however many origins there are.
+pub const MIN_BUFFER_PER_HOST: usize = 4;
+/// Entries held in memory across origins, as long as each keeps its minimum.
+pub const MAX_BUFFERED: usize = 256 * 1024;
 
 /// Where an origin stands with its robots.txt.
 #[derive(Clone, Debug)]
@@ -189,6 +193,13 @@ impl Frontier {
         self.schedule(origin, now);
     }
 
+    /// How many entries each origin keeps in memory: [`BUFFER_PER_HOST`] while few origins
+    /// are known, fewer as they grow in number, so all of them together hold about
+    /// [`MAX_BUFFERED`] (and never fewer than [`MIN_BUFFER_PER_HOST`] each).
+    pub fn buffer_cap(&self) -> usize {
+        (MAX_BUFFERED / self.hosts.len().max(1)).clamp(MIN_BUFFER_PER_HOST, BUFFER_PER_HOST)
+    }
+
     /// Adds newly queued URLs.
     pub fn push(&mut self, queued: Vec<QueuedUrl>, now: Instant) {
         for QueuedUrl {
@@ -200,7 +211,11 @@ impl Frontier {
             let Some(origin) = shared::store::frontier_key_origin(&key).map(str::to_string) else {
                 continue;
             };
-            let host = self.host_mut(&origin, now);
+            self.host_mut(&origin, now);
+            let cap = self.buffer_cap();
+            let Some(host) = self.hosts.get_mut(&origin) else {
+                continue;
+            };
             if let Some(old) = replaces {
                 host.buffered.remove(&old); // moved up its queue
             }
@@ -208,7 +223,7 @@ impl Frontier {
                 continue;
             }
             host.buffered.insert(key, entry);
-            if host.buffered.len() > BUFFER_PER_HOST {
+            if host.buffered.len() > cap {
                 host.buffered.pop_last();
                 host.more_in_store = true;
             }
@@ -280,6 +295,7 @@ impl Frontier {
             self.ready.pop();
             let share = self.fair_share(now);
             let ip_limits = self.politeness.ip_limits();
+            let buffer_cap = self.buffer_cap();
             let Some(host) = self.hosts.get_mut(&origin) else {
                 continue;
             };
@@ -362,7 +378,7 @@ impl Frontier {
                 RobotsState::Fetching | RobotsState::Parked => continue,
                 RobotsState::Known { policy, .. } => {
                     let policy = Arc::clone(policy);
-                    while let Some((key, entry)) = take_next(host, store, &origin)? {
+                    while let Some((key, entry)) = take_next(host, store, &origin, buffer_cap)? {
                         let url = match CanonicalUrl::parse(&entry.url) {
                             Ok(url) if policy.allows(url.path_and_query()) => url,
                             _ => {
@@ -463,10 +479,11 @@ impl Frontier {
         now: Instant,
     ) {
         self.release_ip_slot(origin, now);
+        let cap = self.buffer_cap();
         if let Some(host) = self.hosts.get_mut(origin) {
             host.in_flight.remove(&key);
             host.buffered.insert(key, entry);
-            if host.buffered.len() > BUFFER_PER_HOST {
+            if host.buffered.len() > cap {
                 host.buffered.pop_last();
                 host.more_in_store = true;
             }
@@ -559,20 +576,21 @@ impl Frontier {
     }
 }
 
-/// The next entry of an origin: from the buffer, refilled from the store when empty.
+/// The next entry of an origin: from the buffer, refilled with up to `cap` entries from the
+/// store when empty.
 fn take_next(
     host: &mut HostQueue,
     store: &PageStore,
     origin: &str,
+    cap: usize,
 ) -> Result<Option<(Vec<u8>, FrontierEntry)>, StoreError> {
     if host.buffered.is_empty() && host.more_in_store {
         let in_flight = &host.in_flight;
-        let refill =
-            store.queued_for(origin, BUFFER_PER_HOST + 1, &|key| in_flight.contains(key))?;
-        host.more_in_store = refill.len() > BUFFER_PER_HOST;
+        let refill = store.queued_for(origin, cap + 1, &|key| in_flight.contains(key))?;
+        host.more_in_store = refill.len() > cap;
         host.buffered = refill
             .into_iter()
-            .take(BUFFER_PER_HOST)
+            .take(cap)
             .map(|q| (q.key, q.entry))
             .collect();
     }
@@ -863,5 +881,34 @@ mod tests {
             HashMap::from([("http://a.test".into(), 2), ("http://b.test".into(), 2)]),
             "a quarter of the capacity each while the other has work"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn memory_per_origin_shrinks_as_origins_grow_and_nothing_is_lost() {
+        let mut many = frontier();
+        assert_eq!(many.buffer_cap(), BUFFER_PER_HOST);
+        let now = Instant::now();
+        for i in 0..70_000 {
+            many.load_origin(&format!("http://h{i}.test"), RobotsState::Unknown, now);
+        }
+        assert_eq!(many.buffer_cap(), MIN_BUFFER_PER_HOST);
+
+        // One origin with more URLs than its buffer: every one comes out, in order.
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = frontier();
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        ready_origins(&mut frontier, &mut store, &[("http://a.test", ip)], 600);
+        let mut seen = Vec::new();
+        while let Some(Job::Page {
+            origin, key, entry, ..
+        }) = next(&mut frontier, &mut store)
+        {
+            store.drop_queued(&key, &entry, 0).unwrap();
+            frontier.page_done(&origin, &key, Instant::now());
+            seen.push(entry.url);
+        }
+        let expected: Vec<String> = (0..600).map(|i| format!("http://a.test/{i}")).collect();
+        assert_eq!(seen, expected);
     }
 }
