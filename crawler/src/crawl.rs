@@ -453,7 +453,7 @@ impl Crawler {
                         agent: &self.options.config.agent,
                         params: &self.params,
                     },
-                    |hash, simhash| store.content_owner(hash, simhash, url.as_str()),
+                    |hash, near| store.content_owner(hash, near, url.as_str()),
                 )?
             }
             Err(error) => {

@@ -38,7 +38,7 @@ pub struct Reading<'a> {
 }
 
 /// The record of an answered fetch; `content_owner` finds a stored page (not this one) with
-/// the same text hash or a near simhash.
+/// the same text hash, or a near simhash and a similar title.
 pub fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
@@ -46,7 +46,7 @@ pub fn answered(
     extracted: Option<Extracted>,
     fetched_at_ms: u64,
     reading: Reading<'_>,
-    content_owner: impl FnOnce(u64, Option<u64>) -> Result<Option<String>, StoreError>,
+    content_owner: impl FnOnce(u64, Option<(u64, &str)>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
     let extracted = extracted.unwrap_or_default();
     let mut robots = extracted.robots;
@@ -65,7 +65,8 @@ pub fn answered(
     let text = fetched.text.take().unwrap_or_default();
     let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
     let duplicate_of = if is_page {
-        content_owner(extracted.text_hash, extracted.simhash)?
+        let near = extracted.simhash.map(|h| (h, extracted.title.as_str()));
+        content_owner(extracted.text_hash, near)?
     } else {
         None
     };

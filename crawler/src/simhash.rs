@@ -7,6 +7,14 @@
 //! an ad slot changed). Texts too short to say ([`MIN_FEATURES`]) get no simhash: they are
 //! compared by their exact hash only.
 //!
+//! Text alone misleads where a page's own words are few beside text it shares with many
+//! others: API documentation whose pages list the same inherited methods, catalogues around
+//! one template. Two pages are near-duplicates only when their titles agree as well
+//! ([`similar_titles`]): a copy keeps its title (or adds words at an end, "(print)"); a
+//! different page has its own, even when it differs by one word ("RChunksMut" and
+//! "RChunksExactMut in std::slice", "ExtractIf in alloc::vec" and "ExtractIf in
+//! alloc::collections::vec_deque").
+//!
 //! Finding a hash within 3 bits among millions uses the pigeonhole principle: split the 64
 //! bits into [`BLOCKS`] blocks of 16; two hashes at most 3 bits apart agree exactly on at
 //! least one block. The store indexes every hash under each of its blocks
@@ -61,6 +69,21 @@ pub fn simhash(text: &str) -> Option<u64> {
 /// Whether two simhashes mark near-duplicates.
 pub fn is_near(a: u64, b: u64) -> bool {
     (a ^ b).count_ones() <= NEAR_DISTANCE
+}
+
+/// Whether two titles can name the same page: the words of one (lower-cased, split at
+/// anything not alphanumeric) run, in order, inside the words of the other.
+pub fn similar_titles(a: &str, b: &str) -> bool {
+    let words = |title: &str| -> Vec<String> {
+        title
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.is_empty() || long.windows(short.len()).any(|run| run == short.as_slice())
 }
 
 /// The index keys of `hash`: for each block, `[block number, block bits (BE)]` followed by
@@ -135,6 +158,39 @@ mod tests {
         let page = prose(7, 200);
         let shouted = page.to_uppercase().replace(' ', " ,  ");
         assert_eq!(simhash(&page), simhash(&shouted));
+    }
+
+    #[test]
+    fn titles_agree_when_one_runs_inside_the_other() {
+        assert!(similar_titles("The marsh story", "The Marsh Story (print)"));
+        assert!(similar_titles("Print: the marsh story", "The marsh story"));
+        assert!(similar_titles("", ""));
+        assert!(similar_titles("", "A title lost by the copy"));
+        for (a, b) in [
+            (
+                "RChunksMut in std::slice - Rust",
+                "RChunksExactMut in std::slice - Rust",
+            ),
+            (
+                "RMatchIndices in core::str - Rust",
+                "RSplitTerminator in core::str - Rust",
+            ),
+            (
+                "_mm512_mask_sqrt_round_pd in core::arch::x86_64 - Rust",
+                "_mm512_mask_div_round_pd in core::arch::x86_64 - Rust",
+            ),
+            (
+                "BTreeMap in std::collections - Rust",
+                "BTreeMap in alloc::collections::btree_map - Rust",
+            ),
+            (
+                "ExtractIf in alloc::vec - Rust",
+                "ExtractIf in alloc::collections::vec_deque - Rust",
+            ),
+            ("The marsh story", "The story of the marsh"),
+        ] {
+            assert!(!similar_titles(a, b), "{a} / {b}");
+        }
     }
 
     #[test]

@@ -127,13 +127,14 @@ impl PageStore {
         self.get(Cf::Pages, url.as_bytes())
     }
 
-    /// The stored page a page with this text duplicates, other than `except` (the page
-    /// itself, on a revisit): the first stored with the same `text_hash`, else one whose
-    /// simhash is within [`simhash::NEAR_DISTANCE`] bits of `simhash`.
+    /// The stored page a page duplicates, other than `except` (the page itself, on a
+    /// revisit): the first stored with the same `text_hash`, else one whose simhash is within
+    /// [`simhash::NEAR_DISTANCE`] bits of `near`'s and whose title is similar (`near` is the
+    /// page's simhash and title, when its text is long enough to have one).
     pub fn content_owner(
         &self,
         text_hash: u64,
-        simhash: Option<u64>,
+        near: Option<(u64, &str)>,
         except: &str,
     ) -> Result<Option<String>, StoreError> {
         let exact = self
@@ -141,15 +142,21 @@ impl PageStore {
             .get_pinned_cf(self.cf(Cf::Content), text_hash.to_be_bytes())?
             .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
             .filter(|owner| owner != except);
-        match (exact, simhash) {
+        match (exact, near) {
             (Some(owner), _) => Ok(Some(owner)),
-            (None, Some(hash)) => self.near_owner(hash, except),
+            (None, Some((hash, title))) => self.near_owner(hash, title, except),
             (None, None) => Ok(None),
         }
     }
 
-    /// A stored page whose simhash is near `hash`: candidates share one of its blocks.
-    fn near_owner(&self, hash: u64, except: &str) -> Result<Option<String>, StoreError> {
+    /// A stored page whose simhash is near `hash` and whose title is similar: candidates
+    /// share one of its blocks. Index values are `url \0 title`.
+    fn near_owner(
+        &self,
+        hash: u64,
+        title: &str,
+        except: &str,
+    ) -> Result<Option<String>, StoreError> {
         for key in simhash::block_keys(hash) {
             let prefix = &key[..3];
             let candidates = self.db.iterator_cf(
@@ -157,14 +164,21 @@ impl PageStore {
                 IteratorMode::From(prefix, Direction::Forward),
             );
             for item in candidates.take(NEAR_CANDIDATES) {
-                let (key, url) = item?;
+                let (key, value) = item?;
                 if !key.starts_with(prefix) {
                     break;
                 }
-                if simhash::hash_of_key(&key).is_some_and(|other| simhash::is_near(hash, other))
-                    && *url != *except.as_bytes()
+                if !simhash::hash_of_key(&key).is_some_and(|other| simhash::is_near(hash, other)) {
+                    continue;
+                }
+                let (url, other_title) = match value.iter().position(|&b| b == 0) {
+                    Some(nul) => (&value[..nul], &value[nul + 1..]),
+                    None => (&value[..], &[][..]),
+                };
+                if url != except.as_bytes()
+                    && simhash::similar_titles(title, &String::from_utf8_lossy(other_title))
                 {
-                    return Ok(Some(String::from_utf8_lossy(&url).into_owned()));
+                    return Ok(Some(String::from_utf8_lossy(url).into_owned()));
                 }
             }
         }
@@ -196,8 +210,11 @@ impl PageStore {
                 commit.page.content_hash.to_be_bytes(),
                 key,
             );
+            let mut value = key.to_vec();
+            value.push(0);
+            value.extend_from_slice(commit.page.title.as_bytes());
             for near_key in commit.simhash.iter().flat_map(|&h| simhash::block_keys(h)) {
-                batch.put_cf(self.cf(Cf::Near), near_key, key);
+                batch.put_cf(self.cf(Cf::Near), near_key, &value);
             }
         }
         batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
@@ -577,6 +594,7 @@ mod tests {
     fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64) {
         let page = PageRecord {
             url: url.to_string(),
+            title: "Herons of the marsh".into(),
             status: 200,
             body_len: 100,
             content_hash: text_hash,
@@ -602,8 +620,10 @@ mod tests {
         store_original(&mut store, "http://a.test/original", 1, hash);
         store_original(&mut store, "http://a.test/other", 2, !hash);
 
-        let owner =
-            |text_hash, simhash, except| store.content_owner(text_hash, simhash, except).unwrap();
+        let owner = |text_hash, simhash: Option<u64>, except| {
+            let near = simhash.map(|h| (h, "Herons of the marsh (print)"));
+            store.content_owner(text_hash, near, except).unwrap()
+        };
         let original = Some("http://a.test/original".to_string());
         assert_eq!(owner(1, None, "http://a.test/copy"), original, "same text");
         // Three bits apart, one in each of three blocks; then in one block.
@@ -618,6 +638,15 @@ mod tests {
             owner(9, Some(!hash ^ 1), "http://a.test/copy"),
             Some("http://a.test/other".to_string())
         );
+        // Near text under another title is another page.
+        let other_title = store
+            .content_owner(
+                9,
+                Some((near, "Gulls of the harbour")),
+                "http://a.test/copy",
+            )
+            .unwrap();
+        assert_eq!(other_title, None);
     }
 
     fn links_from(page: &str, targets: &[&str], depth: u32) -> Vec<(CanonicalUrl, FrontierEntry)> {
