@@ -1,6 +1,7 @@
 //! Near-duplicate fingerprints: a 64-bit simhash (Charikar) of a page's main text.
 //!
-//! Each feature (three consecutive lower-cased words) is hashed with xxh3; bit `i` of the
+//! Each feature (three consecutive lower-cased words) is hashed with xxh3 (over the xxh3
+//! hashes of its words, so each word is lower-cased and hashed once); bit `i` of the
 //! simhash is set when more features have bit `i` set than clear. Pages whose texts share
 //! almost all their features get hashes a few bits apart, so a page within
 //! [`NEAR_DISTANCE`] bits of a stored one is a near-duplicate of it (a date line, a counter,
@@ -35,26 +36,33 @@ const BLOCK_BITS: u32 = 64 / BLOCKS as u32;
 
 /// The simhash of `text`, or `None` when it has fewer than [`MIN_FEATURES`] features.
 pub fn simhash(text: &str) -> Option<u64> {
-    let words: Vec<String> = text
+    let mut lower = String::new();
+    let words: Vec<u64> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+        .map(|word| {
+            lower.clear();
+            if word.is_ascii() {
+                lower.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                lower.extend(word.chars().flat_map(char::to_lowercase));
+            }
+            xxh3_64(lower.as_bytes())
+        })
         .collect();
     let features = words.len().checked_sub(SHINGLE - 1)?;
     if features < MIN_FEATURES {
         return None;
     }
-    let mut votes = [0i64; 64];
-    let mut feature = String::new();
+    let mut votes = [0i32; 64];
+    let mut shingle = [0u8; 8 * SHINGLE];
     for window in words.windows(SHINGLE) {
-        feature.clear();
-        for word in window {
-            feature.push_str(word);
-            feature.push(' ');
+        for (slot, word) in shingle.chunks_exact_mut(8).zip(window) {
+            slot.copy_from_slice(&word.to_le_bytes());
         }
-        let hash = xxh3_64(feature.as_bytes());
+        let hash = xxh3_64(&shingle);
         for (bit, vote) in votes.iter_mut().enumerate() {
-            *vote += if hash >> bit & 1 == 1 { 1 } else { -1 };
+            *vote += ((hash >> bit) & 1) as i32 * 2 - 1;
         }
     }
     Some(
