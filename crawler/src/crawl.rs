@@ -31,7 +31,7 @@ use crate::robots::RobotsPolicy;
 use crate::robots_fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::store::{PageCommit, PageStore};
-use crate::traps::TrapRules;
+use crate::traps::{TrapRule, TrapRules};
 
 mod job;
 mod robots;
@@ -442,6 +442,10 @@ impl Crawler {
                     Parsed::Html(extracted) => Some(extracted),
                     Parsed::Nothing | Parsed::Sitemap(_) => None,
                 };
+                if let Some(extracted) = &extracted {
+                    self.store
+                        .note_trapped(TrapRule::TooLong, extracted.too_long_links as u64);
+                }
                 let store = &self.store;
                 page::answered(
                     url,

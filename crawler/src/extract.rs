@@ -43,6 +43,8 @@ pub struct Extracted {
     /// Simhash of the main text (navigation, page header and footer, sidebars left out),
     /// when it is long enough to have one: near-duplicate detection.
     pub simhash: Option<u64>,
+    /// Links left out because their URL is over [`shared::url::MAX_URL_LEN`] bytes.
+    pub too_long_links: usize,
 }
 
 struct Selectors {
@@ -152,8 +154,8 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
 
     let text = page_text(&document);
     if too_long > 0 {
-        // A classic trap (a session id appended on every hop): say so once per page.
-        tracing::info!(
+        // A classic trap (a session id appended on every hop); counted by the crawl.
+        tracing::debug!(
             page = %page_url,
             links = too_long,
             limit = shared::url::MAX_URL_LEN,
@@ -170,6 +172,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         links,
         text_hash: xxh3_64(text.visible.as_bytes()),
         simhash: simhash::simhash(&text.main),
+        too_long_links: too_long,
     }
 }
 

@@ -109,6 +109,14 @@ impl PageStore {
         &self.trapped
     }
 
+    /// Counts `count` URLs kept out by `rule` before they reached the store (links too long
+    /// to be URLs at all).
+    pub fn note_trapped(&mut self, rule: TrapRule, count: u64) {
+        if count > 0 {
+            *self.trapped.entry(rule.name()).or_default() += count;
+        }
+    }
+
     /// Crawl-wide counters.
     pub fn counters(&self) -> &CrawlCounters {
         &self.counters

@@ -29,6 +29,8 @@ pub enum TrapRule {
     HostBudget,
     /// Its path already has `max_queries_per_path` distinct query strings queued.
     QueryCap,
+    /// Longer than `shared::url::MAX_URL_LEN` bytes (it never became a canonical URL).
+    TooLong,
 }
 
 impl TrapRule {
@@ -41,6 +43,7 @@ impl TrapRule {
             TrapRule::RepeatedSegment => "repeated_segment",
             TrapRule::HostBudget => "host_budget",
             TrapRule::QueryCap => "query_cap",
+            TrapRule::TooLong => "url_too_long",
         }
     }
 }
