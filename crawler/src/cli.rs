@@ -1,7 +1,7 @@
 //! The `crawler` command line: flags (clap) turned into validated options, and the
 //! subcommands that read the store.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -189,7 +189,20 @@ pub async fn run(cli: Cli) -> Result<()> {
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            let summary = crawler.run(shutdown).await?;
+            // People at a terminal get a progress line; logs and scripts get the monitoring
+            // JSON line alone.
+            let reporter = std::io::stderr().is_terminal().then(|| {
+                tokio::spawn(crate::progress::report(
+                    crawler.progress(),
+                    Duration::from_secs(2),
+                    |line| eprintln!("{line}"),
+                ))
+            });
+            let summary = crawler.run(shutdown).await;
+            if let Some(reporter) = reporter {
+                reporter.abort();
+            }
+            let summary = summary?;
             println!(
                 "{} pages stored ({} fetched in this run, {} errors), {} URLs left in the frontier; stopped: {:?} after {:.1?}",
                 summary.pages_stored,

@@ -47,6 +47,7 @@ pub mod monitor;
 pub mod page;
 pub mod params;
 pub mod politeness;
+pub mod progress;
 pub mod resolve;
 pub mod retry;
 pub mod revisit;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use crawler::{CrawlOptions, CrawlProgress, Crawler, StopReason};
+use crawler::{CrawlOptions, Crawler, StopReason};
 use shared::config::{Config, HostOverride};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -130,24 +130,6 @@ fn crawl_config() -> Config {
     config
 }
 
-/// Prints a progress line every 2 s until aborted.
-async fn report_progress(mut progress: watch::Receiver<CrawlProgress>) {
-    let mut last = (Instant::now(), progress.borrow().fetched);
-    let mut ticks = tokio::time::interval(Duration::from_secs(2));
-    ticks.tick().await;
-    loop {
-        ticks.tick().await;
-        let p = progress.borrow_and_update().clone();
-        let secs = last.0.elapsed().as_secs_f64().max(0.001);
-        let rate = p.fetched.saturating_sub(last.1) as f64 / secs;
-        last = (Instant::now(), p.fetched);
-        println!(
-            "  crawl: {} pages stored, {rate:.0} pages/s, {} in the frontier, {} errors",
-            p.pages_stored, p.frontier, p.errors
-        );
-    }
-}
-
 /// Runs the demo until `shutdown`.
 pub async fn run(
     options: DemoOptions,
@@ -196,7 +178,11 @@ pub async fn run(
     })
     .with_context(|| format!("cannot open the crawl in {}", options.data.display()))?;
     println!("Crawling (data in {}) ...", options.data.display());
-    let reporter = tokio::spawn(report_progress(crawler.progress()));
+    let reporter = tokio::spawn(crawler::progress::report(
+        crawler.progress(),
+        Duration::from_secs(2),
+        |line| println!("  {line}"),
+    ));
     let summary = crawler.run(stopped()).await;
     reporter.abort();
     let summary = summary.context("the crawl failed")?;
