@@ -13,7 +13,7 @@ use crate::cache::{cached_copy, format_time};
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
 use crate::render;
-use crate::search::{SearchResults, Searcher};
+use crate::search::{Ranking, SearchResults, Searcher};
 use crate::status::StatusReport;
 
 /// The Content-Security-Policy of every page but cached copies: no scripts at all, no
@@ -46,6 +46,7 @@ struct SearchParams {
     page: usize,
     per_page: usize,
     explain: bool,
+    ranking: Ranking,
 }
 
 impl SearchParams {
@@ -62,6 +63,9 @@ impl SearchParams {
             explain: params
                 .get("explain")
                 .is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes")),
+            ranking: params
+                .get("ranking")
+                .map_or(Ranking::Full, |v| Ranking::from_param(v)),
         }
     }
 }
@@ -134,11 +138,8 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
 pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
     let p = SearchParams::read(&params, state.per_page);
     let results = blocking(&state, move |s| {
-        if p.explain {
-            s.searcher.search_explained(&p.query, p.page, p.per_page)
-        } else {
-            s.searcher.search(&p.query, p.page, p.per_page)
-        }
+        s.searcher
+            .search_ranked(&p.query, p.page, p.per_page, p.explain, p.ranking)
     })
     .await?;
     Ok(json_reply(&results_json(&results)))

@@ -33,6 +33,7 @@
 pub mod cache;
 pub mod demo;
 pub mod error;
+pub mod eval;
 pub mod explain;
 pub mod handlers;
 pub mod query;
@@ -58,7 +59,7 @@ use std::time::Duration;
 pub use error::AppError;
 pub use handlers::AppState;
 pub use query::UserQuery;
-pub use search::{Hit, IndexFacts, SearchResults, Searcher};
+pub use search::{Hit, IndexFacts, Ranking, SearchResults, Searcher};
 pub use snippet::Snippet;
 
 /// How often the server looks for a new index generation.

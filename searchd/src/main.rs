@@ -42,6 +42,17 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "sift-demo")]
         data: PathBuf,
     },
+    /// Measure relevance: run a judged query set (TOML) through a running server's
+    /// /api/search, with our ranking and a plain BM25 baseline, and print MRR@10, nDCG@10
+    /// and recall@10.
+    Eval {
+        /// The server, e.g. http://127.0.0.1:8080.
+        #[arg(long, value_name = "URL")]
+        url: String,
+        /// The judged queries (see bench/relevance/judgments.toml).
+        #[arg(long, value_name = "FILE")]
+        judgments: PathBuf,
+    },
 }
 
 async fn serve(
@@ -106,6 +117,10 @@ fn main() -> ExitCode {
             Command::Demo { listen, docs, data } => {
                 let options = searchd::demo::DemoOptions { listen, docs, data };
                 searchd::demo::run(options, ctrl_c()).await
+            }
+            Command::Eval { url, judgments } => {
+                let judgments = searchd::eval::load(&judgments)?;
+                searchd::eval::run(&url, &judgments).await.map(|_| ())
             }
         }
     });

@@ -93,9 +93,24 @@ impl UserQuery {
             (fields.anchor, ranking.anchor_boost),
             (fields.url_text, ranking.url_boost),
         ];
+        self.over(index, fields, &searched)
+    }
+
+    /// The same text over the body alone, unboosted: the plain BM25 baseline.
+    pub fn to_body_query(&self, index: &Index, fields: &IndexFields) -> Box<dyn Query> {
+        self.over(index, fields, &[(fields.body, 1.0)])
+    }
+
+    /// The text over `searched` fields with their boosts, restricted to `sites`.
+    fn over(
+        &self,
+        index: &Index,
+        fields: &IndexFields,
+        searched: &[(Field, f32)],
+    ) -> Box<dyn Query> {
         let mut parser = QueryParser::for_index(index, searched.iter().map(|(f, _)| *f).collect());
         parser.set_conjunction_by_default();
-        for (field, boost) in searched {
+        for &(field, boost) in searched {
             parser.set_field_boost(field, boost);
         }
         let text_query: Box<dyn Query> = if self.has_words() {

@@ -29,6 +29,29 @@ pub const MAX_PER_PAGE: usize = 50;
 /// Deepest first result reachable by paging (0-based offset).
 pub const MAX_OFFSET: usize = 1000;
 
+/// How results are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ranking {
+    /// Every text field with its boost, the link boost and host crowding.
+    #[default]
+    Full,
+    /// Plain BM25 over the body text alone, nothing else (`ranking=bm25`): the baseline the
+    /// relevance benchmark measures the full ranking against.
+    Bm25Body,
+}
+
+impl Ranking {
+    /// From the API's `ranking` parameter: `bm25` is the baseline, anything else the full
+    /// ranking.
+    pub fn from_param(value: &str) -> Self {
+        if value.eq_ignore_ascii_case("bm25") {
+            Ranking::Bm25Body
+        } else {
+            Ranking::Full
+        }
+    }
+}
+
 /// One result.
 #[derive(Clone, Debug)]
 pub struct Hit {
@@ -189,7 +212,19 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, AppError> {
-        self.run(query, page, per_page, false)
+        self.run(query, page, per_page, false, Ranking::Full)
+    }
+
+    /// Like [`Searcher::search`], ordered by `ranking`, explained when `explain`.
+    pub fn search_ranked(
+        &self,
+        query: &str,
+        page: usize,
+        per_page: usize,
+        explain: bool,
+        ranking: Ranking,
+    ) -> Result<SearchResults, AppError> {
+        self.run(query, page, per_page, explain, ranking)
     }
 
     /// Like [`Searcher::search`], with each hit's score explained.
@@ -199,7 +234,7 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, AppError> {
-        self.run(query, page, per_page, true)
+        self.run(query, page, per_page, true, Ranking::Full)
     }
 
     fn run(
@@ -208,6 +243,7 @@ impl Searcher {
         page: usize,
         per_page: usize,
         explain: bool,
+        ranking: Ranking,
     ) -> Result<SearchResults, AppError> {
         let started = Instant::now();
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
@@ -225,17 +261,22 @@ impl Searcher {
             return Ok(results);
         }
         let loaded = self.current().ok_or(AppError::NoIndex)?;
-        let query = user_query.to_query(&loaded.index, &loaded.fields, &self.ranking);
+        let full = ranking == Ranking::Full;
+        let query = if full {
+            user_query.to_query(&loaded.index, &loaded.fields, &self.ranking)
+        } else {
+            user_query.to_body_query(&loaded.index, &loaded.fields)
+        };
         let searcher = loaded.reader.searcher();
         let offset = (page - 1) * per_page;
-        let crowding = several_hosts(&searcher, &loaded.fields);
+        let crowding = full && several_hosts(&searcher, &loaded.fields);
         // Room below the page for results that host crowding moves up.
         let limit = if crowding {
             2 * (offset + per_page)
         } else {
             offset + per_page
         };
-        let weight = self.ranking.link_weight;
+        let weight = if full { self.ranking.link_weight } else { 0.0 };
         let top = TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
             let inlinks = segment
                 .fast_fields()
