@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -89,10 +89,13 @@ impl DocInput {
         .find(|t| !t.is_empty())
         .unwrap_or_default();
         doc.add_text(fields.title, title);
+        doc.add_text(fields.title_exact, title);
         for heading in &text.headings {
             doc.add_text(fields.headings, heading);
+            doc.add_text(fields.headings_exact, heading);
         }
         doc.add_text(fields.body, &text.body);
+        doc.add_text(fields.body_exact, &text.body);
         doc.add_text(fields.description, &self.description);
         for anchor in &self.inbound.anchors {
             doc.add_text(fields.anchor, anchor);

@@ -7,6 +7,7 @@
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `body`, `description` | text with positions, stored (snippets need the body) |
 //! | `headings`, `anchor` | text with positions, not stored |
+//! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 
 use shared::fields;
@@ -21,10 +22,18 @@ use crate::Error;
 /// reader needs no set-up to open the index.
 pub const TOKENIZER: &str = "en_stem";
 
+/// The tokenizer of the `*_exact` fields: the same words, lowercased, not stemmed (also
+/// registered in every index by default).
+pub const EXACT_TOKENIZER: &str = "default";
+
 /// Tokenized text with frequencies and positions (phrase queries), optionally stored.
 fn text(stored: bool) -> TextOptions {
+    text_with(TOKENIZER, stored)
+}
+
+fn text_with(tokenizer: &str, stored: bool) -> TextOptions {
     let indexing = TextFieldIndexing::default()
-        .set_tokenizer(TOKENIZER)
+        .set_tokenizer(tokenizer)
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
     let options = TextOptions::default().set_indexing_options(indexing);
     if stored {
@@ -43,6 +52,9 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::TITLE, text(true));
     builder.add_text_field(fields::HEADINGS, text(false));
     builder.add_text_field(fields::BODY, text(true));
+    builder.add_text_field(fields::TITLE_EXACT, text_with(EXACT_TOKENIZER, false));
+    builder.add_text_field(fields::HEADINGS_EXACT, text_with(EXACT_TOKENIZER, false));
+    builder.add_text_field(fields::BODY_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::DESCRIPTION, text(true));
     builder.add_text_field(fields::ANCHOR, text(false));
     builder.add_u64_field(fields::INLINKS, FAST | STORED);
@@ -62,10 +74,16 @@ pub struct IndexFields {
     pub host: Field,
     /// `<title>`.
     pub title: Field,
-    /// `h1`-`h3`.
+    /// `h1`-`h4`.
     pub headings: Field,
     /// Visible body text.
     pub body: Field,
+    /// The title, not stemmed.
+    pub title_exact: Field,
+    /// The headings, not stemmed.
+    pub headings_exact: Field,
+    /// The body text, not stemmed.
+    pub body_exact: Field,
     /// `<meta name="description">`.
     pub description: Field,
     /// Anchor text of in-links.
@@ -93,6 +111,9 @@ impl IndexFields {
             title: get(fields::TITLE)?,
             headings: get(fields::HEADINGS)?,
             body: get(fields::BODY)?,
+            title_exact: get(fields::TITLE_EXACT)?,
+            headings_exact: get(fields::HEADINGS_EXACT)?,
+            body_exact: get(fields::BODY_EXACT)?,
             description: get(fields::DESCRIPTION)?,
             anchor: get(fields::ANCHOR)?,
             inlinks: get(fields::INLINKS)?,

@@ -24,7 +24,8 @@ pub const MAX_HEADINGS_BYTES: usize = 64 * 1024;
 pub struct PageText {
     /// The first `<title>`, whitespace collapsed.
     pub title: String,
-    /// `h1`-`h3` outside the boilerplate, in document order, at most [`MAX_HEADINGS_BYTES`].
+    /// `h1`-`h4` outside the boilerplate, in document order, at most [`MAX_HEADINGS_BYTES`]
+    /// (`h4` holds the signatures of API docs: a page is about the methods it defines).
     pub headings: Vec<String>,
     /// Visible text, whitespace collapsed, at most [`MAX_BODY_BYTES`].
     pub body: String,
@@ -71,7 +72,7 @@ struct Walker {
     in_content: usize,
     in_head: usize,
     in_title: usize,
-    /// Open `h1`-`h3` elements, with the heading being collected.
+    /// Open `h1`-`h4` elements, with the heading being collected.
     heading: Option<Line>,
     heading_depth: usize,
     headings_bytes: usize,
@@ -106,7 +107,7 @@ impl Walker {
                     self.title = Some(Line::default());
                 }
             }
-            "h1" | "h2" | "h3" => {
+            "h1" | "h2" | "h3" | "h4" => {
                 self.heading_depth += 1;
                 if self.heading.is_none() {
                     self.heading = Some(Line::default());
@@ -133,7 +134,7 @@ impl Walker {
                     self.text.title = title.text;
                 }
             }
-            "h1" | "h2" | "h3" => {
+            "h1" | "h2" | "h3" | "h4" => {
                 self.heading_depth = self.heading_depth.saturating_sub(1);
                 if self.heading_depth == 0
                     && let Some(heading) = self.heading.take()
@@ -284,14 +285,14 @@ mod tests {
     }
 
     #[test]
-    fn headings_h1_to_h3_only_and_the_first_title() {
+    fn headings_h1_to_h4_only_and_the_first_title() {
         let got = extract(
             "<title>One</title><title>Two</title><h2>Second level</h2><h4>Fourth</h4>\
-             <h3> Third <small>level</small></h3><svg><title>icon</title></svg>",
+             <h5>Fifth</h5><h3> Third <small>level</small></h3><svg><title>icon</title></svg>",
         );
         assert_eq!(got.title, "One");
-        assert_eq!(got.headings, ["Second level", "Third level"]);
-        assert_eq!(got.body, "Second level Fourth Third level");
+        assert_eq!(got.headings, ["Second level", "Fourth", "Third level"]);
+        assert_eq!(got.body, "Second level Fourth Fifth Third level");
     }
 
     #[test]

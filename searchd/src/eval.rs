@@ -134,7 +134,12 @@ const RANKINGS: [(&str, &str); 2] = [("ours", "full"), ("bm25", "bm25")];
 /// Runs the judged set against the server at `base` (`http://127.0.0.1:8080`) and prints
 /// the table; returns the mean reciprocal rank of our ranking.
 pub async fn run(base: &str, judgments: &Judgments) -> Result<f64> {
-    let client = reqwest::Client::new();
+    // reqwest is built without a bundled TLS crypto provider (see crawler::fetch); installing
+    // it twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .build()
+        .context("cannot build the HTTP client")?;
     let mut totals: HashMap<&str, Vec<Scores>> = HashMap::new();
     println!(
         "{:<36} {:>9} {:>9}   {:>6} {:>6}   {:>6} {:>6}",

@@ -12,7 +12,10 @@ use indexer::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RegexQuery, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser, RegexQuery,
+    TermQuery,
+};
 use tantivy::schema::{Field, IndexRecordOption};
 
 /// Field names a user may put before a colon (`title:heron`).
@@ -50,8 +53,10 @@ impl UserQuery {
                 .get(..5)
                 .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("site:"))
                 .and_then(|_| site_host(&word[5..]));
+            let comparison = !in_phrase && is_comparison(word);
             match site {
                 Some(host) => sites.push(host),
+                None if comparison => {}
                 None => words.push(Word {
                     text: split_colons(word, in_phrase),
                     operator: !in_phrase && matches!(word, "OR" | "AND" | "||" | "&&"),
@@ -92,6 +97,17 @@ impl UserQuery {
             (fields.description, ranking.body_boost * 1.2),
             (fields.anchor, ranking.anchor_boost),
             (fields.url_text, ranking.url_boost),
+            // The same words unstemmed: an exact form adds to its stemmed match, so
+            // "international" ranks pages saying "international" above "internal".
+            (
+                fields.title_exact,
+                ranking.title_boost * ranking.exact_boost,
+            ),
+            (
+                fields.headings_exact,
+                ranking.title_boost / 1.5 * ranking.exact_boost,
+            ),
+            (fields.body_exact, ranking.body_boost * ranking.exact_boost),
         ];
         self.over(index, fields, &searched)
     }
@@ -118,7 +134,7 @@ impl UserQuery {
             if !errors.is_empty() {
                 tracing::debug!(query = %self.text, ?errors, "query parsed leniently");
             }
-            query
+            self.with_proximity(query, index, searched)
         } else {
             Box::new(AllQuery)
         };
@@ -134,6 +150,67 @@ impl UserQuery {
             (Occur::Must, text_query),
             (Occur::Must, Box::new(BooleanQuery::new(sites))),
         ]))
+    }
+}
+
+/// `vs`, `vs.`, `versus`: "Arc vs Rc" compares two things, and pages comparing them seldom
+/// say "vs"; the word is left out rather than required.
+fn is_comparison(word: &str) -> bool {
+    matches!(word.to_ascii_lowercase().as_str(), "vs" | "vs." | "versus")
+}
+
+/// How far apart (in positions) query words may be and still count as together.
+const PROXIMITY_SLOP: u32 = 2;
+
+impl UserQuery {
+    /// The plain words of the query, when it is nothing but plain words (no phrase, no
+    /// `-word`, no operator, no field): the case a proximity boost applies to.
+    fn plain_words(&self) -> Option<Vec<&str>> {
+        let words: Vec<&str> = self.text.split_whitespace().collect();
+        let plain = words.len() >= 2
+            && words.iter().all(|w| {
+                w.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                    && !w.starts_with('-')
+                    && !matches!(*w, "OR" | "AND")
+            });
+        plain.then_some(words)
+    }
+
+    /// `query`, plus a bonus for documents where the words stand together, in order (within
+    /// [`PROXIMITY_SLOP`] positions), in each of the `searched` fields, with the field's
+    /// boost. Every word stays required; the bonus only orders the matches.
+    fn with_proximity(
+        &self,
+        query: Box<dyn Query>,
+        index: &Index,
+        searched: &[(Field, f32)],
+    ) -> Box<dyn Query> {
+        let Some(words) = self.plain_words() else {
+            return query;
+        };
+        let text = words.join(" ");
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
+        for &(field, boost) in searched {
+            let Ok(mut analyzer) = index.tokenizer_for_field(field) else {
+                continue;
+            };
+            let mut terms = Vec::new();
+            let mut stream = analyzer.token_stream(&text);
+            while let Some(token) = stream.next() {
+                terms.push((terms.len(), Term::from_field_text(field, &token.text)));
+            }
+            if terms.len() < 2 {
+                continue;
+            }
+            let mut phrase = PhraseQuery::new_with_offset(terms);
+            phrase.set_slop(PROXIMITY_SLOP);
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(phrase), boost)),
+            ));
+        }
+        Box::new(BooleanQuery::new(clauses))
     }
 }
 

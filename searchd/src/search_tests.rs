@@ -162,6 +162,78 @@ fn in_links_raise_rank_and_equal_text_scores_equal() {
 }
 
 #[test]
+fn an_exact_word_ranks_above_its_stem_sibling() {
+    // The English stemmer makes both words "connect": the exact form decides.
+    let docs = [
+        Doc::new(
+            "http://a.test/connected",
+            "Pipes",
+            "pipes connected at dawn",
+        ),
+        Doc::new(
+            "http://a.test/connection",
+            "Pipes",
+            "pipes connection at dawn",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    assert_eq!(
+        urls(&s, "connection"),
+        ["http://a.test/connection", "http://a.test/connected"]
+    );
+    assert_eq!(
+        urls(&s, "connected"),
+        ["http://a.test/connected", "http://a.test/connection"]
+    );
+}
+
+#[test]
+fn words_together_rank_above_words_scattered() {
+    let docs = [
+        Doc::new(
+            "http://a.test/scattered",
+            "Notes",
+            "the key was found by the river where we sort the stones",
+        ),
+        Doc::new(
+            "http://a.test/together",
+            "Notes",
+            "the river stones were found where we sort by key the stones",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    assert_eq!(
+        urls(&s, "sort by key"),
+        ["http://a.test/together", "http://a.test/scattered"]
+    );
+    assert_eq!(
+        urls(&s, "key sort"),
+        ["http://a.test/scattered", "http://a.test/together"],
+        "in the order asked"
+    );
+}
+
+#[test]
+fn a_comparison_does_not_require_the_word_vs() {
+    let docs = [Doc::new(
+        "http://a.test/pointers",
+        "Shared pointers",
+        "Arc is the thread-safe Rc",
+    )];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    for query in ["Arc vs Rc", "arc VS rc", "Arc versus Rc"] {
+        assert_eq!(urls(&s, query), ["http://a.test/pointers"], "{query}");
+    }
+    assert!(
+        urls(&s, "\"Arc vs Rc\"").is_empty(),
+        "inside quotes it is a word"
+    );
+}
+
+#[test]
 fn repeats_of_one_host_are_demoted_but_kept() {
     let docs = [
         Doc::new(

@@ -39,6 +39,9 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     out.add_text(fields.title, doc.title);
     out.add_text(fields.headings, doc.headings);
     out.add_text(fields.body, doc.body);
+    out.add_text(fields.title_exact, doc.title);
+    out.add_text(fields.headings_exact, doc.headings);
+    out.add_text(fields.body_exact, doc.body);
     out.add_text(fields.description, doc.description);
     out.add_text(fields.anchor, doc.anchor);
     out.add_u64(fields.inlinks, doc.inlinks);

@@ -221,6 +221,9 @@ pub struct RankingConfig {
     pub body_boost: f32,
     /// `w` in the link boost `1 + w * ln(1 + inlinks)`.
     pub link_weight: f32,
+    /// Weight of the unstemmed title, headings and body relative to their stemmed fields:
+    /// an exact word form adds this share of its field's score on top of the stemmed match.
+    pub exact_boost: f32,
 }
 
 impl Default for RankingConfig {
@@ -231,6 +234,7 @@ impl Default for RankingConfig {
             url_boost: 1.5,
             body_boost: 1.0,
             link_weight: 0.2,
+            exact_boost: 0.5,
         }
     }
 }

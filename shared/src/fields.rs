@@ -12,6 +12,12 @@ pub const TITLE: &str = "title";
 pub const HEADINGS: &str = "headings";
 /// Visible body text, boilerplate left out.
 pub const BODY: &str = "body";
+/// The title, lowercased but not stemmed: exact word forms score above stemmed ones.
+pub const TITLE_EXACT: &str = "title_exact";
+/// The headings, not stemmed.
+pub const HEADINGS_EXACT: &str = "headings_exact";
+/// The body text, not stemmed.
+pub const BODY_EXACT: &str = "body_exact";
 /// `<meta name="description">`.
 pub const DESCRIPTION: &str = "description";
 /// Anchor text of links pointing here from other pages.
