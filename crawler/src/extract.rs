@@ -11,7 +11,7 @@ use shared::url::UrlError;
 use url::Url;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::simhash;
+use shared::simhash;
 
 /// Most links kept from one page.
 pub const MAX_LINKS: usize = 5_000;

@@ -54,7 +54,6 @@ pub mod revisit;
 pub mod robots;
 pub mod robots_fetch;
 pub mod scope;
-pub mod simhash;
 pub mod sitemap;
 pub mod store;
 pub mod traps;

@@ -24,7 +24,7 @@ pub struct StoredPage {
     pub outlinks: Outlinks,
     /// Whether its links may be followed.
     pub follow: bool,
-    /// The simhash of its main text (see [`crate::simhash`]), if it has one.
+    /// The simhash of its main text (see [`shared::simhash`]), if it has one.
     pub simhash: Option<u64>,
 }
 

@@ -20,8 +20,8 @@ use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::simhash;
 use crate::traps::{TrapRule, TrapRules};
+use shared::simhash;
 
 /// Index entries read per simhash block when looking for a near-duplicate: a bound on the
 /// work of one lookup (a block value shared by this many pages is noise, not a match).

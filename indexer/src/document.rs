@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -96,6 +96,10 @@ impl DocInput {
         }
         doc.add_text(fields.body, &text.body);
         doc.add_text(fields.body_exact, &text.body);
+        doc.add_u64(
+            fields.simhash,
+            shared::simhash::simhash(&text.body).unwrap_or(0),
+        );
         doc.add_text(fields.description, &self.description);
         for anchor in &self.inbound.anchors {
             doc.add_text(fields.anchor, anchor);

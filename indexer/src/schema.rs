@@ -9,6 +9,7 @@
 //! | `headings`, `anchor` | text with positions, not stored |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
+//! | `simhash` | `u64` simhash of the body text, fast and stored |
 
 use shared::fields;
 use tantivy::schema::{
@@ -60,6 +61,7 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::INLINKS, FAST | STORED);
     builder.add_u64_field(fields::FETCHED_AT, FAST | STORED);
     builder.add_u64_field(fields::NOSNIPPET, FAST | STORED);
+    builder.add_u64_field(fields::SIMHASH, FAST | STORED);
     builder.build()
 }
 
@@ -94,6 +96,8 @@ pub struct IndexFields {
     pub fetched_at: Field,
     /// 1 when no snippet may be shown, else 0.
     pub nosnippet: Field,
+    /// Simhash of the body text, 0 when none.
+    pub simhash: Field,
 }
 
 impl IndexFields {
@@ -119,6 +123,7 @@ impl IndexFields {
             inlinks: get(fields::INLINKS)?,
             fetched_at: get(fields::FETCHED_AT)?,
             nosnippet: get(fields::NOSNIPPET)?,
+            simhash: get(fields::SIMHASH)?,
         })
     }
 }

@@ -5,8 +5,9 @@
 //!
 //! A judged set is TOML: `[[query]]` tables with `q`, `best` (grade 2: the pages wanted
 //! first) and `good` (grade 1: they also answer it), pages named by their path under the
-//! site's root (`std/fs/fn.read_to_string.html`). Results are compared by path, so the set
-//! does not depend on the port the site was served from.
+//! site's root (`std/fs/fn.read_to_string.html`); one page published under several paths is
+//! one entry, its paths separated by ` | `, and counts once. Results are compared by path,
+//! so the set does not depend on the port the site was served from.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -37,15 +38,16 @@ pub struct JudgedQuery {
 }
 
 impl JudgedQuery {
-    /// The grade of a result path (0: not judged relevant).
-    pub fn grade(&self, path: &str) -> u8 {
-        if self.best.iter().any(|p| p == path) {
-            2
-        } else if self.good.iter().any(|p| p == path) {
-            1
-        } else {
-            0
-        }
+    /// The judged pages: each a set of paths, with its grade.
+    fn items(&self) -> Vec<(Vec<&str>, u8)> {
+        let graded = self
+            .best
+            .iter()
+            .map(|entry| (entry, 2))
+            .chain(self.good.iter().map(|entry| (entry, 1)));
+        graded
+            .map(|(entry, grade)| (entry.split(" | ").map(str::trim).collect(), grade))
+            .collect()
     }
 }
 
@@ -62,12 +64,26 @@ pub struct Scores {
     pub recall: f64,
 }
 
-/// Scores one result list (paths, best first) against a judged query.
+/// Scores one result list (paths, best first) against a judged query. A judged page found
+/// again under another of its paths gains nothing the second time.
 pub fn score(judged: &JudgedQuery, results: &[String]) -> Scores {
+    let items = judged.items();
+    let mut credited = vec![false; items.len()];
     let grades: Vec<u8> = results
         .iter()
         .take(CUTOFF)
-        .map(|path| judged.grade(path))
+        .map(|path| {
+            let found = items
+                .iter()
+                .position(|(paths, _)| paths.contains(&path.as_str()));
+            match found {
+                Some(i) if !credited[i] => {
+                    credited[i] = true;
+                    items[i].1
+                }
+                _ => 0,
+            }
+        })
         .collect();
     let best_rank = grades.iter().position(|&g| g == 2).map(|i| i + 1);
     let dcg = |grades: &[u8]| -> f64 {
@@ -77,13 +93,11 @@ pub fn score(judged: &JudgedQuery, results: &[String]) -> Scores {
             .map(|(i, &g)| (2f64.powi(i32::from(g)) - 1.0) / (i as f64 + 2.0).log2())
             .sum()
     };
-    let mut ideal: Vec<u8> = std::iter::repeat_n(2, judged.best.len())
-        .chain(std::iter::repeat_n(1, judged.good.len()))
-        .take(CUTOFF)
-        .collect();
+    let mut ideal: Vec<u8> = items.iter().map(|(_, grade)| *grade).collect();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
+    ideal.truncate(CUTOFF);
     let ideal_dcg = dcg(&ideal);
-    let judged_count = (judged.best.len() + judged.good.len()).min(CUTOFF);
+    let judged_count = items.len().min(CUTOFF);
     let found = grades.iter().filter(|&&g| g > 0).count();
     Scores {
         best_rank,
@@ -268,6 +282,25 @@ mod tests {
         paths.push("a.html".into());
         let s = score(&judged(), &paths);
         assert_eq!((s.best_rank, s.reciprocal_rank, s.recall), (None, 0.0, 0.0));
+    }
+
+    #[test]
+    fn a_page_under_two_paths_counts_once() {
+        let judged = JudgedQuery {
+            q: "x".into(),
+            best: vec!["std/a.html | core/a.html".into()],
+            good: vec!["b.html".into()],
+        };
+        let s = score(&judged, &list(&["core/a.html", "std/a.html", "b.html"]));
+        assert_eq!(s.best_rank, Some(1));
+        // Gains 3, 0, 1 at ranks 1-3 against the ideal 3, 1.
+        let ideal = 3.0 + 1.0 / 3f64.log2();
+        assert!(
+            (s.ndcg - (3.0 + 1.0 / 2.0) / ideal).abs() < 1e-9,
+            "{}",
+            s.ndcg
+        );
+        assert_eq!(s.recall, 1.0);
     }
 
     #[test]

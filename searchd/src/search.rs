@@ -270,9 +270,9 @@ impl Searcher {
         let searcher = loaded.reader.searcher();
         let offset = (page - 1) * per_page;
         let crowding = full && several_hosts(&searcher, &loaded.fields);
-        // Room below the page for results that host crowding moves up.
-        let limit = if crowding {
-            2 * (offset + per_page)
+        // Room below the page for results that folding removes and host crowding moves up.
+        let limit = if full {
+            3 * (offset + per_page)
         } else {
             offset + per_page
         };
@@ -293,10 +293,17 @@ impl Searcher {
 
         let mut docs = std::collections::HashMap::new();
         let mut candidates = Vec::with_capacity(top_docs.len());
+        let mut kept: Vec<(u64, String)> = Vec::new();
         for (score, address) in top_docs {
             let mut host = String::new();
-            if crowding {
+            if full {
                 let doc: TantivyDocument = searcher.doc(address)?;
+                let url = text(&doc, loaded.fields.url);
+                let simhash = number(&doc, loaded.fields.simhash);
+                if is_copy_of_kept(&kept, simhash, &url) {
+                    continue; // a near-copy of a better result: folded under it
+                }
+                kept.push((simhash, url));
                 host = text(&doc, loaded.fields.host);
                 docs.insert(address, doc);
             }
@@ -307,7 +314,9 @@ impl Searcher {
                 repeats: 0,
             });
         }
-        demote_repeats(&mut candidates);
+        if crowding {
+            demote_repeats(&mut candidates);
+        }
 
         let mut generator = SnippetGenerator::create(&searcher, &*query, loaded.fields.body)?;
         generator.set_max_num_chars(SNIPPET_CHARS);
@@ -404,6 +413,25 @@ fn hit(
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }
+}
+
+/// Whether a result (`simhash`, `url`) is a near-copy of one already kept: the same page name
+/// (last path segment) and body text within [`shared::simhash::NEAR_DISTANCE`] bits. Mirrors
+/// of one page under several paths (`core::pin::Pin` and `std::pin::Pin`, `/v1/x.html` and
+/// `/latest/x.html`) show once, under the best of them.
+fn is_copy_of_kept(kept: &[(u64, String)], simhash: u64, url: &str) -> bool {
+    if simhash == 0 {
+        return false;
+    }
+    let name = last_segment(url);
+    kept.iter().any(|(other, other_url)| {
+        *other != 0 && shared::simhash::is_near(*other, simhash) && last_segment(other_url) == name
+    })
+}
+
+/// The last segment of a URL's path (`struct.Pin.html`), query included.
+fn last_segment(url: &str) -> &str {
+    url.rsplit('/').next().unwrap_or(url)
 }
 
 /// Whether the index holds pages of more than one host (host crowding has work to do).

@@ -234,6 +234,51 @@ fn a_comparison_does_not_require_the_word_vs() {
 }
 
 #[test]
+fn a_page_published_under_two_paths_shows_once() {
+    const TEXT: &str = "A pinned pointer keeps its pointee in place: the value behind it \
+        never moves again until it is dropped, which self-referential futures need, \
+        and the type system checks every use of the pinned place for you.";
+    const OTHER: &str = "A boxed pointer owns its pointee on the heap: the value behind it \
+        moves with the box, is freed when the box is dropped, and can be of any size \
+        the allocator can provide at run time.";
+    // The core copy folds under the better std one; the same text under another page name
+    // (index.html) stays.
+    let docs = [
+        Doc {
+            inlinks: 9,
+            ..Doc::new(
+                "http://docs.test/std/pin/struct.Pin.html",
+                "Pin in std::pin",
+                TEXT,
+            )
+        },
+        Doc::new(
+            "http://docs.test/core/pin/struct.Pin.html",
+            "Pin in core::pin",
+            TEXT,
+        ),
+        Doc::new("http://docs.test/std/pin/index.html", "std::pin", TEXT),
+        Doc::new("http://docs.test/std/boxed/struct.Box.html", "Box", OTHER),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let got = urls(&s, "pointer");
+    assert_eq!(
+        got[0], "http://docs.test/std/pin/struct.Pin.html",
+        "{got:?}"
+    );
+    check(
+        &s,
+        "pointer",
+        &[
+            "http://docs.test/std/pin/struct.Pin.html",
+            "http://docs.test/std/pin/index.html",
+            "http://docs.test/std/boxed/struct.Box.html",
+        ],
+    );
+}
+
+#[test]
 fn repeats_of_one_host_are_demoted_but_kept() {
     let docs = [
         Doc::new(

@@ -47,6 +47,10 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     out.add_u64(fields.inlinks, doc.inlinks);
     out.add_u64(fields.fetched_at, 1_700_000_000_000);
     out.add_u64(fields.nosnippet, u64::from(doc.nosnippet));
+    out.add_u64(
+        fields.simhash,
+        shared::simhash::simhash(doc.body).unwrap_or(0),
+    );
     out
 }
 

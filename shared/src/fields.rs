@@ -26,5 +26,8 @@ pub const ANCHOR: &str = "anchor";
 pub const INLINKS: &str = "inlinks";
 /// Fetch time, ms since the Unix epoch (fast field).
 pub const FETCHED_AT: &str = "fetched_at";
+/// Simhash of the body text (fast field; 0 when the text is too short to have one): results
+/// that are near-copies of a better one are folded under it.
+pub const SIMHASH: &str = "simhash";
 /// Whether a snippet may be shown (0/1, fast field).
 pub const NOSNIPPET: &str = "nosnippet";

@@ -16,6 +16,7 @@
 pub mod config;
 pub mod fields;
 pub mod record;
+pub mod simhash;
 pub mod store;
 pub mod url;
 
