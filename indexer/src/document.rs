@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -79,6 +79,7 @@ impl DocInput {
         doc.add_text(fields.url_text, url_words(&self.url));
         if let Ok(url) = CanonicalUrl::parse(&self.url) {
             doc.add_text(fields.host, url.host());
+            doc.add_u64(fields.url_depth, url_depth(url.as_url().path()));
         }
         let title = [
             self.title.as_str(),
@@ -155,6 +156,13 @@ fn camel_parts(word: &str) -> Vec<&str> {
     }
     parts.push(&word[start..]);
     parts
+}
+
+/// Path segments of a URL path: `/` is 0, `/a/` is 1, `/a/b.html` is 2.
+pub fn url_depth(path: &str) -> u64 {
+    path.split('/')
+        .filter(|segment| !segment.is_empty())
+        .count() as u64
 }
 
 #[cfg(test)]

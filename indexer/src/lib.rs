@@ -47,6 +47,7 @@ mod writer;
 use std::path::Path;
 
 pub use build::{BuildMode, BuildSummary, build};
+pub use document::url_depth;
 pub use error::Error;
 pub use generation::{current_generation, current_generation_marker};
 pub use schema::{IndexFields, schema};

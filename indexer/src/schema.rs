@@ -10,6 +10,7 @@
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 //! | `simhash` | `u64` simhash of the body text, fast and stored |
+//! | `url_depth` | `u64` path segments of the URL, fast and stored |
 
 use shared::fields;
 use tantivy::schema::{
@@ -62,6 +63,7 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::FETCHED_AT, FAST | STORED);
     builder.add_u64_field(fields::NOSNIPPET, FAST | STORED);
     builder.add_u64_field(fields::SIMHASH, FAST | STORED);
+    builder.add_u64_field(fields::URL_DEPTH, FAST | STORED);
     builder.build()
 }
 
@@ -98,6 +100,8 @@ pub struct IndexFields {
     pub nosnippet: Field,
     /// Simhash of the body text, 0 when none.
     pub simhash: Field,
+    /// Path segments of the URL.
+    pub url_depth: Field,
 }
 
 impl IndexFields {
@@ -124,6 +128,7 @@ impl IndexFields {
             fetched_at: get(fields::FETCHED_AT)?,
             nosnippet: get(fields::NOSNIPPET)?,
             simhash: get(fields::SIMHASH)?,
+            url_depth: get(fields::URL_DEPTH)?,
         })
     }
 }

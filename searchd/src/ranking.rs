@@ -1,7 +1,9 @@
-//! Query-time ranking on top of BM25: the link boost and host crowding.
+//! Query-time ranking on top of BM25: the link boost, the URL depth prior and host crowding.
 //!
 //! - The link boost multiplies a document's BM25 score by `1 + w * ln(1 + inlinks)`, read
 //!   from the `inlinks` fast field while collecting (`w` is `ranking.link_weight`).
+//! - The depth prior divides it by `1 + d * (depth - 1)` for a URL `depth` path segments
+//!   deep (`d` is `ranking.depth_weight`): a small preference for shallower pages.
 //! - Host crowding: when the best results come from more than one host, the second result
 //!   of a host is demoted by [`REPEAT_DEMOTION`], the third by its square, and so on, so one
 //!   big site cannot fill a page. Repeats are demoted, never dropped; when every candidate is
@@ -15,6 +17,12 @@ pub const REPEAT_DEMOTION: f32 = 0.75;
 /// The link boost of a document with `inlinks` in-links.
 pub fn link_boost(weight: f32, inlinks: u64) -> f32 {
     1.0 + weight * (1.0 + inlinks as f32).ln()
+}
+
+/// The prior of a page `depth` path segments deep: 1 at the root and one segment down, then
+/// `1 / (1 + w * (depth - 1))`, so a shallower page wins a tie of text and links.
+pub fn depth_prior(weight: f32, depth: u64) -> f32 {
+    1.0 / (1.0 + weight * depth.saturating_sub(1) as f32)
 }
 
 /// A scored document with its host.
@@ -84,6 +92,14 @@ mod tests {
         demote_repeats(&mut list);
         assert_eq!(order(&list), vec![0, 1, 2]);
         assert_eq!(list[1].score, 9.5);
+    }
+
+    #[test]
+    fn deeper_pages_get_a_smaller_prior() {
+        assert_eq!(depth_prior(0.1, 0), 1.0);
+        assert_eq!(depth_prior(0.1, 1), 1.0);
+        assert!((depth_prior(0.1, 3) - 1.0 / 1.2).abs() < 1e-6);
+        assert_eq!(depth_prior(0.0, 9), 1.0);
     }
 
     #[test]

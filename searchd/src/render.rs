@@ -270,6 +270,7 @@ mod tests {
                 snippet,
                 score: 1.0,
                 inlinks: 0,
+                depth: 1,
                 fetched_at_ms: 0,
                 explanation: None,
             }],

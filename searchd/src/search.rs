@@ -21,7 +21,7 @@ use tantivy::{IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, 
 
 use crate::error::AppError;
 use crate::query::UserQuery;
-use crate::ranking::{Candidate, demote_repeats, link_boost};
+use crate::ranking::{Candidate, demote_repeats, depth_prior, link_boost};
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
 /// Most results per page.
@@ -67,6 +67,8 @@ pub struct Hit {
     pub score: Score,
     /// In-links from distinct pages.
     pub inlinks: u64,
+    /// Path segments of its URL.
+    pub depth: u64,
     /// When the page was fetched, ms since the Unix epoch.
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
@@ -276,16 +278,27 @@ impl Searcher {
         } else {
             offset + per_page
         };
-        let weight = if full { self.ranking.link_weight } else { 0.0 };
+        let (weight, depth_weight) = if full {
+            (self.ranking.link_weight, self.ranking.depth_weight)
+        } else {
+            (0.0, 0.0)
+        };
         let top = TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
-            let inlinks = segment
-                .fast_fields()
-                .u64(shared::fields::INLINKS)
-                .ok()
-                .map(|c| c.first_or_default_col(0));
+            let column = |name| {
+                segment
+                    .fast_fields()
+                    .u64(name)
+                    .ok()
+                    .map(|c| c.first_or_default_col(0))
+            };
+            let (inlinks, depth) = (
+                column(shared::fields::INLINKS),
+                column(shared::fields::URL_DEPTH),
+            );
             move |doc, score: Score| {
                 let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
-                score * link_boost(weight, n)
+                let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
+                score * link_boost(weight, n) * depth_prior(depth_weight, d)
             }
         });
         let (total, top_docs) = searcher.search(&*query, &(Count, top))?;
@@ -347,6 +360,7 @@ impl Searcher {
             "bm25": serde_json::to_value(&bm25).unwrap_or_default(),
             "inlinks": hit.inlinks,
             "link_boost": link_boost(self.ranking.link_weight, hit.inlinks),
+            "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),
             "host_repeats": candidate.repeats,
             "host_demotion": crate::ranking::REPEAT_DEMOTION.powi(candidate.repeats as i32),
             "score": candidate.score,
@@ -410,6 +424,7 @@ fn hit(
         snippet: snippet_for(generator, doc, snippet_fields),
         score,
         inlinks: number(doc, fields.inlinks),
+        depth: number(doc, fields.url_depth),
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }

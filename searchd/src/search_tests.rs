@@ -234,6 +234,41 @@ fn a_comparison_does_not_require_the_word_vs() {
 }
 
 #[test]
+fn a_shallower_page_wins_a_tie() {
+    let docs = [
+        Doc::new(
+            "http://a.test/guide/birds/shore/plover.html",
+            "Plover",
+            "snowy plover nest",
+        ),
+        Doc::new("http://a.test/plover.html", "Plover", "snowy plover nest"),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    // Words the URLs do not hold: text and links tie, the depth prior decides.
+    assert_eq!(
+        urls(&s, "snowy nest"),
+        [
+            "http://a.test/plover.html",
+            "http://a.test/guide/birds/shore/plover.html"
+        ]
+    );
+    let flat = Searcher::open(
+        data.path(),
+        RankingConfig {
+            depth_weight: 0.0,
+            ..RankingConfig::default()
+        },
+    )
+    .expect("searcher");
+    let hits = flat.search("snowy nest", 1, 10).expect("search").hits;
+    assert!(
+        (hits[0].score - hits[1].score).abs() < 1e-5,
+        "a tie without it"
+    );
+}
+
+#[test]
 fn a_page_published_under_two_paths_shows_once() {
     const TEXT: &str = "A pinned pointer keeps its pointee in place: the value behind it \
         never moves again until it is dropped, which self-referential futures need, \

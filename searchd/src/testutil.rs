@@ -36,6 +36,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     out.add_text(fields.url, doc.url);
     out.add_text(fields.url_text, doc.url.replace(['/', ':', '.', '-'], " "));
     out.add_text(fields.host, url.host_str().unwrap_or_default());
+    out.add_u64(fields.url_depth, indexer::url_depth(url.path()));
     out.add_text(fields.title, doc.title);
     out.add_text(fields.headings, doc.headings);
     out.add_text(fields.body, doc.body);

@@ -224,6 +224,9 @@ pub struct RankingConfig {
     /// Weight of the unstemmed title, headings and body relative to their stemmed fields:
     /// an exact word form adds this share of its field's score on top of the stemmed match.
     pub exact_boost: f32,
+    /// `d` in the URL depth prior `1 / (1 + d * (depth - 1))`: shallower pages rank a little
+    /// higher; 0 turns it off.
+    pub depth_weight: f32,
 }
 
 impl Default for RankingConfig {
@@ -235,6 +238,7 @@ impl Default for RankingConfig {
             body_boost: 1.0,
             link_weight: 0.2,
             exact_boost: 0.5,
+            depth_weight: 0.1,
         }
     }
 }

@@ -24,6 +24,9 @@ pub const DESCRIPTION: &str = "description";
 pub const ANCHOR: &str = "anchor";
 /// In-link count from distinct pages (fast field).
 pub const INLINKS: &str = "inlinks";
+/// Path segments of the URL (`/` is 0, `/a/b.html` is 2; fast field): shallower pages get a
+/// small prior.
+pub const URL_DEPTH: &str = "url_depth";
 /// Fetch time, ms since the Unix epoch (fast field).
 pub const FETCHED_AT: &str = "fetched_at";
 /// Simhash of the body text (fast field; 0 when the text is too short to have one): results
