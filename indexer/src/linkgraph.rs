@@ -6,8 +6,9 @@
 //! - `nofollow` links, and every link of a `nofollow` page, do not count; links from
 //!   `noindex` pages do.
 //! - A link to a redirect counts for the redirect's final target (see [`DocPlan::resolve`]).
-//! - Anchor texts are kept per document, distinct (ignoring case), in the order the sources
-//!   come (URL order), at most [`MAX_ANCHORS`] and [`MAX_ANCHOR_BYTES`].
+//! - Anchor texts are kept per document, distinct (ignoring case), the ones most pages use
+//!   first (ties in the order the sources come, URL order), at most [`MAX_ANCHORS`] and
+//!   [`MAX_ANCHOR_BYTES`]: how the site names a page, not the first hundred names it got.
 //!
 //! Only outlinks are read; page bodies never are.
 
@@ -20,6 +21,9 @@ use crate::plan::{DocId, DocPlan};
 pub const MAX_ANCHORS: usize = 100;
 /// Anchor text kept per document, in bytes.
 pub const MAX_ANCHOR_BYTES: usize = 8 * 1024;
+/// Distinct anchor texts counted per document while reading links (later new ones are not
+/// counted, so a page linked with thousands of texts costs bounded memory).
+const MAX_COUNTED_ANCHORS: usize = 1_000;
 
 /// What links say about one document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,25 +34,62 @@ pub struct Inbound {
     pub anchors: Vec<String>,
 }
 
+/// An anchor text as counted: how many source pages used it, and the last one that did.
+struct AnchorCount {
+    text: String,
+    pages: u32,
+    last_source: u32,
+}
+
 #[derive(Default)]
 struct Collecting {
     sources: Vec<u32>,
-    anchors: Vec<String>,
-    anchor_bytes: usize,
+    /// By lowercased text.
+    anchors: std::collections::HashMap<String, usize>,
+    counted: Vec<AnchorCount>,
 }
 
 impl Collecting {
-    fn add_anchor(&mut self, anchor: &str) {
+    fn add_anchor(&mut self, anchor: &str, source: u32) {
         let anchor = anchor.trim();
-        if anchor.is_empty()
-            || self.anchors.len() >= MAX_ANCHORS
-            || self.anchor_bytes + anchor.len() > MAX_ANCHOR_BYTES
-            || self.anchors.iter().any(|a| a.eq_ignore_ascii_case(anchor))
-        {
+        if anchor.is_empty() {
             return;
         }
-        self.anchor_bytes += anchor.len();
-        self.anchors.push(anchor.to_string());
+        let key = anchor.to_lowercase();
+        match self.anchors.get(&key) {
+            Some(&i) => {
+                let counted = &mut self.counted[i];
+                if counted.last_source != source {
+                    counted.pages += 1;
+                    counted.last_source = source;
+                }
+            }
+            None if self.counted.len() < MAX_COUNTED_ANCHORS => {
+                self.anchors.insert(key, self.counted.len());
+                self.counted.push(AnchorCount {
+                    text: anchor.to_string(),
+                    pages: 1,
+                    last_source: source,
+                });
+            }
+            None => {}
+        }
+    }
+
+    /// The anchors most pages use, within [`MAX_ANCHORS`] and [`MAX_ANCHOR_BYTES`].
+    fn best_anchors(mut self) -> Vec<String> {
+        // Stable: ties keep the order the sources came in.
+        self.counted.sort_by(|a, b| b.pages.cmp(&a.pages));
+        let mut bytes = 0;
+        let mut kept = Vec::new();
+        for anchor in self.counted {
+            if kept.len() >= MAX_ANCHORS || bytes + anchor.text.len() > MAX_ANCHOR_BYTES {
+                continue;
+            }
+            bytes += anchor.text.len();
+            kept.push(anchor.text);
+        }
+        kept
     }
 }
 
@@ -86,7 +127,7 @@ impl LinkGraph {
                 if doc.sources.last() != Some(&source_key) {
                     doc.sources.push(source_key);
                 }
-                doc.add_anchor(&link.anchor);
+                doc.add_anchor(&link.anchor, source_key);
             }
         }
         let inbound = docs
@@ -96,7 +137,7 @@ impl LinkGraph {
                 doc.sources.dedup();
                 Inbound {
                     count: doc.sources.len() as u64,
-                    anchors: doc.anchors,
+                    anchors: doc.best_anchors(),
                 }
             })
             .collect();
@@ -237,5 +278,22 @@ mod tests {
         assert_eq!(a.count, 150);
         assert_eq!(a.anchors.len(), MAX_ANCHORS);
         assert!(a.anchors.iter().map(String::len).sum::<usize>() <= MAX_ANCHOR_BYTES);
+    }
+
+    #[test]
+    fn the_anchors_most_pages_use_come_first() {
+        let plan = plan();
+        let graph = LinkGraph::build(
+            &plan,
+            vec![
+                // B says "rare words" twice: one page, counted once.
+                links(B, &[(A, "rare words", false), (A, "rare words", false)]),
+                links(C, &[(A, "common name", false)]),
+                links(N, &[(A, "Common Name", false)]),
+            ],
+        )
+        .unwrap();
+        let a = graph.inbound(plan.resolve(A).unwrap());
+        assert_eq!(a.anchors, ["common name", "rare words"]);
     }
 }
