@@ -79,7 +79,7 @@ impl Collecting {
     /// The anchors most pages use, within [`MAX_ANCHORS`] and [`MAX_ANCHOR_BYTES`].
     fn best_anchors(mut self) -> Vec<String> {
         // Stable: ties keep the order the sources came in.
-        self.counted.sort_by(|a, b| b.pages.cmp(&a.pages));
+        self.counted.sort_by_key(|a| std::cmp::Reverse(a.pages));
         let mut bytes = 0;
         let mut kept = Vec::new();
         for anchor in self.counted {
