@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -65,6 +65,7 @@ impl DocInput {
         field(&self.fetched_at.to_le_bytes());
         field(&[u8::from(self.nosnippet)]);
         field(&self.inbound.count.to_le_bytes());
+        field(&self.inbound.rank_level.to_le_bytes());
         for anchor in &self.inbound.anchors {
             field(anchor.as_bytes());
         }
@@ -106,6 +107,7 @@ impl DocInput {
             doc.add_text(fields.anchor, anchor);
         }
         doc.add_u64(fields.inlinks, self.inbound.count);
+        doc.add_u64(fields.rank_level, self.inbound.rank_level);
         doc.add_u64(fields.fetched_at, self.fetched_at);
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc
@@ -194,6 +196,7 @@ mod tests {
             inbound: Inbound {
                 count: 1,
                 anchors: vec!["home".into()],
+                rank_level: 8,
             },
         };
         let print = base.fingerprint();
@@ -205,7 +208,9 @@ mod tests {
         let mut moved_text = base.clone();
         moved_text.title = String::new();
         moved_text.description = "T".into();
-        for changed in [more_links, other_anchor, moved_text] {
+        let mut ranked_up = base.clone();
+        ranked_up.inbound.rank_level = 9;
+        for changed in [more_links, other_anchor, moved_text, ranked_up] {
             assert_ne!(changed.fingerprint(), print, "{changed:?}");
         }
     }

@@ -148,6 +148,17 @@ impl DocPlan {
         self.docs.len()
     }
 
+    /// Number of stored pages (documents or not): the nodes of the link graph.
+    pub fn num_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The page a document is filed under: its node in the link graph, the key
+    /// [`DocPlan::source_key`] gives for its links.
+    pub fn doc_page(&self, doc: DocId) -> u32 {
+        self.docs[doc as usize]
+    }
+
     /// The URL a document is filed under.
     #[cfg(test)]
     pub fn doc_url(&self, doc: DocId) -> &str {

@@ -11,6 +11,7 @@
 //! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 //! | `simhash` | `u64` simhash of the body text, fast and stored |
 //! | `url_depth` | `u64` path segments of the URL, fast and stored |
+//! | `rank_level` | `u64` PageRank level (8: an average page), fast and stored |
 
 use shared::fields;
 use tantivy::schema::{
@@ -64,6 +65,7 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::NOSNIPPET, FAST | STORED);
     builder.add_u64_field(fields::SIMHASH, FAST | STORED);
     builder.add_u64_field(fields::URL_DEPTH, FAST | STORED);
+    builder.add_u64_field(fields::RANK_LEVEL, FAST | STORED);
     builder.build()
 }
 
@@ -102,6 +104,8 @@ pub struct IndexFields {
     pub simhash: Field,
     /// Path segments of the URL.
     pub url_depth: Field,
+    /// PageRank level.
+    pub rank_level: Field,
 }
 
 impl IndexFields {
@@ -129,6 +133,7 @@ impl IndexFields {
             nosnippet: get(fields::NOSNIPPET)?,
             simhash: get(fields::SIMHASH)?,
             url_depth: get(fields::URL_DEPTH)?,
+            rank_level: get(fields::RANK_LEVEL)?,
         })
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! - The link boost multiplies a document's BM25 score by `1 + w * ln(1 + inlinks)`, read
 //!   from the `inlinks` fast field while collecting (`w` is `ranking.link_weight`).
+//! - The PageRank boost multiplies it by `1 + p * log2(1 + rank * pages)` (`p` is
+//!   `ranking.pagerank_weight`; the indexer stores the logarithm as a level).
 //! - The depth prior divides it by `1 + d * (depth - 1)` for a URL `depth` path segments
 //!   deep (`d` is `ranking.depth_weight`): a small preference for shallower pages.
 //! - Host crowding: when the best results come from more than one host, the second result
@@ -17,6 +19,12 @@ pub const REPEAT_DEMOTION: f32 = 0.75;
 /// The link boost of a document with `inlinks` in-links.
 pub fn link_boost(weight: f32, inlinks: u64) -> f32 {
     1.0 + weight * (1.0 + inlinks as f32).ln()
+}
+
+/// The PageRank boost of a document at `level` (8: an average page): `1 + w * level / 8`,
+/// i.e. `w` times `log2(1 + relative rank)`.
+pub fn rank_boost(weight: f32, level: u64) -> f32 {
+    1.0 + weight * level as f32 / 8.0
 }
 
 /// The prior of a page `depth` path segments deep: 1 at the root and one segment down, then

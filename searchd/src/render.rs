@@ -271,6 +271,7 @@ mod tests {
                 score: 1.0,
                 inlinks: 0,
                 depth: 1,
+                rank_level: 8,
                 fetched_at_ms: 0,
                 explanation: None,
             }],

@@ -21,7 +21,7 @@ use tantivy::{IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, 
 
 use crate::error::AppError;
 use crate::query::UserQuery;
-use crate::ranking::{Candidate, demote_repeats, depth_prior, link_boost};
+use crate::ranking::{Candidate, demote_repeats, depth_prior, link_boost, rank_boost};
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
 /// Most results per page.
@@ -69,6 +69,8 @@ pub struct Hit {
     pub inlinks: u64,
     /// Path segments of its URL.
     pub depth: u64,
+    /// Its PageRank level (8: an average page).
+    pub rank_level: u64,
     /// When the page was fetched, ms since the Unix epoch.
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
@@ -278,10 +280,14 @@ impl Searcher {
         } else {
             offset + per_page
         };
-        let (weight, depth_weight) = if full {
-            (self.ranking.link_weight, self.ranking.depth_weight)
+        let (weight, depth_weight, rank_weight) = if full {
+            (
+                self.ranking.link_weight,
+                self.ranking.depth_weight,
+                self.ranking.pagerank_weight,
+            )
         } else {
-            (0.0, 0.0)
+            (0.0, 0.0, 0.0)
         };
         let top = TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
             let column = |name| {
@@ -291,14 +297,19 @@ impl Searcher {
                     .ok()
                     .map(|c| c.first_or_default_col(0))
             };
-            let (inlinks, depth) = (
+            let (inlinks, depth, level) = (
                 column(shared::fields::INLINKS),
                 column(shared::fields::URL_DEPTH),
+                column(shared::fields::RANK_LEVEL),
             );
             move |doc, score: Score| {
                 let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
                 let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
-                score * link_boost(weight, n) * depth_prior(depth_weight, d)
+                let r = level.as_ref().map_or(0, |c| c.get_val(doc));
+                score
+                    * link_boost(weight, n)
+                    * rank_boost(rank_weight, r)
+                    * depth_prior(depth_weight, d)
             }
         });
         let (total, top_docs) = searcher.search(&*query, &(Count, top))?;
@@ -361,6 +372,8 @@ impl Searcher {
             "inlinks": hit.inlinks,
             "link_boost": link_boost(self.ranking.link_weight, hit.inlinks),
             "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),
+            "rank_level": hit.rank_level,
+            "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.rank_level),
             "host_repeats": candidate.repeats,
             "host_demotion": crate::ranking::REPEAT_DEMOTION.powi(candidate.repeats as i32),
             "score": candidate.score,
@@ -425,6 +438,7 @@ fn hit(
         score,
         inlinks: number(doc, fields.inlinks),
         depth: number(doc, fields.url_depth),
+        rank_level: number(doc, fields.rank_level),
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }

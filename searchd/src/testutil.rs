@@ -46,6 +46,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     out.add_text(fields.description, doc.description);
     out.add_text(fields.anchor, doc.anchor);
     out.add_u64(fields.inlinks, doc.inlinks);
+    out.add_u64(fields.rank_level, 8);
     out.add_u64(fields.fetched_at, 1_700_000_000_000);
     out.add_u64(fields.nosnippet, u64::from(doc.nosnippet));
     out.add_u64(

@@ -227,6 +227,8 @@ pub struct RankingConfig {
     /// `d` in the URL depth prior `1 / (1 + d * (depth - 1))`: shallower pages rank a little
     /// higher; 0 turns it off.
     pub depth_weight: f32,
+    /// `p` in the PageRank boost `1 + p * log2(1 + rank * pages)`; 0 turns it off.
+    pub pagerank_weight: f32,
 }
 
 impl Default for RankingConfig {
@@ -239,6 +241,7 @@ impl Default for RankingConfig {
             link_weight: 0.2,
             exact_boost: 0.5,
             depth_weight: 0.1,
+            pagerank_weight: 0.2,
         }
     }
 }

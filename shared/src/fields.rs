@@ -27,6 +27,8 @@ pub const INLINKS: &str = "inlinks";
 /// Path segments of the URL (`/` is 0, `/a/b.html` is 2; fast field): shallower pages get a
 /// small prior.
 pub const URL_DEPTH: &str = "url_depth";
+/// PageRank level: `round(8 * log2(1 + rank * pages))`, 8 for an average page (fast field).
+pub const RANK_LEVEL: &str = "rank_level";
 /// Fetch time, ms since the Unix epoch (fast field).
 pub const FETCHED_AT: &str = "fetched_at";
 /// Simhash of the body text (fast field; 0 when the text is too short to have one): results
