@@ -106,8 +106,9 @@ pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Respons
 }
 
 /// The JSON answer of `/api/search`:
-/// `{"query", "total", "took_ms", "page", "hits": [{"url", "title", "snippet", "score"}]}`,
-/// with `"explain"` on each hit when it was asked for.
+/// `{"query", "total", "took_ms", "page", "partial", "hits": [{"url", "title", "snippet",
+/// "score"}]}`, with `"explain"` on each hit when it was asked for; `partial` is true when no
+/// page had every word and the hits are pages with some of them.
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
         .hits
@@ -130,6 +131,7 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
         "total": results.total,
         "took_ms": results.took_ms,
         "page": results.page,
+        "partial": results.partial,
         "hits": hits,
     })
 }

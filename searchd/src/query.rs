@@ -90,6 +90,17 @@ impl UserQuery {
         fields: &IndexFields,
         ranking: &RankingConfig,
     ) -> Box<dyn Query> {
+        self.to_query_matching(index, fields, ranking, Matching::AllWords)
+    }
+
+    /// Like [`UserQuery::to_query`], with `matching` deciding whether every word is needed.
+    pub fn to_query_matching(
+        &self,
+        index: &Index,
+        fields: &IndexFields,
+        ranking: &RankingConfig,
+        matching: Matching,
+    ) -> Box<dyn Query> {
         let searched = [
             (fields.title, ranking.title_boost),
             (fields.headings, ranking.title_boost / 1.5),
@@ -109,12 +120,18 @@ impl UserQuery {
             ),
             (fields.body_exact, ranking.body_boost * ranking.exact_boost),
         ];
-        self.over(index, fields, &searched)
+        self.over(index, fields, &searched, matching)
     }
 
     /// The same text over the body alone, unboosted: the plain BM25 baseline.
     pub fn to_body_query(&self, index: &Index, fields: &IndexFields) -> Box<dyn Query> {
-        self.over(index, fields, &[(fields.body, 1.0)])
+        self.over(index, fields, &[(fields.body, 1.0)], Matching::AllWords)
+    }
+
+    /// Whether a query without every word met could still match pages with some of them:
+    /// plain words, more than one.
+    pub fn can_match_partially(&self) -> bool {
+        self.plain_words().is_some()
     }
 
     /// The text over `searched` fields with their boosts, restricted to `sites`.
@@ -123,9 +140,12 @@ impl UserQuery {
         index: &Index,
         fields: &IndexFields,
         searched: &[(Field, f32)],
+        matching: Matching,
     ) -> Box<dyn Query> {
         let mut parser = QueryParser::for_index(index, searched.iter().map(|(f, _)| *f).collect());
-        parser.set_conjunction_by_default();
+        if matching == Matching::AllWords {
+            parser.set_conjunction_by_default();
+        }
         for &(field, boost) in searched {
             parser.set_field_boost(field, boost);
         }
@@ -212,6 +232,16 @@ impl UserQuery {
         }
         Box::new(BooleanQuery::new(clauses))
     }
+}
+
+/// Which pages a query matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Matching {
+    /// Pages with every word (the default).
+    AllWords,
+    /// Pages with any of the words, those with more of them (and rarer ones) first: the
+    /// fallback when no page has them all.
+    AnyWord,
 }
 
 /// A word of the query text.

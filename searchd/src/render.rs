@@ -172,6 +172,12 @@ pub fn results(results: &SearchResults) -> Markup {
                 @if results.nothing_to_search {
                     div.notice { strong { "Type something to search for." } (help()) }
                 } @else {
+                    @if results.partial {
+                        div.notice {
+                            "No page has all of " strong { (results.query) }
+                            ". These have some of the words."
+                        }
+                    }
                     p.meta {
                         (count(results.total)) " in " (format!("{:.1}", results.took_ms)) " ms"
                         @if results.page > 1 { " · page " (results.page) }

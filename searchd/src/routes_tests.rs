@@ -115,7 +115,12 @@ async fn json_api_has_the_contract_shape() {
         .map(String::as_str)
         .collect();
     keys.sort();
-    assert_eq!(keys, ["hits", "page", "query", "took_ms", "total"]);
+    // DESIGN.md's keys, plus `partial` (issue 5: no page had every word).
+    assert_eq!(
+        keys,
+        ["hits", "page", "partial", "query", "took_ms", "total"]
+    );
+    assert_eq!(value["partial"], false);
     assert_eq!(value["query"], "heron");
     assert_eq!(value["total"], 3);
     assert_eq!(value["page"], 1);

@@ -20,7 +20,7 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::error::AppError;
-use crate::query::UserQuery;
+use crate::query::{Matching, UserQuery};
 use crate::ranking::{Candidate, demote_repeats, depth_prior, link_boost, rank_boost};
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
@@ -86,6 +86,8 @@ pub struct SearchResults {
     pub nothing_to_search: bool,
     /// Matching documents in all.
     pub total: u64,
+    /// No page had every word: these are the pages with some of them.
+    pub partial: bool,
     /// Time taken, in milliseconds.
     pub took_ms: f64,
     /// Page number, from 1 (after capping).
@@ -266,12 +268,22 @@ impl Searcher {
         }
         let loaded = self.current().ok_or(AppError::NoIndex)?;
         let full = ranking == Ranking::Full;
-        let query = if full {
+        let searcher = loaded.reader.searcher();
+        let mut query = if full {
             user_query.to_query(&loaded.index, &loaded.fields, &self.ranking)
         } else {
             user_query.to_body_query(&loaded.index, &loaded.fields)
         };
-        let searcher = loaded.reader.searcher();
+        if full && user_query.can_match_partially() && searcher.search(&*query, &Count)? == 0 {
+            // No page has every word: the pages with the most of them, said so.
+            results.partial = true;
+            query = user_query.to_query_matching(
+                &loaded.index,
+                &loaded.fields,
+                &self.ranking,
+                Matching::AnyWord,
+            );
+        }
         let offset = (page - 1) * per_page;
         let crowding = full && several_hosts(&searcher, &loaded.fields);
         // Room below the page for results that folding removes and host crowding moves up.

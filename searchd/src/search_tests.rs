@@ -234,6 +234,45 @@ fn a_comparison_does_not_require_the_word_vs() {
 }
 
 #[test]
+fn no_page_with_every_word_gives_the_pages_with_most_of_them_said_so() {
+    let docs = [
+        Doc::new(
+            "http://a.test/heron",
+            "Heron",
+            "a grey heron at dawn in the reeds",
+        ),
+        Doc::new(
+            "http://a.test/gull",
+            "Gull",
+            "a gull at dawn over the harbour",
+        ),
+        Doc::new("http://a.test/crab", "Crab", "a crab under a stone"),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let all = s.search("heron dawn", 1, 10).expect("search");
+    assert!(!all.partial);
+    assert_eq!(all.total, 1);
+
+    let some = s.search("heron dawn harbour", 1, 10).expect("search");
+    assert!(some.partial, "no page has all three words");
+    let got: Vec<&str> = some.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(!got.contains(&"http://a.test/crab"), "{got:?}");
+
+    let none = s.search("albatross petrel", 1, 10).expect("search");
+    assert!(
+        none.partial && none.hits.is_empty(),
+        "said so, and nothing found"
+    );
+    let phrase = s.search("\"heron harbour\"", 1, 10).expect("search");
+    assert!(
+        !phrase.partial && phrase.hits.is_empty(),
+        "a phrase is not loosened"
+    );
+}
+
+#[test]
 fn a_shallower_page_wins_a_tie() {
     let docs = [
         Doc::new(
