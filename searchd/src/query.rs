@@ -1,6 +1,7 @@
 //! From what a user typed to a tantivy query.
 //!
-//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word` — tantivy's
+//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word`,
+//! `inurl:word` (the URL's words) — tantivy's
 //! query grammar, parsed leniently so malformed input is searched as well as it can be and
 //! never fails — and `site:host`, which is lifted out first and becomes a filter on the `host`
 //! field (the host itself or any of its subdomains).
@@ -58,7 +59,7 @@ impl UserQuery {
                 Some(host) => sites.push(host),
                 None if comparison => {}
                 None => words.push(Word {
-                    text: split_colons(word, in_phrase),
+                    text: split_colons(&field_aliases(word, in_phrase), in_phrase),
                     operator: !in_phrase && matches!(word, "OR" | "AND" | "||" | "&&"),
                 }),
             }
@@ -327,6 +328,19 @@ fn site_query(field: Field, host: &str) -> Box<dyn Query> {
     }
 }
 
+/// `inurl:word` (as other engines spell it) is `url_text:word`; outside quotes, with or
+/// without a leading `-`.
+fn field_aliases(word: &str, in_phrase: bool) -> std::borrow::Cow<'_, str> {
+    let sign = if word.starts_with('-') { "-" } else { "" };
+    let rest = &word[sign.len()..];
+    match rest.get(..6) {
+        Some(prefix) if !in_phrase && prefix.eq_ignore_ascii_case("inurl:") => {
+            format!("{sign}url_text:{}", &rest[6..]).into()
+        }
+        _ => word.into(),
+    }
+}
+
 /// Turns every colon of `word` that does not end a field name, outside quotes, into a space.
 fn split_colons(word: &str, starts_in_phrase: bool) -> String {
     let mut out = String::with_capacity(word.len() + 4);
@@ -381,6 +395,18 @@ mod tests {
         check_text("AND OR heron OR OR tide OR", "heron OR tide", &[]);
         check_text("\"OR\" heron", "\"OR\" heron", &[]);
         assert!(UserQuery::parse("AND OR", 100).is_empty());
+    }
+
+    #[test]
+    fn inurl_is_the_url_words_field() {
+        check_text("vec inurl:collections", "vec url_text:collections", &[]);
+        check_text(
+            "INURL:hash -inurl:alloc",
+            "url_text:hash -url_text:alloc",
+            &[],
+        );
+        check_text("\"inurl:x\"", "\"inurl:x\"", &[]);
+        check_text("\"a inurl:x\"", "\"a inurl:x\"", &[]);
     }
 
     #[test]

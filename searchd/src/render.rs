@@ -98,7 +98,7 @@ fn help() -> Markup {
     html! {
         p.help {
             "All words are required. Also: " code { "\"a phrase\"" } " " code { "-without" } " "
-            code { "this OR that" } " " code { "title:word" } " " code { "site:example.com" }
+            code { "this OR that" } " " code { "title:word" } " " code { "inurl:word" } " " code { "site:example.com" }
         }
     }
 }

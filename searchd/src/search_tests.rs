@@ -48,6 +48,8 @@ fn the_query_language() {
     check(&s, "heron -dawn", &[tables, private]);
     check(&s, "mussels OR dawn", &[heron, catcher]);
     check(&s, "title:tide", &[tables]);
+    check(&s, "inurl:tides heron", &[tables, private]);
+    check(&s, "heron -inurl:www", &[heron, tables]);
     check(&s, "heron site:tides.test", &[tables, private]);
     check(&s, "heron site:www.tides.test", &[private]);
     check(&s, "site:birds.test", &[heron, catcher]);
