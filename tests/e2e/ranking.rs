@@ -46,11 +46,14 @@ async fn duplicates_collapse_and_in_links_raise_rank() {
         "equal text, more in-links: ranked first"
     );
 
-    // Without the link boost the two pages score the same: the order above comes from links.
+    // Without the link signals (in-links, PageRank) and the depth prior the two pages score
+    // the same: the order above comes from links.
     let flat = Searcher::open(
         dir.path(),
         RankingConfig {
             link_weight: 0.0,
+            pagerank_weight: 0.0,
+            depth_weight: 0.0,
             ..RankingConfig::default()
         },
     )
