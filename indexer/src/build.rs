@@ -188,6 +188,7 @@ impl Target {
             Ok(index) => index,
             Err(_) => return distrust("it does not open"),
         };
+        crate::tokenize::register(&index);
         if index.schema() != schema() {
             return distrust("its schema differs");
         }
@@ -209,6 +210,7 @@ impl Target {
         let dir = generation_dir(data, &name);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let index = Index::create_in_dir(&dir, schema())?;
+        crate::tokenize::register(&index);
         Ok(Self {
             name,
             dir,

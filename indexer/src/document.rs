@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]

@@ -42,6 +42,7 @@ mod state;
 #[cfg(test)]
 mod testutil;
 mod text;
+pub mod tokenize;
 mod writer;
 
 use std::path::Path;
@@ -72,6 +73,7 @@ pub fn open_current(data: &Path) -> Result<Option<CurrentIndex>, Error> {
         return Err(Error::MissingGeneration(dir));
     }
     let index = tantivy::Index::open_in_dir(&dir)?;
+    tokenize::register(&index);
     let fields = IndexFields::new(&index.schema())?;
     Ok(Some(CurrentIndex {
         index,

@@ -20,14 +20,12 @@ use tantivy::schema::{
 
 use crate::Error;
 
-/// The tokenizer of every text field: splits on non-alphanumerics, drops tokens over 40
-/// bytes, lowercases and stems English. tantivy registers it in every index by default, so a
-/// reader needs no set-up to open the index.
-pub const TOKENIZER: &str = "en_stem";
+/// The tokenizer of the text fields: words, CJK bigrams, lowercased and stemmed as English
+/// (see [`crate::tokenize`]; registered on every index this crate opens).
+pub const TOKENIZER: &str = crate::tokenize::STEMMED;
 
-/// The tokenizer of the `*_exact` fields: the same words, lowercased, not stemmed (also
-/// registered in every index by default).
-pub const EXACT_TOKENIZER: &str = "default";
+/// The tokenizer of the `*_exact` fields: the same tokens, lowercased, not stemmed.
+pub const EXACT_TOKENIZER: &str = crate::tokenize::EXACT;
 
 /// Tokenized text with frequencies and positions (phrase queries), optionally stored.
 fn text(stored: bool) -> TextOptions {
@@ -153,8 +151,10 @@ mod tests {
     }
 
     #[test]
-    fn text_fields_use_a_tokenizer_every_index_has() {
+    fn text_fields_use_the_registered_tokenizers() {
         let index = tantivy::Index::create_in_ram(schema());
+        crate::tokenize::register(&index);
         assert!(index.tokenizers().get(TOKENIZER).is_some());
+        assert!(index.tokenizers().get(EXACT_TOKENIZER).is_some());
     }
 }

@@ -275,6 +275,39 @@ fn no_page_with_every_word_gives_the_pages_with_most_of_them_said_so() {
 }
 
 #[test]
+fn korean_pages_are_found_by_korean_words() {
+    let docs = [
+        Doc::new(
+            "http://a.test/ko/ownership.html",
+            "소유권 이해하기",
+            "러스트는 가비지 컬렉터 없이 메모리 안전성을 보장합니다. 소유권은 러스트의 핵심 기능입니다.",
+        ),
+        Doc::new(
+            "http://a.test/en/ownership.html",
+            "Understanding ownership",
+            "Rust guarantees memory safety without a garbage collector.",
+        ),
+        Doc::new(
+            "http://a.test/ja/ownership.html",
+            "所有権",
+            "所有権はRustの中心的な機能です。",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let ko = "http://a.test/ko/ownership.html";
+    // Words as typed, without the particles the page attaches ("러스트는", "소유권은").
+    check(&s, "러스트", &[ko]);
+    check(&s, "소유권", &[ko]);
+    check(&s, "메모리 안전성", &[ko]);
+    check(&s, "컬렉터", &[ko]);
+    check(&s, "memory safety", &["http://a.test/en/ownership.html"]);
+    check(&s, "所有権", &["http://a.test/ja/ownership.html"]);
+    // Bigrams must stand together: these syllables are all on the page, not in this order.
+    check(&s, "트러스", &[]);
+}
+
+#[test]
 fn a_shallower_page_wins_a_tie() {
     let docs = [
         Doc::new(

@@ -62,6 +62,7 @@ pub fn write_generation(data: &Path, number: u32, docs: &[Doc]) -> Index {
     let dir = data.join("index").join(&name);
     std::fs::create_dir_all(&dir).expect("generation dir");
     let index = Index::create_in_dir(&dir, indexer::schema()).expect("index");
+    indexer::tokenize::register(&index);
     add(&index, docs);
     let current = indexer::current_generation_marker(data);
     let tmp = current.with_extension("tmp");
