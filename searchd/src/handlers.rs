@@ -106,9 +106,10 @@ pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Respons
 }
 
 /// The JSON answer of `/api/search`:
-/// `{"query", "total", "took_ms", "page", "partial", "hits": [{"url", "title", "snippet",
-/// "score"}]}`, with `"explain"` on each hit when it was asked for; `partial` is true when no
-/// page had every word and the hits are pages with some of them.
+/// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
+/// "snippet", "score"}]}`, with `"explain"` on each hit when it was asked for; `partial` is
+/// true when no page had every word and the hits are pages with some of them; `suggestion`
+/// is a respelled query ("did you mean") or null.
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
         .hits
@@ -132,6 +133,7 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
         "took_ms": results.took_ms,
         "page": results.page,
         "partial": results.partial,
+        "suggestion": results.suggestion,
         "hits": hits,
     })
 }

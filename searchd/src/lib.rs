@@ -43,6 +43,7 @@ pub mod routes;
 pub mod search;
 pub mod snippet;
 pub mod status;
+pub mod suggest;
 
 #[cfg(test)]
 mod routes_tests;

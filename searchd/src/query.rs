@@ -187,8 +187,14 @@ impl UserQuery {
     /// The plain words of the query, when it is nothing but plain words (no phrase, no
     /// `-word`, no operator, no field): the case a proximity boost applies to.
     fn plain_words(&self) -> Option<Vec<&str>> {
+        self.only_plain_words().filter(|words| words.len() >= 2)
+    }
+
+    /// The words of the query when it is nothing but plain words (one or more): what a
+    /// spelling suggestion may rewrite.
+    pub fn only_plain_words(&self) -> Option<Vec<&str>> {
         let words: Vec<&str> = self.text.split_whitespace().collect();
-        let plain = words.len() >= 2
+        let plain = !words.is_empty()
             && words.iter().all(|w| {
                 w.chars()
                     .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))

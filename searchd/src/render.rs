@@ -172,6 +172,13 @@ pub fn results(results: &SearchResults) -> Markup {
                 @if results.nothing_to_search {
                     div.notice { strong { "Type something to search for." } (help()) }
                 } @else {
+                    @if let Some(suggestion) = &results.suggestion {
+                        p.suggestion {
+                            "Did you mean "
+                            a href={ "/search?q=" (urlencode(suggestion)) } { strong { (suggestion) } }
+                            "?"
+                        }
+                    }
                     @if results.partial {
                         div.notice {
                             "No page has all of " strong { (results.query) }

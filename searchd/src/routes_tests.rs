@@ -115,12 +115,22 @@ async fn json_api_has_the_contract_shape() {
         .map(String::as_str)
         .collect();
     keys.sort();
-    // DESIGN.md's keys, plus `partial` (issue 5: no page had every word).
+    // DESIGN.md's keys, plus `partial` (issue 5: no page had every word) and `suggestion`
+    // ("did you mean").
     assert_eq!(
         keys,
-        ["hits", "page", "partial", "query", "took_ms", "total"]
+        [
+            "hits",
+            "page",
+            "partial",
+            "query",
+            "suggestion",
+            "took_ms",
+            "total"
+        ]
     );
     assert_eq!(value["partial"], false);
+    assert!(value["suggestion"].is_null());
     assert_eq!(value["query"], "heron");
     assert_eq!(value["total"], 3);
     assert_eq!(value["page"], 1);

@@ -88,6 +88,9 @@ pub struct SearchResults {
     pub total: u64,
     /// No page had every word: these are the pages with some of them.
     pub partial: bool,
+    /// The query with rare or unknown words replaced by common ones one or two edits away
+    /// ("did you mean"), when there are such words.
+    pub suggestion: Option<String>,
     /// Time taken, in milliseconds.
     pub took_ms: f64,
     /// Page number, from 1 (after capping).
@@ -274,6 +277,29 @@ impl Searcher {
         } else {
             user_query.to_body_query(&loaded.index, &loaded.fields)
         };
+        if full
+            && page == 1
+            && user_query.sites.is_empty()
+            && let Some(words) = user_query.only_plain_words()
+        {
+            let stem = |word: &str| -> Vec<String> {
+                let Ok(mut analyzer) = loaded.index.tokenizer_for_field(loaded.fields.body) else {
+                    return Vec::new();
+                };
+                let mut stream = analyzer.token_stream(word);
+                let mut forms = Vec::new();
+                while let Some(token) = stream.next() {
+                    forms.push(token.text.clone());
+                }
+                forms
+            };
+            let dictionary = crate::suggest::Dictionary {
+                stemmed: loaded.fields.body,
+                stem: &stem,
+                exact: loaded.fields.body_exact,
+            };
+            results.suggestion = crate::suggest::suggest(&searcher, &dictionary, &words);
+        }
         if full && user_query.can_match_partially() && searcher.search(&*query, &Count)? == 0 {
             // No page has every word: the pages with the most of them, said so.
             results.partial = true;

@@ -308,6 +308,45 @@ fn korean_pages_are_found_by_korean_words() {
 }
 
 #[test]
+fn an_unknown_word_gets_a_spelling_from_the_index() {
+    let docs = [
+        Doc::new(
+            "http://a.test/1",
+            "Heron",
+            "the grey heron waits in the reeds",
+        ),
+        Doc::new(
+            "http://a.test/2",
+            "Herons",
+            "two herons and a heron at dawn",
+        ),
+        Doc::new(
+            "http://a.test/3",
+            "Reeds",
+            "reeds bend where the heron stood",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let suggestion = |query: &str| s.search(query, 1, 10).expect("search").suggestion;
+    assert_eq!(suggestion("heorn"), Some("heron".into()), "a transposition");
+    assert_eq!(suggestion("grey hreon"), Some("grey heron".into()));
+    assert_eq!(suggestion("Heron"), None, "a known word stands");
+    assert_eq!(
+        suggestion("herons"),
+        None,
+        "a known word in another form stands"
+    );
+    assert_eq!(suggestion("albatross"), None, "nothing near it");
+    assert_eq!(
+        suggestion("\"heorn\""),
+        None,
+        "only plain words are respelled"
+    );
+    assert_eq!(suggestion("heorn site:a.test"), None);
+}
+
+#[test]
 fn a_shallower_page_wins_a_tie() {
     let docs = [
         Doc::new(

@@ -1,0 +1,115 @@
+//! "Did you mean": a spelling suggestion from the index's own words. A query word that no
+//! page holds (not even in another form: "herons" stands when pages say "heron"), or that few
+//! pages hold while a word one or two edits away is far more common, is replaced by the most
+//! common such word of the unstemmed body text.
+
+use std::collections::HashMap;
+
+use levenshtein_automata::{DFA, Distance, LevenshteinAutomatonBuilder, SINK_STATE};
+use tantivy::schema::Field;
+use tantivy::{Searcher, Term};
+use tantivy_fst::Automaton;
+
+/// A word on fewer pages than this may be a misspelling.
+const RARE: u64 = 3;
+/// A replacement must be on this many times more pages than the word it replaces.
+const MORE_COMMON: u64 = 20;
+
+/// Where words are looked up: `stemmed` (with `stem`, its analyzer) says whether a word is
+/// known in some form; `exact` holds the spellings offered.
+pub struct Dictionary<'a> {
+    /// The stemmed body field.
+    pub stemmed: Field,
+    /// Its analyzer: a word to its indexed forms.
+    pub stem: &'a dyn Fn(&str) -> Vec<String>,
+    /// The unstemmed body field.
+    pub exact: Field,
+}
+
+/// The query with its rare words replaced, or `None` when every word stands.
+pub fn suggest(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> Option<String> {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        let lower = word.to_lowercase();
+        let forms = (dictionary.stem)(&lower);
+        let found = forms
+            .iter()
+            .map(|form| doc_freq(searcher, dictionary.stemmed, form))
+            .min()
+            .unwrap_or(0);
+        let replacement = (found < RARE && forms.len() == 1 && lower.chars().count() >= 3)
+            .then(|| closest_common(searcher, dictionary.exact, &lower))
+            .flatten()
+            .filter(|(_, df)| found == 0 || *df >= found * MORE_COMMON);
+        match replacement {
+            Some((better, _)) => {
+                changed = true;
+                out.push(better);
+            }
+            None => out.push((*word).to_string()),
+        }
+    }
+    changed.then(|| out.join(" "))
+}
+
+/// Pages holding `word`, over every segment.
+fn doc_freq(searcher: &Searcher, field: Field, word: &str) -> u64 {
+    searcher
+        .doc_freq(&Term::from_field_text(field, word))
+        .unwrap_or(0)
+}
+
+/// The most common indexed word within one edit of `word` (two for words of 6 characters
+/// or more), other than `word`, with its page count.
+fn closest_common(searcher: &Searcher, field: Field, word: &str) -> Option<(String, u64)> {
+    let distance = if word.chars().count() >= 6 { 2 } else { 1 };
+    let builder = LevenshteinAutomatonBuilder::new(distance, true);
+    let mut counts: HashMap<String, u64> = HashMap::new();
+    for segment in searcher.segment_readers() {
+        let Ok(inverted) = segment.inverted_index(field) else {
+            continue;
+        };
+        let Ok(mut stream) = inverted
+            .terms()
+            .search(Dfa(builder.build_dfa(word)))
+            .into_stream()
+        else {
+            continue;
+        };
+        while stream.advance() {
+            let Ok(term) = std::str::from_utf8(stream.key()) else {
+                continue;
+            };
+            if term != word {
+                *counts.entry(term.to_string()).or_default() += u64::from(stream.value().doc_freq);
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))
+}
+
+/// A Levenshtein DFA as the term dictionary's automaton.
+struct Dfa(DFA);
+
+impl Automaton for Dfa {
+    type State = u32;
+
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+
+    fn is_match(&self, state: &u32) -> bool {
+        matches!(self.0.distance(*state), Distance::Exact(_))
+    }
+
+    fn can_match(&self, state: &u32) -> bool {
+        *state != SINK_STATE
+    }
+
+    fn accept(&self, state: &u32, byte: u8) -> u32 {
+        self.0.transition(*state, byte)
+    }
+}
