@@ -347,6 +347,32 @@ fn an_unknown_word_gets_a_spelling_from_the_index() {
 }
 
 #[test]
+fn a_spelling_that_fits_the_other_words_wins() {
+    let docs = [
+        Doc::new("http://a.test/1", "Look", "look at the sky"),
+        Doc::new("http://a.test/2", "Look", "look at the sea"),
+        Doc::new(
+            "http://a.test/3",
+            "Mutex",
+            "take the mutex lock before writing",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let suggestion = |query: &str| s.search(query, 1, 10).expect("search").suggestion;
+    assert_eq!(
+        suggestion("lcok"),
+        Some("look".into()),
+        "alone: the commonest"
+    );
+    assert_eq!(
+        suggestion("mutex lcok"),
+        Some("mutex lock".into()),
+        "with its neighbour"
+    );
+}
+
+#[test]
 fn a_shallower_page_wins_a_tie() {
     let docs = [
         Doc::new(

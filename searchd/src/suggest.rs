@@ -1,12 +1,15 @@
 //! "Did you mean": a spelling suggestion from the index's own words. A query word that no
 //! page holds (not even in another form: "herons" stands when pages say "heron"), or that few
 //! pages hold while a word one or two edits away is far more common, is replaced by the most
-//! common such word of the unstemmed body text.
+//! common such word of the unstemmed body text; when the query has other words, the one most
+//! pages hold together with them ("mutex lcok" is "mutex lock", though "look" is commoner).
 
 use std::collections::HashMap;
 
 use levenshtein_automata::{DFA, Distance, LevenshteinAutomatonBuilder, SINK_STATE};
-use tantivy::schema::Field;
+use tantivy::collector::Count;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 use tantivy_fst::Automaton;
 
@@ -14,6 +17,8 @@ use tantivy_fst::Automaton;
 const RARE: u64 = 3;
 /// A replacement must be on this many times more pages than the word it replaces.
 const MORE_COMMON: u64 = 20;
+/// Spellings weighed against the rest of the query, the commonest first.
+const CANDIDATES: usize = 5;
 
 /// Where words are looked up: `stemmed` (with `stem`, its analyzer) says whether a word is
 /// known in some form; `exact` holds the spellings offered.
@@ -30,7 +35,7 @@ pub struct Dictionary<'a> {
 pub fn suggest(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> Option<String> {
     let mut changed = false;
     let mut out = Vec::with_capacity(words.len());
-    for word in words {
+    for (i, word) in words.iter().enumerate() {
         let lower = word.to_lowercase();
         let forms = (dictionary.stem)(&lower);
         let found = forms
@@ -38,11 +43,25 @@ pub fn suggest(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str])
             .map(|form| doc_freq(searcher, dictionary.stemmed, form))
             .min()
             .unwrap_or(0);
-        let replacement = (found < RARE && forms.len() == 1 && lower.chars().count() >= 3)
-            .then(|| closest_common(searcher, dictionary.exact, &lower))
-            .flatten()
-            .filter(|(_, df)| found == 0 || *df >= found * MORE_COMMON);
-        match replacement {
+        if found >= RARE || forms.len() != 1 || lower.chars().count() < 3 {
+            out.push((*word).to_string());
+            continue;
+        }
+        let candidates: Vec<(String, u64)> = close_words(searcher, dictionary.exact, &lower)
+            .into_iter()
+            .filter(|(_, df)| found == 0 || *df >= found * MORE_COMMON)
+            .take(CANDIDATES)
+            .collect();
+        let others: Vec<String> = words
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, w)| (dictionary.stem)(&w.to_lowercase()))
+            .collect();
+        let best = candidates.into_iter().max_by_key(|(candidate, df)| {
+            (together(searcher, dictionary, candidate, &others), *df)
+        });
+        match best {
             Some((better, _)) => {
                 changed = true;
                 out.push(better);
@@ -53,6 +72,33 @@ pub fn suggest(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str])
     changed.then(|| out.join(" "))
 }
 
+/// Pages holding `candidate` (unstemmed) and every one of `others` (stemmed forms).
+fn together(
+    searcher: &Searcher,
+    dictionary: &Dictionary<'_>,
+    candidate: &str,
+    others: &[String],
+) -> usize {
+    if others.is_empty() {
+        return 0;
+    }
+    let term = |field, text: &str| -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(field, text),
+            IndexRecordOption::Basic,
+        ))
+    };
+    let mut clauses = vec![(Occur::Must, term(dictionary.exact, candidate))];
+    clauses.extend(
+        others
+            .iter()
+            .map(|form| (Occur::Must, term(dictionary.stemmed, form))),
+    );
+    searcher
+        .search(&BooleanQuery::new(clauses), &Count)
+        .unwrap_or(0)
+}
+
 /// Pages holding `word`, over every segment.
 fn doc_freq(searcher: &Searcher, field: Field, word: &str) -> u64 {
     searcher
@@ -60,9 +106,9 @@ fn doc_freq(searcher: &Searcher, field: Field, word: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The most common indexed word within one edit of `word` (two for words of 6 characters
-/// or more), other than `word`, with its page count.
-fn closest_common(searcher: &Searcher, field: Field, word: &str) -> Option<(String, u64)> {
+/// Indexed words within one edit of `word` (two for words of 6 characters or more), other
+/// than `word`, with their page counts, the commonest first.
+fn close_words(searcher: &Searcher, field: Field, word: &str) -> Vec<(String, u64)> {
     let distance = if word.chars().count() >= 6 { 2 } else { 1 };
     let builder = LevenshteinAutomatonBuilder::new(distance, true);
     let mut counts: HashMap<String, u64> = HashMap::new();
@@ -86,9 +132,9 @@ fn closest_common(searcher: &Searcher, field: Field, word: &str) -> Option<(Stri
             }
         }
     }
-    counts
-        .into_iter()
-        .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))
+    let mut words: Vec<(String, u64)> = counts.into_iter().collect();
+    words.sort_by(|(a, x), (b, y)| y.cmp(x).then_with(|| a.cmp(b)));
+    words
 }
 
 /// A Levenshtein DFA as the term dictionary's automaton.
