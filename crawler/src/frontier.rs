@@ -844,15 +844,19 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_host_holds_a_fair_share_of_the_slots() {
+        // Eight slots; each host would take all eight.
+        let fresh = || {
+            Frontier::new(Politeness::new(&CrawlerConfig {
+                delay_ms: 0,
+                host_concurrency: 8,
+                max_in_flight: 8,
+                ip_concurrency: 0,
+                ..CrawlerConfig::default()
+            }))
+        };
         let dir = tempfile::tempdir().unwrap();
         let mut store = PageStore::open(dir.path()).unwrap();
-        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
-            delay_ms: 0,
-            host_concurrency: 8,
-            max_in_flight: 8,
-            ip_concurrency: 0,
-            ..CrawlerConfig::default()
-        }));
+        let mut frontier = fresh();
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         ready_origins(&mut frontier, &mut store, &[("http://a.test", ip)], 12);
         let mut alone = 0;
@@ -861,13 +865,7 @@ mod tests {
         }
         assert_eq!(alone, 8, "alone, a host may use every slot");
 
-        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
-            delay_ms: 0,
-            host_concurrency: 8,
-            max_in_flight: 8,
-            ip_concurrency: 0,
-            ..CrawlerConfig::default()
-        }));
+        let mut frontier = fresh();
         let dir = tempfile::tempdir().unwrap();
         let mut store = PageStore::open(dir.path()).unwrap();
         let two = [("http://a.test", ip), ("http://b.test", ip)];
