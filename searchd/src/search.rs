@@ -282,23 +282,8 @@ impl Searcher {
             && user_query.sites.is_empty()
             && let Some(words) = user_query.only_plain_words()
         {
-            let stem = |word: &str| -> Vec<String> {
-                let Ok(mut analyzer) = loaded.index.tokenizer_for_field(loaded.fields.body) else {
-                    return Vec::new();
-                };
-                let mut stream = analyzer.token_stream(word);
-                let mut forms = Vec::new();
-                while let Some(token) = stream.next() {
-                    forms.push(token.text.clone());
-                }
-                forms
-            };
-            let dictionary = crate::suggest::Dictionary {
-                stemmed: loaded.fields.body,
-                stem: &stem,
-                exact: loaded.fields.body_exact,
-            };
-            results.suggestion = crate::suggest::suggest(&searcher, &dictionary, &words);
+            results.suggestion =
+                crate::suggest::suggest(&loaded.index, &searcher, &loaded.fields, &words);
         }
         if full && user_query.can_match_partially() && searcher.search(&*query, &Count)? == 0 {
             // No page has every word: the pages with the most of them, said so.

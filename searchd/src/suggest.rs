@@ -6,11 +6,12 @@
 
 use std::collections::HashMap;
 
+use indexer::IndexFields;
 use levenshtein_automata::{DFA, Distance, LevenshteinAutomatonBuilder, SINK_STATE};
 use tantivy::collector::Count;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{Searcher, Term};
+use tantivy::{Index, Searcher, Term};
 use tantivy_fst::Automaton;
 
 /// A word on fewer pages than this may be a misspelling.
@@ -22,17 +23,40 @@ const CANDIDATES: usize = 5;
 
 /// Where words are looked up: `stemmed` (with `stem`, its analyzer) says whether a word is
 /// known in some form; `exact` holds the spellings offered.
-pub struct Dictionary<'a> {
-    /// The stemmed body field.
-    pub stemmed: Field,
-    /// Its analyzer: a word to its indexed forms.
-    pub stem: &'a dyn Fn(&str) -> Vec<String>,
-    /// The unstemmed body field.
-    pub exact: Field,
+struct Dictionary<'a> {
+    stemmed: Field,
+    stem: &'a dyn Fn(&str) -> Vec<String>,
+    exact: Field,
 }
 
-/// The query with its rare words replaced, or `None` when every word stands.
-pub fn suggest(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> Option<String> {
+/// The query's `words` with rare ones respelled from the body text of `index`, or `None`
+/// when every word stands.
+pub fn suggest(
+    index: &Index,
+    searcher: &Searcher,
+    fields: &IndexFields,
+    words: &[&str],
+) -> Option<String> {
+    let stem = |word: &str| -> Vec<String> {
+        let Ok(mut analyzer) = index.tokenizer_for_field(fields.body) else {
+            return Vec::new();
+        };
+        let mut stream = analyzer.token_stream(word);
+        let mut forms = Vec::new();
+        while let Some(token) = stream.next() {
+            forms.push(token.text.clone());
+        }
+        forms
+    };
+    let dictionary = Dictionary {
+        stemmed: fields.body,
+        stem: &stem,
+        exact: fields.body_exact,
+    };
+    respell(searcher, &dictionary, words)
+}
+
+fn respell(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> Option<String> {
     let mut changed = false;
     let mut out = Vec::with_capacity(words.len());
     for (i, word) in words.iter().enumerate() {
