@@ -688,11 +688,8 @@ mod tests {
         let mut store = PageStore::open(dir.path()).unwrap();
         let mut frontier = frontier();
         let origin = "http://b.test";
-        let far = Instant::now() + Duration::from_secs(86_400);
-        frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
-        frontier.resolved(origin, Some(LOCAL), Instant::now());
-        let queued = queue(&mut store, &["http://b.test/x", "http://b.test/y"]);
-        frontier.push(queued, Instant::now());
+        let urls = ["http://b.test/x", "http://b.test/y"];
+        ready_origin(&mut frontier, &mut store, origin, LOCAL, &urls);
 
         let Some(Job::Page { key, mut entry, .. }) = next(&mut frontier, &mut store) else {
             panic!("a page");
@@ -722,16 +719,12 @@ mod tests {
         let mut store = PageStore::open(dir.path()).unwrap();
         let mut frontier = frontier();
         let origin = "http://slow.test";
-        let far = Instant::now() + Duration::from_secs(86_400);
-        frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
-        frontier.resolved(origin, Some(LOCAL), Instant::now());
         let urls = [
             "http://slow.test/1",
             "http://slow.test/2",
             "http://slow.test/3",
         ];
-        let queued = queue(&mut store, &urls);
-        frontier.push(queued, Instant::now());
+        ready_origin(&mut frontier, &mut store, origin, LOCAL, &urls);
 
         let take = |frontier: &mut Frontier, store: &mut PageStore| {
             let Some(Job::Page { key, entry, .. }) = next(frontier, store) else {
@@ -758,20 +751,31 @@ mod tests {
         );
     }
 
+    /// An origin with no robots.txt rules (for a day), resolved to `ip`, with `urls` queued.
+    fn ready_origin(
+        frontier: &mut Frontier,
+        store: &mut PageStore,
+        origin: &str,
+        ip: IpAddr,
+        urls: &[&str],
+    ) {
+        let far = Instant::now() + Duration::from_secs(86_400);
+        frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
+        frontier.resolved(origin, Some(ip), Instant::now());
+        let queued = queue(store, urls);
+        frontier.push(queued, Instant::now());
+    }
+
     fn ready_origins(
         frontier: &mut Frontier,
         store: &mut PageStore,
         origins: &[(&str, IpAddr)],
         per_origin: usize,
     ) {
-        let far = Instant::now() + Duration::from_secs(86_400);
         for (origin, ip) in origins {
-            frontier.load_origin(origin, known(RobotsFetch::NoRules, far), Instant::now());
-            frontier.resolved(origin, Some(*ip), Instant::now());
             let urls: Vec<String> = (0..per_origin).map(|i| format!("{origin}/{i}")).collect();
             let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
-            let queued = queue(store, &urls);
-            frontier.push(queued, Instant::now());
+            ready_origin(frontier, store, origin, *ip, &urls);
         }
     }
 

@@ -219,14 +219,11 @@ impl UserQuery {
         let text = words.join(" ");
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
         for &(field, boost) in searched {
-            let Ok(mut analyzer) = index.tokenizer_for_field(field) else {
-                continue;
-            };
-            let mut terms = Vec::new();
-            let mut stream = analyzer.token_stream(&text);
-            while let Some(token) = stream.next() {
-                terms.push((terms.len(), Term::from_field_text(field, &token.text)));
-            }
+            let terms: Vec<(usize, Term)> = field_tokens(index, field, &text)
+                .iter()
+                .enumerate()
+                .map(|(position, token)| (position, Term::from_field_text(field, token)))
+                .collect();
             if terms.len() < 2 {
                 continue;
             }
@@ -249,6 +246,20 @@ pub enum Matching {
     /// Pages with any of the words, those with more of them (and rarer ones) first: the
     /// fallback when no page has them all.
     AnyWord,
+}
+
+/// The tokens `text` becomes in `field`, through the field's analyzer (as the index holds
+/// them: lowercased, stemmed or not, CJK bigrams).
+pub fn field_tokens(index: &Index, field: Field, text: &str) -> Vec<String> {
+    let Ok(mut analyzer) = index.tokenizer_for_field(field) else {
+        return Vec::new();
+    };
+    let mut stream = analyzer.token_stream(text);
+    let mut tokens = Vec::new();
+    while let Some(token) = stream.next() {
+        tokens.push(token.text.clone());
+    }
+    tokens
 }
 
 /// A word of the query text.

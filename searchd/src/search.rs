@@ -7,6 +7,7 @@
 //! rewritten; within a generation, tantivy's reader follows the indexer's commits by itself
 //! (`ReloadPolicy::OnCommitWithDelay`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Instant, SystemTime};
@@ -17,7 +18,7 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
@@ -285,16 +286,6 @@ impl Searcher {
             results.suggestion =
                 crate::suggest::suggest(&loaded.index, &searcher, &loaded.fields, &words);
         }
-        if full && user_query.can_match_partially() && searcher.search(&*query, &Count)? == 0 {
-            // No page has every word: the pages with the most of them, said so.
-            results.partial = true;
-            query = user_query.to_query_matching(
-                &loaded.index,
-                &loaded.fields,
-                &self.ranking,
-                Matching::AnyWord,
-            );
-        }
         let offset = (page - 1) * per_page;
         let crowding = full && several_hosts(&searcher, &loaded.fields);
         // Room below the page for results that folding removes and host crowding moves up.
@@ -312,48 +303,69 @@ impl Searcher {
         } else {
             (0.0, 0.0, 0.0)
         };
-        let top = TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
-            let column = |name| {
-                segment
-                    .fast_fields()
-                    .u64(name)
-                    .ok()
-                    .map(|c| c.first_or_default_col(0))
-            };
-            let (inlinks, depth, level) = (
-                column(shared::fields::INLINKS),
-                column(shared::fields::URL_DEPTH),
-                column(shared::fields::RANK_LEVEL),
+        let top = || {
+            TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
+                let column = |name| {
+                    segment
+                        .fast_fields()
+                        .u64(name)
+                        .ok()
+                        .map(|c| c.first_or_default_col(0))
+                };
+                let (inlinks, depth, level) = (
+                    column(shared::fields::INLINKS),
+                    column(shared::fields::URL_DEPTH),
+                    column(shared::fields::RANK_LEVEL),
+                );
+                move |doc, score: Score| {
+                    let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
+                    let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
+                    let r = level.as_ref().map_or(0, |c| c.get_val(doc));
+                    score
+                        * link_boost(weight, n)
+                        * rank_boost(rank_weight, r)
+                        * depth_prior(depth_weight, d)
+                }
+            })
+        };
+        let (mut total, mut top_docs) = searcher.search(&*query, &(Count, top()))?;
+        if total == 0 && full && user_query.can_match_partially() {
+            // No page has every word: the pages with the most of them, said so.
+            results.partial = true;
+            query = user_query.to_query_matching(
+                &loaded.index,
+                &loaded.fields,
+                &self.ranking,
+                Matching::AnyWord,
             );
-            move |doc, score: Score| {
-                let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
-                let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
-                let r = level.as_ref().map_or(0, |c| c.get_val(doc));
-                score
-                    * link_boost(weight, n)
-                    * rank_boost(rank_weight, r)
-                    * depth_prior(depth_weight, d)
-            }
-        });
-        let (total, top_docs) = searcher.search(&*query, &(Count, top))?;
+            (total, top_docs) = searcher.search(&*query, &(Count, top()))?;
+        }
         results.total = total as u64;
 
-        let mut docs = std::collections::HashMap::new();
+        let mut docs = HashMap::new();
         let mut candidates = Vec::with_capacity(top_docs.len());
-        let mut kept: Vec<(u64, String)> = Vec::new();
+        // Results kept so far, with their body simhash: a later near-copy folds under them.
+        let mut kept: Vec<(u64, DocAddress)> = Vec::new();
         for (score, address) in top_docs {
-            let mut host = String::new();
             if full {
-                let doc: TantivyDocument = searcher.doc(address)?;
-                let url = text(&doc, loaded.fields.url);
-                let simhash = number(&doc, loaded.fields.simhash);
-                if is_copy_of_kept(&kept, simhash, &url) {
+                let simhash = fast_u64(&searcher, address, shared::fields::SIMHASH);
+                if is_copy_of_kept(
+                    &searcher,
+                    &loaded.fields,
+                    &mut docs,
+                    &kept,
+                    simhash,
+                    address,
+                )? {
                     continue; // a near-copy of a better result: folded under it
                 }
-                kept.push((simhash, url));
-                host = text(&doc, loaded.fields.host);
-                docs.insert(address, doc);
+                kept.push((simhash, address));
             }
+            let host = if crowding {
+                text(stored(&searcher, &mut docs, address)?, loaded.fields.host)
+            } else {
+                String::new()
+            };
             candidates.push(Candidate {
                 score,
                 address,
@@ -467,18 +479,58 @@ fn hit(
     }
 }
 
-/// Whether a result (`simhash`, `url`) is a near-copy of one already kept: the same page name
+/// Whether the result at `address` is a near-copy of one already kept: the same page name
 /// (last path segment) and body text within [`shared::simhash::NEAR_DISTANCE`] bits. Mirrors
 /// of one page under several paths (`core::pin::Pin` and `std::pin::Pin`, `/v1/x.html` and
-/// `/latest/x.html`) show once, under the best of them.
-fn is_copy_of_kept(kept: &[(u64, String)], simhash: u64, url: &str) -> bool {
+/// `/latest/x.html`) show once, under the best of them. Stored documents are read only when
+/// a simhash is near.
+fn is_copy_of_kept(
+    searcher: &tantivy::Searcher,
+    fields: &IndexFields,
+    docs: &mut HashMap<DocAddress, TantivyDocument>,
+    kept: &[(u64, DocAddress)],
+    simhash: u64,
+    address: DocAddress,
+) -> Result<bool, AppError> {
     if simhash == 0 {
-        return false;
+        return Ok(false);
     }
-    let name = last_segment(url);
-    kept.iter().any(|(other, other_url)| {
-        *other != 0 && shared::simhash::is_near(*other, simhash) && last_segment(other_url) == name
-    })
+    for &(other, other_address) in kept {
+        if other == 0 || !shared::simhash::is_near(other, simhash) {
+            continue;
+        }
+        let url = text(stored(searcher, docs, address)?, fields.url);
+        let other_url = text(stored(searcher, docs, other_address)?, fields.url);
+        if last_segment(&url) == last_segment(&other_url) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The stored document at `address`, read once.
+fn stored<'a>(
+    searcher: &tantivy::Searcher,
+    docs: &'a mut HashMap<DocAddress, TantivyDocument>,
+    address: DocAddress,
+) -> Result<&'a TantivyDocument, AppError> {
+    match docs.entry(address) {
+        std::collections::hash_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
+        std::collections::hash_map::Entry::Vacant(entry) => {
+            Ok(entry.insert(searcher.doc(address)?))
+        }
+    }
+}
+
+/// A `u64` fast field of the document at `address` (0 when the field is missing).
+fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u64 {
+    searcher
+        .segment_reader(address.segment_ord)
+        .fast_fields()
+        .u64(name)
+        .ok()
+        .and_then(|column| column.first(address.doc_id))
+        .unwrap_or(0)
 }
 
 /// The last segment of a URL's path (`struct.Pin.html`), query included.

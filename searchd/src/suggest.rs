@@ -37,17 +37,7 @@ pub fn suggest(
     fields: &IndexFields,
     words: &[&str],
 ) -> Option<String> {
-    let stem = |word: &str| -> Vec<String> {
-        let Ok(mut analyzer) = index.tokenizer_for_field(fields.body) else {
-            return Vec::new();
-        };
-        let mut stream = analyzer.token_stream(word);
-        let mut forms = Vec::new();
-        while let Some(token) = stream.next() {
-            forms.push(token.text.clone());
-        }
-        forms
-    };
+    let stem = |word: &str| crate::query::field_tokens(index, fields.body, word);
     let dictionary = Dictionary {
         stemmed: fields.body,
         stem: &stem,

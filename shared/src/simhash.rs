@@ -34,12 +34,16 @@ pub const BLOCKS: u8 = 4;
 /// Bits per block.
 const BLOCK_BITS: u32 = 64 / BLOCKS as u32;
 
+/// The words of `text`: runs of alphanumeric characters.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
 /// The simhash of `text`, or `None` when it has fewer than [`MIN_FEATURES`] features.
 pub fn simhash(text: &str) -> Option<u64> {
     let mut lower = String::new();
-    let words: Vec<u64> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
+    let words: Vec<u64> = words(text)
         .map(|word| {
             lower.clear();
             if word.is_ascii() {
@@ -82,14 +86,8 @@ pub fn is_near(a: u64, b: u64) -> bool {
 /// Whether two titles can name the same page: the words of one (lower-cased, split at
 /// anything not alphanumeric) run, in order, inside the words of the other.
 pub fn similar_titles(a: &str, b: &str) -> bool {
-    let words = |title: &str| -> Vec<String> {
-        title
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (a, b) = (words(a), words(b));
+    let lowered = |title: &str| -> Vec<String> { words(title).map(str::to_lowercase).collect() };
+    let (a, b) = (lowered(a), lowered(b));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     short.is_empty() || long.windows(short.len()).any(|run| run == short.as_slice())
 }
