@@ -12,6 +12,8 @@
 //! | `simhash` | `u64` simhash of the body text, fast and stored |
 //! | `url_depth` | `u64` path segments of the URL, fast and stored |
 //! | `rank_level` | `u64` PageRank level (8: an average page), fast and stored |
+//! | `code_percent` | `u64` share of the body text in `<pre>` code listings, fast and stored |
+//! | `page_name` | `u64` hash of the page's name (last segment or index folder), fast |
 
 use shared::fields;
 use tantivy::schema::{
@@ -64,6 +66,8 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::SIMHASH, FAST | STORED);
     builder.add_u64_field(fields::URL_DEPTH, FAST | STORED);
     builder.add_u64_field(fields::RANK_LEVEL, FAST | STORED);
+    builder.add_u64_field(fields::CODE_PERCENT, FAST | STORED);
+    builder.add_u64_field(fields::PAGE_NAME, FAST);
     builder.build()
 }
 
@@ -104,6 +108,10 @@ pub struct IndexFields {
     pub url_depth: Field,
     /// PageRank level.
     pub rank_level: Field,
+    /// Share of the body in code listings, percent.
+    pub code_percent: Field,
+    /// Hash of the page's name.
+    pub page_name: Field,
 }
 
 impl IndexFields {
@@ -132,6 +140,8 @@ impl IndexFields {
             simhash: get(fields::SIMHASH)?,
             url_depth: get(fields::URL_DEPTH)?,
             rank_level: get(fields::RANK_LEVEL)?,
+            code_percent: get(fields::CODE_PERCENT)?,
+            page_name: get(fields::PAGE_NAME)?,
         })
     }
 }

@@ -29,6 +29,19 @@ pub struct PageText {
     pub headings: Vec<String>,
     /// Visible text, whitespace collapsed, at most [`MAX_BODY_BYTES`].
     pub body: String,
+    /// How many bytes of `body` came from inside `<pre>` blocks (code listings).
+    pub code_bytes: usize,
+}
+
+impl PageText {
+    /// The share of the body text that is code listings, in percent (0 for an empty body):
+    /// a source-code page is nearly all code, an API page has examples between its prose.
+    pub fn code_percent(&self) -> u64 {
+        if self.body.is_empty() {
+            return 0;
+        }
+        (self.code_bytes.min(self.body.len()) * 100 / self.body.len()) as u64
+    }
 }
 
 /// Extracts the text of an HTML page.
@@ -72,6 +85,8 @@ struct Walker {
     in_content: usize,
     in_head: usize,
     in_title: usize,
+    /// Open `pre` elements.
+    in_pre: usize,
     /// Open `h1`-`h4` elements, with the heading being collected.
     heading: Option<Line>,
     heading_depth: usize,
@@ -101,6 +116,7 @@ impl Walker {
         match name {
             "article" | "main" => self.in_content += 1,
             "head" => self.in_head += 1,
+            "pre" => self.in_pre += 1,
             "title" => {
                 self.in_title += 1;
                 if self.title.is_none() && self.text.title.is_empty() {
@@ -128,6 +144,7 @@ impl Walker {
         match name {
             "article" | "main" => self.in_content = self.in_content.saturating_sub(1),
             "head" => self.in_head = self.in_head.saturating_sub(1),
+            "pre" => self.in_pre = self.in_pre.saturating_sub(1),
             "title" => {
                 self.in_title = self.in_title.saturating_sub(1);
                 if let Some(title) = self.title.take() {
@@ -165,7 +182,11 @@ impl Walker {
         if let Some(heading) = &mut self.heading {
             heading.push(text, MAX_LINE_BYTES);
         }
+        let before = self.body.text.len();
         self.body.push(text, MAX_BODY_BYTES);
+        if self.in_pre > 0 {
+            self.text.code_bytes += self.body.text.len() - before;
+        }
     }
 
     fn finish(mut self) -> PageText {
@@ -322,5 +343,20 @@ mod tests {
             body.len()
         );
         assert!(body.ends_with("word"));
+    }
+
+    #[test]
+    fn code_listings_are_measured() {
+        let prose = extract("<p>one two three four</p>");
+        assert_eq!(prose.code_percent(), 0);
+        let source = extract("<pre><code>fn main() {}</code></pre>");
+        assert_eq!(source.code_percent(), 100);
+        // "words here" (10 bytes), then " let x = 1;" (11 bytes: the space before the code
+        // counts with it).
+        let mixed = extract("<p>words here</p><pre>let x = 1;</pre>");
+        assert_eq!(mixed.body, "words here let x = 1;");
+        assert_eq!(mixed.code_bytes, 11);
+        assert_eq!(mixed.code_percent(), 1100 / 21);
+        assert_eq!(extract("").code_percent(), 0);
     }
 }

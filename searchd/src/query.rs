@@ -121,7 +121,18 @@ impl UserQuery {
             ),
             (fields.body_exact, ranking.body_boost * ranking.exact_boost),
         ];
-        self.over(index, fields, &searched, matching)
+        let query = self.over(index, fields, &searched, matching);
+        let abbreviated = [
+            (
+                fields.title_exact,
+                ranking.title_boost * ranking.abbreviation_weight,
+            ),
+            (
+                fields.url_text,
+                ranking.url_boost * ranking.abbreviation_weight,
+            ),
+        ];
+        self.with_bonuses(query, index, &searched, &abbreviated)
     }
 
     /// The same text over the body alone, unboosted: the plain BM25 baseline.
@@ -155,7 +166,7 @@ impl UserQuery {
             if !errors.is_empty() {
                 tracing::debug!(query = %self.text, ?errors, "query parsed leniently");
             }
-            self.with_proximity(query, index, searched)
+            query
         } else {
             Box::new(AllQuery)
         };
@@ -204,21 +215,25 @@ impl UserQuery {
         plain.then_some(words)
     }
 
-    /// `query`, plus a bonus for documents where the words stand together, in order (within
-    /// [`PROXIMITY_SLOP`] positions), in each of the `searched` fields, with the field's
-    /// boost. Every word stays required; the bonus only orders the matches.
-    fn with_proximity(
+    /// `query` plus its bonuses, which only order the matches (every word stays required):
+    /// - proximity: the words stand together, in order (within [`PROXIMITY_SLOP`]
+    ///   positions), in one of the `searched` fields, scored with the field's boost;
+    /// - abbreviations: a title or URL word is a short prefix of a query word (`env` and
+    ///   `var` for "environment variable", `str` for "string"), the way API names shorten
+    ///   words, in the `abbreviated` fields with their boosts.
+    fn with_bonuses(
         &self,
         query: Box<dyn Query>,
         index: &Index,
         searched: &[(Field, f32)],
+        abbreviated: &[(Field, f32)],
     ) -> Box<dyn Query> {
-        let Some(words) = self.plain_words() else {
+        let Some(words) = self.only_plain_words() else {
             return query;
         };
-        let text = words.join(" ");
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
-        for &(field, boost) in searched {
+        let text = words.join(" ");
+        for &(field, boost) in searched.iter().filter(|_| words.len() >= 2) {
             let terms: Vec<(usize, Term)> = field_tokens(index, field, &text)
                 .iter()
                 .enumerate()
@@ -234,8 +249,36 @@ impl UserQuery {
                 Box::new(BoostQuery::new(Box::new(phrase), boost)),
             ));
         }
+        for &(field, boost) in abbreviated.iter().filter(|(_, boost)| *boost > 0.0) {
+            for prefix in words.iter().flat_map(|word| abbreviations(word)) {
+                for token in field_tokens(index, field, prefix) {
+                    let term = Term::from_field_text(field, &token);
+                    clauses.push((
+                        Occur::Should,
+                        Box::new(BoostQuery::new(
+                            Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
+                            boost,
+                        )),
+                    ));
+                }
+            }
+        }
         Box::new(BooleanQuery::new(clauses))
     }
+}
+
+/// Shortest word abbreviated.
+const MIN_ABBREVIATED_LEN: usize = 6;
+
+/// The short prefixes of `word` an API name may abbreviate it to: its first 3 and 4
+/// letters, for alphabetic words of at least [`MIN_ABBREVIATED_LEN`] letters ("environment"
+/// gives `env` and `envi`).
+fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
+    let long = word.len() >= MIN_ABBREVIATED_LEN && word.chars().all(|c| c.is_ascii_alphabetic());
+    [3, 4]
+        .into_iter()
+        .filter(move |_| long)
+        .map(move |len| &word[..len])
 }
 
 /// Which pages a query matches.

@@ -6,6 +6,15 @@
 //!   `ranking.pagerank_weight`; the indexer stores the logarithm as a level).
 //! - The depth prior divides it by `1 + d * (depth - 1)` for a URL `depth` path segments
 //!   deep (`d` is `ranking.depth_weight`): a small preference for shallower pages.
+//! - The prose prior multiplies it by `1 - c * (2s - 1)` when a share `s` of more than half
+//!   the page's text is in `<pre>` code listings (`c` is `ranking.code_weight`): a
+//!   source-code listing ranks below the documentation that explains the same words; a
+//!   tutorial or an API page with examples between its prose is not touched.
+//! - Namesakes: a page with the same name (last path segment, see
+//!   [`indexer::page_name_key`]) as a better result of the same host, a mirror or another
+//!   version of it that was not close enough to fold, is demoted by [`NAMESAKE_DEMOTION`]
+//!   per earlier namesake, so `core::pin::Pin` does not push the next answer down below
+//!   `std::pin::Pin`.
 //! - Host crowding: when the best results come from more than one host, the second result
 //!   of a host is demoted by [`REPEAT_DEMOTION`], the third by its square, and so on, so one
 //!   big site cannot fill a page. Repeats are demoted, never dropped; when every candidate is
@@ -15,6 +24,8 @@ use tantivy::{DocAddress, Score};
 
 /// Factor applied once per earlier, better result of the same host.
 pub const REPEAT_DEMOTION: f32 = 0.75;
+/// Factor applied once per earlier, better result of the same host and page name.
+pub const NAMESAKE_DEMOTION: f32 = 0.5;
 
 /// The link boost of a document with `inlinks` in-links.
 pub fn link_boost(weight: f32, inlinks: u64) -> f32 {
@@ -33,6 +44,12 @@ pub fn depth_prior(weight: f32, depth: u64) -> f32 {
     1.0 / (1.0 + weight * depth.saturating_sub(1) as f32)
 }
 
+/// The prose prior of a page with `code_percent` percent of its text in code listings.
+pub fn prose_prior(weight: f32, code_percent: u64) -> f32 {
+    let over_half = code_percent.clamp(50, 100) as f32 / 50.0 - 1.0;
+    (1.0 - weight * over_half).max(0.0)
+}
+
 /// A scored document with its host.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
@@ -42,8 +59,35 @@ pub struct Candidate {
     pub address: DocAddress,
     /// Its host.
     pub host: String,
+    /// Its page-name key (0: no name).
+    pub name: u64,
+    /// How many better results of the same host and name came before it.
+    pub namesakes: u32,
     /// How many better results of the same host came before it (0 for the first).
     pub repeats: u32,
+}
+
+/// Demotes pages named like a better result of the same host and sorts best first (ties
+/// keep their order). `candidates` must come best first.
+pub fn demote_namesakes(candidates: &mut [Candidate]) {
+    let mut seen: std::collections::HashMap<(&str, u64), u32> = std::collections::HashMap::new();
+    let mut demotions = Vec::with_capacity(candidates.len());
+    for candidate in candidates.iter() {
+        let count = match candidate.name {
+            0 => 0,
+            name => {
+                let count = seen.entry((&candidate.host, name)).or_insert(0);
+                *count += 1;
+                *count - 1
+            }
+        };
+        demotions.push(count);
+    }
+    for (candidate, count) in candidates.iter_mut().zip(demotions) {
+        candidate.namesakes = count;
+        candidate.score *= NAMESAKE_DEMOTION.powi(count as i32);
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
 /// Demotes repeats of a host and sorts best first (ties keep their order). `candidates` must
@@ -70,15 +114,40 @@ mod tests {
     use super::*;
 
     fn candidates(list: &[(Score, &str)]) -> Vec<Candidate> {
+        named(&list.iter().map(|&(s, h)| (s, h, 0)).collect::<Vec<_>>())
+    }
+
+    fn named(list: &[(Score, &str, u64)]) -> Vec<Candidate> {
         list.iter()
             .enumerate()
-            .map(|(i, (score, host))| Candidate {
+            .map(|(i, (score, host, name))| Candidate {
                 score: *score,
                 address: DocAddress::new(0, i as u32),
                 host: host.to_string(),
+                name: *name,
+                namesakes: 0,
                 repeats: 0,
             })
             .collect()
+    }
+
+    #[test]
+    fn namesakes_of_a_host_move_down_but_stay() {
+        let mut list = named(&[
+            (10.0, "a", 7),
+            (9.5, "a", 7),
+            (9.0, "a", 8),
+            (8.0, "b", 7),
+            (7.0, "a", 0),
+            (6.9, "a", 0),
+            (4.0, "a", 7),
+        ]);
+        demote_namesakes(&mut list);
+        // a/7: 10, 4.75, 1.0 (two before it); a/8: 9; b/7: 8 (another host); no name: kept.
+        assert_eq!(order(&list), vec![0, 2, 3, 4, 5, 1, 6]);
+        assert_eq!(list[5].namesakes, 1);
+        assert_eq!(list[6].namesakes, 2);
+        assert_eq!(list[6].score, 1.0);
     }
 
     fn order(list: &[Candidate]) -> Vec<u32> {
@@ -108,6 +177,17 @@ mod tests {
         assert_eq!(depth_prior(0.1, 1), 1.0);
         assert!((depth_prior(0.1, 3) - 1.0 / 1.2).abs() < 1e-6);
         assert_eq!(depth_prior(0.0, 9), 1.0);
+    }
+
+    #[test]
+    fn code_listings_get_a_smaller_prior() {
+        assert_eq!(prose_prior(0.5, 0), 1.0);
+        assert_eq!(prose_prior(0.5, 50), 1.0);
+        assert!((prose_prior(0.5, 75) - 0.75).abs() < 1e-6);
+        assert_eq!(prose_prior(0.5, 100), 0.5);
+        assert_eq!(prose_prior(0.5, 180), 0.5);
+        assert_eq!(prose_prior(2.0, 100), 0.0);
+        assert_eq!(prose_prior(0.0, 100), 1.0);
     }
 
     #[test]

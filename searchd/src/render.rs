@@ -285,6 +285,7 @@ mod tests {
                 inlinks: 0,
                 depth: 1,
                 rank_level: 8,
+                code_percent: 0,
                 fetched_at_ms: 0,
                 explanation: None,
             }],

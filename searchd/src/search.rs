@@ -22,7 +22,9 @@ use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, Tanti
 
 use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
-use crate::ranking::{Candidate, demote_repeats, depth_prior, link_boost, rank_boost};
+use crate::ranking::{
+    Candidate, demote_namesakes, demote_repeats, depth_prior, link_boost, prose_prior, rank_boost,
+};
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
 /// Most results per page.
@@ -72,6 +74,8 @@ pub struct Hit {
     pub depth: u64,
     /// Its PageRank level (8: an average page).
     pub rank_level: u64,
+    /// Share of its text in code listings, percent.
+    pub code_percent: u64,
     /// When the page was fetched, ms since the Unix epoch.
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
@@ -294,14 +298,15 @@ impl Searcher {
         } else {
             offset + per_page
         };
-        let (weight, depth_weight, rank_weight) = if full {
+        let (weight, depth_weight, rank_weight, code_weight) = if full {
             (
                 self.ranking.link_weight,
                 self.ranking.depth_weight,
                 self.ranking.pagerank_weight,
+                self.ranking.code_weight,
             )
         } else {
-            (0.0, 0.0, 0.0)
+            (0.0, 0.0, 0.0, 0.0)
         };
         let top = || {
             TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
@@ -312,19 +317,22 @@ impl Searcher {
                         .ok()
                         .map(|c| c.first_or_default_col(0))
                 };
-                let (inlinks, depth, level) = (
+                let (inlinks, depth, level, code) = (
                     column(shared::fields::INLINKS),
                     column(shared::fields::URL_DEPTH),
                     column(shared::fields::RANK_LEVEL),
+                    column(shared::fields::CODE_PERCENT),
                 );
                 move |doc, score: Score| {
                     let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
                     let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
                     let r = level.as_ref().map_or(0, |c| c.get_val(doc));
+                    let p = code.as_ref().map_or(0, |c| c.get_val(doc));
                     score
                         * link_boost(weight, n)
                         * rank_boost(rank_weight, r)
                         * depth_prior(depth_weight, d)
+                        * prose_prior(code_weight, p)
                 }
             })
         };
@@ -344,22 +352,16 @@ impl Searcher {
 
         let mut docs = HashMap::new();
         let mut candidates = Vec::with_capacity(top_docs.len());
-        // Results kept so far, with their body simhash: a later near-copy folds under them.
-        let mut kept: Vec<(u64, DocAddress)> = Vec::new();
+        // Results kept so far, by body simhash and page name: a later near-copy folds under them.
+        let mut kept: Vec<(u64, u64)> = Vec::new();
         for (score, address) in top_docs {
+            let name = fast_u64(&searcher, address, shared::fields::PAGE_NAME);
             if full {
                 let simhash = fast_u64(&searcher, address, shared::fields::SIMHASH);
-                if is_copy_of_kept(
-                    &searcher,
-                    &loaded.fields,
-                    &mut docs,
-                    &kept,
-                    simhash,
-                    address,
-                )? {
+                if is_copy_of_kept(&kept, simhash, name) {
                     continue; // a near-copy of a better result: folded under it
                 }
-                kept.push((simhash, address));
+                kept.push((simhash, name));
             }
             let host = if crowding {
                 text(stored(&searcher, &mut docs, address)?, loaded.fields.host)
@@ -370,8 +372,13 @@ impl Searcher {
                 score,
                 address,
                 host,
+                name,
+                namesakes: 0,
                 repeats: 0,
             });
+        }
+        if full {
+            demote_namesakes(&mut candidates);
         }
         if crowding {
             demote_repeats(&mut candidates);
@@ -409,6 +416,11 @@ impl Searcher {
             "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),
             "rank_level": hit.rank_level,
             "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.rank_level),
+            "code_percent": hit.code_percent,
+            "simhash": format!("{:016x}", fast_u64(searcher, candidate.address, shared::fields::SIMHASH)),
+            "prose_prior": prose_prior(self.ranking.code_weight, hit.code_percent),
+            "namesakes": candidate.namesakes,
+            "namesake_demotion": crate::ranking::NAMESAKE_DEMOTION.powi(candidate.namesakes as i32),
             "host_repeats": candidate.repeats,
             "host_demotion": crate::ranking::REPEAT_DEMOTION.powi(candidate.repeats as i32),
             "score": candidate.score,
@@ -474,38 +486,22 @@ fn hit(
         inlinks: number(doc, fields.inlinks),
         depth: number(doc, fields.url_depth),
         rank_level: number(doc, fields.rank_level),
+        code_percent: number(doc, fields.code_percent),
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }
 }
 
-/// Whether the result at `address` is a near-copy of one already kept: the same page name
-/// (last path segment) and body text within [`shared::simhash::NEAR_DISTANCE`] bits. Mirrors
-/// of one page under several paths (`core::pin::Pin` and `std::pin::Pin`, `/v1/x.html` and
-/// `/latest/x.html`) show once, under the best of them. Stored documents are read only when
-/// a simhash is near.
-fn is_copy_of_kept(
-    searcher: &tantivy::Searcher,
-    fields: &IndexFields,
-    docs: &mut HashMap<DocAddress, TantivyDocument>,
-    kept: &[(u64, DocAddress)],
-    simhash: u64,
-    address: DocAddress,
-) -> Result<bool, AppError> {
-    if simhash == 0 {
-        return Ok(false);
-    }
-    for &(other, other_address) in kept {
-        if other == 0 || !shared::simhash::is_near(other, simhash) {
-            continue;
-        }
-        let url = text(stored(searcher, docs, address)?, fields.url);
-        let other_url = text(stored(searcher, docs, other_address)?, fields.url);
-        if last_segment(&url) == last_segment(&other_url) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+/// Whether a result is a near-copy of one already kept: the same page name (see
+/// [`indexer::page_name_key`]) and body text within [`shared::simhash::NEAR_DISTANCE`] bits.
+/// Mirrors of one page under several paths (`core::pin::Pin` and `std::pin::Pin`,
+/// `/v1/x.html` and `/latest/x.html`) show once, under the best of them.
+fn is_copy_of_kept(kept: &[(u64, u64)], simhash: u64, name: u64) -> bool {
+    simhash != 0
+        && name != 0
+        && kept.iter().any(|&(other, other_name)| {
+            other_name == name && other != 0 && shared::simhash::is_near(other, simhash)
+        })
 }
 
 /// The stored document at `address`, read once.
@@ -531,11 +527,6 @@ fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u6
         .ok()
         .and_then(|column| column.first(address.doc_id))
         .unwrap_or(0)
-}
-
-/// The last segment of a URL's path (`struct.Pin.html`), query included.
-fn last_segment(url: &str) -> &str {
-    url.rsplit('/').next().unwrap_or(url)
 }
 
 /// Whether the index holds pages of more than one host (host crowding has work to do).

@@ -21,6 +21,14 @@ fn urls(searcher: &Searcher, query: &str) -> Vec<String> {
         .collect()
 }
 
+/// The result URLs of `query` over the index in `data`, ranked with `ranking`.
+fn urls_ranked(data: &std::path::Path, ranking: RankingConfig, query: &str) -> Vec<String> {
+    urls(
+        &Searcher::open(data, ranking).expect("searcher opens"),
+        query,
+    )
+}
+
 /// `check(query, expected URLs in any order)`.
 fn check(searcher: &Searcher, query: &str, expected: &[&str]) {
     let mut got = urls(searcher, query);
@@ -376,7 +384,7 @@ fn a_spelling_that_fits_the_other_words_wins() {
 fn a_shallower_page_wins_a_tie() {
     let docs = [
         Doc::new(
-            "http://a.test/guide/birds/shore/plover.html",
+            "http://a.test/guide/birds/shore/charadrius.html",
             "Plover",
             "snowy plover nest",
         ),
@@ -389,7 +397,7 @@ fn a_shallower_page_wins_a_tie() {
         urls(&s, "snowy nest"),
         [
             "http://a.test/plover.html",
-            "http://a.test/guide/birds/shore/plover.html"
+            "http://a.test/guide/birds/shore/charadrius.html"
         ]
     );
     let flat = Searcher::open(
@@ -450,6 +458,130 @@ fn a_page_published_under_two_paths_shows_once() {
             "http://docs.test/std/boxed/struct.Box.html",
         ],
     );
+}
+
+#[test]
+fn a_source_listing_ranks_below_the_prose_about_it() {
+    let docs = [
+        Doc::new(
+            "http://docs.test/std/struct.Instant.html",
+            "Instant",
+            "An instant measures elapsed time on a monotonic clock.",
+        ),
+        Doc {
+            code: "/// Elapsed time since this instant: the elapsed time, as elapsed time.\n\
+                   fn elapsed(&self) -> Duration { Instant::now() - *self }",
+            ..Doc::new("http://docs.test/src/clock.rs.html", "clock.rs", "source")
+        },
+        Doc::new(
+            "http://docs.test/std/struct.Duration.html",
+            "Duration",
+            "A span of time.",
+        ),
+        Doc::new(
+            "http://docs.test/std/fn.sleep.html",
+            "sleep",
+            "Puts the thread to sleep.",
+        ),
+    ];
+    let data = data_with(&docs);
+    let order = |code_weight| {
+        let ranking = RankingConfig {
+            code_weight,
+            ..RankingConfig::default()
+        };
+        urls_ranked(data.path(), ranking, "elapsed time")
+    };
+    // The listing says the words more often: it wins on text alone.
+    assert_eq!(order(0.0)[0], "http://docs.test/src/clock.rs.html");
+    assert_eq!(
+        order(RankingConfig::default().code_weight),
+        [
+            "http://docs.test/std/struct.Instant.html",
+            "http://docs.test/src/clock.rs.html"
+        ]
+    );
+}
+
+#[test]
+fn a_name_abbreviating_the_query_words_ranks_higher() {
+    let docs = [
+        Doc::new(
+            "http://docs.test/std/env/fn.var.html",
+            "var in std::env",
+            "Fetches the environment variable key from the current process.",
+        ),
+        Doc::new(
+            "http://docs.test/book/configuration.html",
+            "Configuration",
+            "Set an environment variable, or a variable in the file: the environment \
+             variable wins over the file.",
+        ),
+    ];
+    let data = data_with(&docs);
+    let order = |abbreviation_weight| {
+        let ranking = RankingConfig {
+            abbreviation_weight,
+            ..RankingConfig::default()
+        };
+        urls_ranked(data.path(), ranking, "environment variable")
+    };
+    assert_eq!(order(0.0)[0], "http://docs.test/book/configuration.html");
+    assert_eq!(
+        order(RankingConfig::default().abbreviation_weight)[0],
+        "http://docs.test/std/env/fn.var.html"
+    );
+}
+
+#[test]
+fn a_namesake_of_a_better_result_moves_below_other_pages() {
+    // std's and core's pages of one trait, with different texts (not close enough to fold),
+    // and another page a little weaker than either.
+    let docs = [
+        Doc {
+            inlinks: 20,
+            ..Doc::new(
+                "http://docs.test/std/marker/trait.Unpin.html",
+                "Unpin in std::marker",
+                "Unpin types can move after pinning. Implementors: String, Vec, File.",
+            )
+        },
+        Doc {
+            inlinks: 10,
+            ..Doc::new(
+                "http://docs.test/core/marker/trait.Unpin.html",
+                "Unpin in core::marker",
+                "Unpin types can move after pinning. Implementors: u8, bool, char.",
+            )
+        },
+        Doc {
+            inlinks: 10,
+            ..Doc::new(
+                "http://docs.test/book/pinning.html",
+                "Pinning and Unpin",
+                "Pinned data stays at one location in memory; Unpin types can move.",
+            )
+        },
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let hits = s.search_explained("unpin", 1, 10).expect("search").hits;
+    let scored: Vec<(&str, f32)> = hits.iter().map(|h| (h.url.as_str(), h.score)).collect();
+    assert_eq!(hits.len(), 3, "kept: {scored:?}");
+    assert_eq!(
+        hits.iter().map(|h| h.url.as_str()).collect::<Vec<_>>(),
+        [
+            "http://docs.test/std/marker/trait.Unpin.html",
+            "http://docs.test/book/pinning.html",
+            "http://docs.test/core/marker/trait.Unpin.html",
+        ],
+        "{scored:?}"
+    );
+    let demoted = hits[2].explanation.as_ref().expect("explained");
+    assert_eq!(demoted["namesakes"], 1, "{demoted}");
+    // Without the demotion the core page would come second.
+    let raw = hits[2].score / crate::ranking::NAMESAKE_DEMOTION;
+    assert!(raw > hits[1].score, "{scored:?}");
 }
 
 #[test]
@@ -619,7 +751,17 @@ fn explained_scores_show_their_parts() {
     let s = searcher(data.path());
     let hits = s.search_explained("heron", 1, 10).expect("search").hits;
     let explanation = hits[0].explanation.as_ref().expect("explained");
-    for key in ["bm25", "inlinks", "link_boost", "host_demotion", "score"] {
+    for key in [
+        "bm25",
+        "inlinks",
+        "link_boost",
+        "pagerank_boost",
+        "depth_prior",
+        "prose_prior",
+        "namesake_demotion",
+        "host_demotion",
+        "score",
+    ] {
         assert!(explanation.get(key).is_some(), "{key} in {explanation}");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use indexer::IndexFields;
+use indexer::{DocInput, Inbound, IndexFields};
 use tantivy::{Index, TantivyDocument};
 
 /// One document of a test index.
@@ -17,6 +17,8 @@ pub struct Doc {
     pub anchor: &'static str,
     pub inlinks: u64,
     pub nosnippet: bool,
+    /// A code listing after the body.
+    pub code: &'static str,
 }
 
 impl Doc {
@@ -30,30 +32,39 @@ impl Doc {
     }
 }
 
+/// The document the indexer makes of `doc` rendered as a page: its title, its headings as an
+/// `h2`, its body as a paragraph and its code as a `<pre>` listing.
 fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
-    let url = url::Url::parse(doc.url).expect("test URL");
-    let mut out = TantivyDocument::default();
-    out.add_text(fields.url, doc.url);
-    out.add_text(fields.url_text, doc.url.replace(['/', ':', '.', '-'], " "));
-    out.add_text(fields.host, url.host_str().unwrap_or_default());
-    out.add_u64(fields.url_depth, indexer::url_depth(url.path()));
-    out.add_text(fields.title, doc.title);
-    out.add_text(fields.headings, doc.headings);
-    out.add_text(fields.body, doc.body);
-    out.add_text(fields.title_exact, doc.title);
-    out.add_text(fields.headings_exact, doc.headings);
-    out.add_text(fields.body_exact, doc.body);
-    out.add_text(fields.description, doc.description);
-    out.add_text(fields.anchor, doc.anchor);
-    out.add_u64(fields.inlinks, doc.inlinks);
-    out.add_u64(fields.rank_level, 8);
-    out.add_u64(fields.fetched_at, 1_700_000_000_000);
-    out.add_u64(fields.nosnippet, u64::from(doc.nosnippet));
-    out.add_u64(
-        fields.simhash,
-        shared::simhash::simhash(doc.body).unwrap_or(0),
+    let escape = |text: &str| text.replace('&', "&amp;").replace('<', "&lt;");
+    let mut html = format!(
+        "<html><head><title>{}</title></head><body>",
+        escape(doc.title)
     );
-    out
+    if !doc.headings.is_empty() {
+        html += &format!("<h2>{}</h2>", escape(doc.headings));
+    }
+    html += &format!("<p>{}</p>", escape(doc.body));
+    if !doc.code.is_empty() {
+        html += &format!("<pre>{}</pre>", escape(doc.code));
+    }
+    let input = DocInput {
+        url: doc.url.to_string(),
+        title: doc.title.to_string(),
+        description: doc.description.to_string(),
+        html,
+        fetched_at: 1_700_000_000_000,
+        nosnippet: doc.nosnippet,
+        inbound: Inbound {
+            count: doc.inlinks,
+            anchors: [doc.anchor]
+                .into_iter()
+                .filter(|a| !a.is_empty())
+                .map(str::to_string)
+                .collect(),
+            rank_level: 8,
+        },
+    };
+    input.to_document(fields)
 }
 
 /// Writes generation `number` of `data` holding `docs`, and points `CURRENT` at it.

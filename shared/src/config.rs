@@ -229,6 +229,13 @@ pub struct RankingConfig {
     pub depth_weight: f32,
     /// `p` in the PageRank boost `1 + p * log2(1 + rank * pages)`; 0 turns it off.
     pub pagerank_weight: f32,
+    /// `c` in the prose prior `1 - c * (2s - 1)`, applied when a share `s` over one half of a
+    /// page's text is in `<pre>` code listings: source listings rank below the prose about
+    /// them; 0 turns it off.
+    pub code_weight: f32,
+    /// Share of the title and URL boosts given to a title or URL word that abbreviates a
+    /// query word (its first 3 or 4 letters: `env` for "environment"); 0 turns it off.
+    pub abbreviation_weight: f32,
 }
 
 impl Default for RankingConfig {
@@ -242,6 +249,8 @@ impl Default for RankingConfig {
             exact_boost: 0.5,
             depth_weight: 0.1,
             pagerank_weight: 0.2,
+            code_weight: 0.5,
+            abbreviation_weight: 2.0,
         }
     }
 }

@@ -29,6 +29,11 @@ pub const INLINKS: &str = "inlinks";
 pub const URL_DEPTH: &str = "url_depth";
 /// PageRank level: `round(8 * log2(1 + rank * pages))`, 8 for an average page (fast field).
 pub const RANK_LEVEL: &str = "rank_level";
+/// Share of the body text inside `<pre>` code listings, in percent (fast field).
+pub const CODE_PERCENT: &str = "code_percent";
+/// Hash of the page's name, its last path segment or the folder of an index page, 0 for a
+/// site root (fast field): mirrors and versions of one page share it.
+pub const PAGE_NAME: &str = "page_name";
 /// Fetch time, ms since the Unix epoch (fast field).
 pub const FETCHED_AT: &str = "fetched_at";
 /// Simhash of the body text (fast field; 0 when the text is too short to have one): results
