@@ -7,8 +7,9 @@
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
 //!   (malformed input is searched, never an error), `site:host` as a filter on `host`.
 //! - [`search`]: [`Searcher`] holds the current index generation, ranks by BM25 across fields
-//!   times the link boost, demotes repeats of one host ([`ranking`]), makes [`snippet`]s, and
-//!   follows new generations and commits without a restart.
+//!   times the link signals and priors, demotes namesakes and repeats of one host
+//!   ([`ranking`]), makes [`snippet`]s, explains scores by field ([`breakdown`]), and follows
+//!   new generations and commits without a restart.
 //! - [`routes`] and [`handlers`]: the HTTP surface; [`render`]: the escaping HTML templates;
 //!   [`cache`], [`status`] and [`explain`]: the pages that read the store; [`error`]: every
 //!   failure mapped to a status and a friendly answer in one place.
@@ -30,6 +31,7 @@
 //! # }
 //! ```
 
+pub mod breakdown;
 pub mod cache;
 pub mod demo;
 pub mod error;

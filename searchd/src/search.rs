@@ -408,9 +408,12 @@ impl Searcher {
         candidate: &Candidate,
         hit: &Hit,
     ) -> Result<serde_json::Value, AppError> {
-        let bm25 = query.explain(searcher, candidate.address)?;
+        let bm25 =
+            serde_json::to_value(query.explain(searcher, candidate.address)?).unwrap_or_default();
+        let fields = crate::breakdown::field_scores(&bm25, &searcher.schema());
         Ok(serde_json::json!({
-            "bm25": serde_json::to_value(&bm25).unwrap_or_default(),
+            "fields": fields,
+            "bm25": bm25,
             "inlinks": hit.inlinks,
             "link_boost": link_boost(self.ranking.link_weight, hit.inlinks),
             "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),

@@ -751,7 +751,13 @@ fn explained_scores_show_their_parts() {
     let s = searcher(data.path());
     let hits = s.search_explained("heron", 1, 10).expect("search").hits;
     let explanation = hits[0].explanation.as_ref().expect("explained");
+    let fields = explanation["fields"].as_object().expect("fields");
+    assert!(fields["title"].as_f64().unwrap_or(0.0) > 0.0, "{fields:?}");
+    let total: f64 = fields.values().filter_map(|v| v.as_f64()).sum();
+    let bm25 = explanation["bm25"]["value"].as_f64().expect("bm25 value");
+    assert!((total - bm25).abs() < 1e-3 * bm25, "{total} vs {bm25}");
     for key in [
+        "fields",
         "bm25",
         "inlinks",
         "link_boost",
