@@ -429,6 +429,9 @@ fn explain(data: &Path, url: &str) -> Result<()> {
     if !page.aliases.is_empty() {
         println!("  reached by redirects from: {}", page.aliases.join(" -> "));
     }
+    if let Some(target) = &page.canonical {
+        println!("  rel=canonical: {target}");
+    }
     if let Some(revisit) = store.revisit(canonical.as_str())? {
         let now = shared::now_ms();
         let due = if revisit.due_ms <= now {

@@ -1,5 +1,11 @@
 //! What the crawler reads out of a page: links with anchor text, title, description, robots
-//! META directives and a fingerprint of the visible text.
+//! META directives, the `rel=canonical` URL and a fingerprint of the visible text.
+//!
+//! The canonical URL is the `href` of the first `<link>` in `<head>` whose `rel` tokens
+//! (case-insensitive) include `canonical`, resolved and canonicalized as links are; a
+//! canonical link in `<body>` is ignored (as search engines do: user content could put one
+//! there). When the HTML names none (or none that is a crawlable URL),
+//! [`canonical_with_header`] reads an HTTP `Link: <url>; rel="canonical"` header.
 //!
 //! Broken HTML is not an error: the parser recovers as browsers do and extraction returns what
 //! it could read.
@@ -38,6 +44,9 @@ pub struct Extracted {
     pub refresh_to: Option<String>,
     /// Directives from `<meta name="robots">` and `<meta name="OUR-TOKEN">`.
     pub robots: RobotsDirectives,
+    /// The target of the first `<link rel="canonical">` in `<head>`, canonical (`None` when
+    /// there is none or it is no crawlable URL: not http(s), unparsable, too long).
+    pub canonical: Option<String>,
     /// Links, canonical, deduplicated by (target, anchor), in document order.
     pub links: Vec<Outlink>,
     /// xxh3-64 of the whitespace-normalized visible text.
@@ -54,6 +63,7 @@ struct Selectors {
     links: Selector,
     title: Selector,
     meta: Selector,
+    head_links: Selector,
 }
 
 fn selectors() -> &'static Selectors {
@@ -65,6 +75,7 @@ fn selectors() -> &'static Selectors {
             links: parse("a[href], area[href], frame[src], iframe[src]"),
             title: parse("title"),
             meta: parse("meta[content]"),
+            head_links: parse("head link[rel][href]"),
         }
     })
 }
@@ -112,6 +123,13 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         }
     }
 
+    let canonical = document
+        .select(&s.head_links)
+        .find(|link| has_rel(link.value().attr("rel").unwrap_or_default(), "canonical"))
+        .and_then(|link| link.value().attr("href"))
+        .and_then(|href| CanonicalUrl::join(&base, href).ok())
+        .map(String::from);
+
     let mut links = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut too_long = 0usize;
@@ -136,15 +154,11 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
             }
             Err(_) => continue,
         };
-        let rel = element
-            .value()
-            .attr("rel")
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let rel = element.value().attr("rel").unwrap_or_default();
         let nofollow = robots.nofollow
-            || rel
-                .split_ascii_whitespace()
-                .any(|r| matches!(r, "nofollow" | "ugc" | "sponsored"));
+            || ["nofollow", "ugc", "sponsored"]
+                .iter()
+                .any(|token| has_rel(rel, token));
         let anchor = anchor_text(element);
         if seen.insert((target.as_str().to_string(), anchor.clone(), nofollow)) {
             links.push(Outlink {
@@ -172,11 +186,78 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         revisit_after_secs,
         refresh_to,
         robots,
+        canonical,
         links,
         text_hash: xxh3_64(text.visible.as_bytes()),
         simhash: simhash::simhash(&text.main),
         too_long_links: too_long,
     }
+}
+
+/// Whether a `rel` attribute (a space-separated token list) holds `token`, ignoring case.
+fn has_rel(rel: &str, token: &str) -> bool {
+    rel.split_ascii_whitespace()
+        .any(|r| r.eq_ignore_ascii_case(token))
+}
+
+/// Bytes of one `Link` header value read when looking for a canonical URL.
+const MAX_LINK_HEADER_BYTES: usize = 8 * 1024;
+/// Links of one `Link` header value read when looking for a canonical URL.
+const MAX_HEADER_LINKS: usize = 32;
+
+/// The page's canonical URL: `html_canonical` (see [`Extracted::canonical`]), else the
+/// target of the first `rel="canonical"` link in its `Link` response headers (`headers` as
+/// stored: names lowercase), resolved against `page_url` and canonicalized.
+pub fn canonical_with_header(
+    html_canonical: Option<String>,
+    headers: &[(String, String)],
+    page_url: &Url,
+) -> Option<String> {
+    html_canonical.or_else(|| {
+        let target = headers
+            .iter()
+            .filter(|(name, _)| name == "link")
+            .find_map(|(_, value)| link_header_canonical(value))?;
+        CanonicalUrl::join(page_url, target).ok().map(String::from)
+    })
+}
+
+/// The URL of the first `rel="canonical"` link of a `Link` header value (RFC 8288:
+/// `<url>; param=value; ..., <url>; ...`). Read conservatively: the first
+/// [`MAX_LINK_HEADER_BYTES`] bytes and [`MAX_HEADER_LINKS`] links, and anything malformed
+/// ends the search.
+fn link_header_canonical(value: &str) -> Option<&str> {
+    let mut end = value.len().min(MAX_LINK_HEADER_BYTES);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut rest = &value[..end];
+    for _ in 0..MAX_HEADER_LINKS {
+        let open = rest.trim_start().strip_prefix('<')?;
+        let (target, after) = open.split_once('>')?;
+        // The parameters run to the next comma outside double quotes.
+        let mut quoted = false;
+        let params_end = after
+            .char_indices()
+            .find(|&(_, c)| {
+                if c == '"' {
+                    quoted = !quoted;
+                }
+                c == ',' && !quoted
+            })
+            .map_or(after.len(), |(i, _)| i);
+        let canonical = after[..params_end].split(';').any(|param| {
+            param.split_once('=').is_some_and(|(name, value)| {
+                name.trim().eq_ignore_ascii_case("rel")
+                    && has_rel(value.trim().trim_matches('"'), "canonical")
+            })
+        });
+        if canonical {
+            return Some(target.trim());
+        }
+        rest = after.get(params_end + 1..)?;
+    }
+    None
 }
 
 /// Applies a robots directive list (META content or `X-Robots-Tag`), separated by commas
@@ -457,6 +538,119 @@ mod tests {
         }
         let self_refresh = page(r#"<meta http-equiv="refresh" content="30; url=page.html">"#);
         assert_eq!(self_refresh.refresh_to, None, "a reload is no redirect");
+    }
+
+    #[test]
+    fn canonical_link() {
+        let canonical = |head: &str| page(&format!("<head>{head}</head><p>x</p>")).canonical;
+        for (head, expected) in [
+            (
+                r#"<link rel="canonical" href="../Article?utm_source=x#top">"#,
+                Some("http://a.test/Article"),
+            ),
+            (
+                r#"<link rel="canonical foo" href="/a">"#,
+                Some("http://a.test/a"),
+            ),
+            (
+                r#"<LINK REL="Foo CANONICAL" HREF="HTTP://B.test:80/a">"#,
+                Some("http://b.test/a"),
+            ),
+            (
+                r#"<link rel="canonical" href="/first"><link rel="canonical" href="/second">"#,
+                Some("http://a.test/first"),
+            ),
+            (
+                r#"<link rel="stylesheet" href="s.css"><link rel="canonical" href="/a">"#,
+                Some("http://a.test/a"),
+            ),
+            (
+                r#"<link rel="canonical" href="javascript:void(0)"><link rel="canonical" href="/a">"#,
+                None,
+            ),
+            (r#"<link rel="canonical" href="mailto:x@a.test">"#, None),
+            (r#"<link rel="canonical" href="http://[broken/">"#, None),
+            (
+                r#"<link rel="canonicalize" href="/a"><link rel="alternate" href="/b">"#,
+                None,
+            ),
+            ("", None),
+        ] {
+            assert_eq!(canonical(head).as_deref(), expected, "{head}");
+        }
+        let too_long = format!(r#"<link rel="canonical" href="/{}">"#, "x".repeat(2000));
+        assert_eq!(canonical(&too_long), None);
+
+        let based = page(
+            r#"<head><base href="http://b.test/root/"><link rel="canonical" href="c.html"></head>"#,
+        );
+        assert_eq!(
+            based.canonical.as_deref(),
+            Some("http://b.test/root/c.html")
+        );
+        let in_body = page(
+            r#"<head><title>t</title></head><body><p>x</p><link rel="canonical" href="/a"></body>"#,
+        );
+        assert_eq!(
+            in_body.canonical, None,
+            "a canonical link in the body is ignored"
+        );
+    }
+
+    #[test]
+    fn canonical_link_header_is_the_fallback() {
+        let url = Url::parse("http://a.test/dir/page.html").unwrap();
+        let with = |values: &[&str], html: Option<&str>| {
+            let headers: Vec<(String, String)> = values
+                .iter()
+                .map(|v| ("link".to_string(), v.to_string()))
+                .collect();
+            canonical_with_header(html.map(String::from), &headers, &url)
+        };
+        for (value, expected) in [
+            (
+                r#"<http://a.test/c>; rel="canonical""#,
+                Some("http://a.test/c"),
+            ),
+            (
+                r#"<other.html>; REL=Canonical"#,
+                Some("http://a.test/dir/other.html"),
+            ),
+            (
+                r#"</s.css>; rel=preload; as="style, font", </c>; rel="foo canonical""#,
+                Some("http://a.test/c"),
+            ),
+            (
+                r#"</a>; title="x;y, z", </b>; rel=canonical"#,
+                Some("http://a.test/b"),
+            ),
+            (r#"</a>; rel="alternate", </b>; rel="next""#, None),
+            (r#"<javascript:alert(1)>; rel="canonical""#, None),
+            (r#"</a; rel="canonical""#, None),
+            (r#"rel="canonical""#, None),
+        ] {
+            assert_eq!(with(&[value], None).as_deref(), expected, "{value}");
+        }
+        assert_eq!(
+            with(&[r#"</a>; rel="next""#, r#"</b>; rel=canonical"#], None).as_deref(),
+            Some("http://a.test/b"),
+            "a later Link header counts too"
+        );
+        assert_eq!(
+            with(&[r#"</b>; rel=canonical"#], Some("http://a.test/html")).as_deref(),
+            Some("http://a.test/html"),
+            "the HTML wins"
+        );
+        let many = format!(
+            "{}</late>; rel=canonical",
+            "</x>; rel=next, ".repeat(MAX_HEADER_LINKS)
+        );
+        assert_eq!(with(&[many.as_str()], None), None, "bounded in links");
+        let long = format!(
+            "</x>; title=\"{}\", </late>; rel=canonical",
+            "é".repeat(MAX_LINK_HEADER_BYTES)
+        );
+        assert_eq!(with(&[long.as_str()], None), None, "bounded in bytes");
     }
 
     #[test]

@@ -4,14 +4,16 @@
 //! A page's links are followed only when it is a 2xx HTML page, not a copy of a page already
 //! stored, and not `nofollow` (META or `X-Robots-Tag`); a redirect's target (3xx `Location`,
 //! or `<meta http-equiv="refresh">`) is queued at the same depth with one hop more, up to
-//! `max_redirects`, unless it is already in the chain that led here (a loop).
+//! `max_redirects`, unless it is already in the chain that led here (a loop). A page's
+//! `rel=canonical` URL (HTML, else `Link` header) is kept with `strip_params` applied, unless
+//! it names the page itself.
 
 use shared::config::CrawlerConfig;
 use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 
-use crate::extract::{Extracted, apply_robots_header};
+use crate::extract::{Extracted, apply_robots_header, canonical_with_header};
 use crate::fetch::{FetchError, Fetched};
 use crate::params::ParamStrip;
 use crate::scope::Scope;
@@ -83,6 +85,14 @@ pub fn answered(
         None
     };
     let follow = is_page && duplicate_of.is_none() && !robots.nofollow;
+    // Only a page has a canonical URL worth keeping; naming itself says nothing.
+    let canonical = if is_page {
+        canonical_with_header(extracted.canonical, &fetched.headers, url.as_url())
+            .map(|target| reading.params.apply_str(target))
+            .filter(|target| target != url.as_str())
+    } else {
+        None
+    };
     let record = PageRecord {
         url: url.as_str().to_string(),
         final_url: url.as_str().to_string(),
@@ -107,6 +117,7 @@ pub fn answered(
         keywords: extracted.keywords,
         revisit_after_secs: extracted.revisit_after_secs,
         aliases: aliases(entry),
+        canonical,
     };
     Ok(StoredPage {
         record,
@@ -143,6 +154,7 @@ pub fn failed(
         keywords: String::new(),
         revisit_after_secs: None,
         aliases: aliases(entry),
+        canonical: None,
     };
     StoredPage {
         record,

@@ -50,7 +50,8 @@ pub struct BuildSummary {
     pub unchanged: u64,
     /// Pages not indexed because they asked for `noindex`.
     pub skipped_noindex: u64,
-    /// Pages folded into another page's document (same content).
+    /// Pages folded into another page's document (same content, or a `rel=canonical`
+    /// naming a page of it).
     pub skipped_duplicates: u64,
     /// Pages not indexed otherwise: non-2xx, redirects, failed fetches, empty bodies.
     pub skipped_other: u64,

@@ -1,7 +1,9 @@
 //! `LinkGraph`: for every document, how many distinct pages link to it and with what anchor
 //! text.
 //!
-//! - A link counts once per distinct source page; all copies of one document are one source.
+//! - A link counts once per distinct source page; all pages of one document (copies, pages
+//!   filed under their `rel=canonical` URL) are one source, and a link to any of them counts
+//!   for the document.
 //! - Self-links (the source's own document, also through a redirect or a copy) do not count.
 //! - `nofollow` links, and every link of a `nofollow` page, do not count; links from
 //!   `noindex` pages do.
@@ -351,6 +353,36 @@ mod tests {
         .unwrap();
         let a = graph.inbound(plan.resolve(A).unwrap());
         assert_eq!(a.anchors, ["common name", "rare words"]);
+    }
+
+    #[test]
+    fn links_to_a_page_filed_under_its_canonical_count_for_that_document() {
+        let amp = "http://a.test/amp/a";
+        let mut metas = vec![
+            meta(A, PageKind::Indexable, 1),
+            meta(B, PageKind::Indexable, 2),
+            meta(C, PageKind::Indexable, 3),
+        ];
+        metas.push(crate::source::PageMeta {
+            canonical: Some(A.into()),
+            ..meta(amp, PageKind::Indexable, 4)
+        });
+        let plan = DocPlan::new(metas.into_iter().map(Ok)).unwrap();
+        let graph = LinkGraph::build(
+            &plan,
+            vec![
+                // The copy links to its own document: a self-link.
+                links(amp, &[(A, "self", false)]),
+                // B links to A and to its copy: one source.
+                links(B, &[(A, "Alpha", false), (amp, "Alpha (AMP)", false)]),
+                links(C, &[(amp, "fast alpha", false)]),
+            ],
+        )
+        .unwrap();
+        let a = graph.inbound(plan.resolve(amp).unwrap());
+        assert_eq!(plan.resolve(amp), plan.resolve(A));
+        assert_eq!(a.count, 2, "B and C");
+        assert_eq!(a.anchors, ["Alpha", "Alpha (AMP)", "fast alpha"]);
     }
 
     #[test]

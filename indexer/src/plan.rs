@@ -1,11 +1,21 @@
 //! `DocPlan`: which stored pages become which documents.
 //!
-//! Every indexable page belongs to exactly one document. Pages with the same content hash,
-//! or that the crawler marked `duplicate_of` one another, form one group and become ONE
-//! document, filed under the group's shortest URL (ties: the lexicographically smallest), so
-//! the choice does not depend on crawl order. `noindex` pages, redirects, non-2xx answers and
+//! Every indexable page belongs to exactly one document. Pages form one group, and become ONE
+//! document, when they have the same content hash, when the crawler marked one
+//! `duplicate_of` the other, or when one names the other as its `rel=canonical` URL and that
+//! page is itself indexable ("index me as that URL", even when the texts differ). A canonical
+//! naming a page that is not stored, not indexable (`noindex`, a redirect, an error) or the
+//! page itself changes nothing: a canonical to nowhere never makes a page vanish. Each page's
+//! canonical is followed one hop, to its target and no further; the target's own canonical is
+//! the target's own link. So A -> B -> C is one group (filed under C, the end of the chain),
+//! A -> B -> A is one group, and A -> B -> (a `noindex` C) is one group of A and B.
+//!
+//! A group is filed under a member that members name as canonical: first one that names no
+//! other member itself (the end of a chain), then the one most members name, then, as for a
+//! group where no member names another, the shortest URL (ties: the lexicographically
+//! smallest). Nothing depends on crawl order. `noindex` pages, redirects, non-2xx answers and
 //! empty bodies become no document; a redirect still leads links on to its target (see
-//! [`DocPlan::resolve`]).
+//! [`DocPlan::resolve`]), and a link to any member of a group counts for its document.
 
 use std::collections::HashMap;
 
@@ -62,39 +72,11 @@ impl DocPlan {
             .map(|(i, m)| (m.url.clone(), i as PageId))
             .collect();
 
-        // Group the indexable pages: same content hash, or marked duplicate of one another.
-        let mut groups = UnionFind::new(metas.len());
-        let mut by_hash: HashMap<u64, usize> = HashMap::new();
-        for (i, meta) in metas.iter().enumerate() {
-            if meta.kind != PageKind::Indexable {
-                continue;
-            }
-            if meta.content_hash != 0 {
-                let first = *by_hash.entry(meta.content_hash).or_insert(i);
-                groups.union(first, i);
-            }
-            if let Some(&other) = meta.duplicate_of.as_ref().and_then(|url| ids.get(url))
-                && metas[other as usize].kind == PageKind::Indexable
-            {
-                groups.union(other as usize, i);
-            }
-        }
-        // The representative of each group: shortest URL, then smallest.
-        let mut representative: HashMap<usize, usize> = HashMap::new();
-        for (i, meta) in metas
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.kind == PageKind::Indexable)
-        {
-            let best = representative.entry(groups.find(i)).or_insert(i);
-            let current = &metas[*best].url;
-            if (meta.url.len(), &meta.url) < (current.len(), current) {
-                *best = i;
-            }
-        }
+        let representative = representatives(&metas, &ids);
         // Documents numbered in the order of their URLs (pages are already in URL order).
-        let mut reps: Vec<usize> = representative.values().copied().collect();
+        let mut reps: Vec<usize> = representative.iter().flatten().copied().collect();
         reps.sort_unstable();
+        reps.dedup();
         let doc_of_rep: HashMap<usize, DocId> = reps
             .iter()
             .enumerate()
@@ -110,20 +92,20 @@ impl DocPlan {
             duplicates: 0,
             skipped: 0,
         };
-        for (i, meta) in metas.iter().enumerate() {
-            let role = match meta.kind {
-                PageKind::Indexable => {
-                    let rep = representative[&groups.find(i)];
+        for (i, (meta, rep)) in metas.iter().zip(&representative).enumerate() {
+            // Every indexable page, and only those, has a representative.
+            let role = match (rep, meta.kind) {
+                (&Some(rep), _) => {
                     if rep != i {
                         plan.duplicates += 1;
                     }
                     Role::Doc(doc_of_rep[&rep])
                 }
-                PageKind::NoIndex => {
+                (None, PageKind::NoIndex) => {
                     plan.noindex += 1;
                     Role::NoIndex
                 }
-                PageKind::Skipped => {
+                (None, _) => {
                     plan.skipped += 1;
                     Role::Skipped
                 }
@@ -219,7 +201,8 @@ impl DocPlan {
         self.noindex
     }
 
-    /// Pages that are copies of another page's document.
+    /// Pages folded into another page's document: copies, and pages whose `rel=canonical`
+    /// names a page of it.
     pub fn duplicates(&self) -> u64 {
         self.duplicates
     }
@@ -228,6 +211,55 @@ impl DocPlan {
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
+}
+
+/// Groups the indexable pages (see the module docs): for each page, the page its group is
+/// filed under (`None` for a page that is not indexable).
+fn representatives(metas: &[PageMeta], ids: &HashMap<String, PageId>) -> Vec<Option<usize>> {
+    let indexable = |i: usize| metas[i].kind == PageKind::Indexable;
+    let stored = |url: Option<&str>| url.and_then(|url| ids.get(url)).map(|&p| p as usize);
+    let mut groups = UnionFind::new(metas.len());
+    let mut by_hash: HashMap<u64, usize> = HashMap::new();
+    // The indexable page each page names as canonical, and how many name each page.
+    let mut names: Vec<Option<usize>> = vec![None; metas.len()];
+    let mut named_by = vec![0u32; metas.len()];
+    for (i, meta) in metas.iter().enumerate().filter(|&(i, _)| indexable(i)) {
+        if meta.content_hash != 0 {
+            let first = *by_hash.entry(meta.content_hash).or_insert(i);
+            groups.union(first, i);
+        }
+        if let Some(other) = stored(meta.duplicate_of.as_deref()).filter(|&o| indexable(o)) {
+            groups.union(other, i);
+        }
+        if let Some(target) = stored(meta.canonical.as_deref()).filter(|&t| t != i && indexable(t))
+        {
+            groups.union(target, i);
+            names[i] = Some(target);
+            named_by[target] += 1;
+        }
+    }
+    // Smaller is better: named by a member, naming no other member, named by more, shorter,
+    // smaller.
+    let rank = |i: usize| {
+        let url = &metas[i].url;
+        (
+            named_by[i] == 0,
+            names[i].is_some(),
+            std::cmp::Reverse(named_by[i]),
+            url.len(),
+            url,
+        )
+    };
+    let mut best: HashMap<usize, usize> = HashMap::new();
+    for i in (0..metas.len()).filter(|&i| indexable(i)) {
+        let best = best.entry(groups.find(i)).or_insert(i);
+        if rank(i) < rank(*best) {
+            *best = i;
+        }
+    }
+    (0..metas.len())
+        .map(|i| indexable(i).then(|| best[&groups.find(i)]))
+        .collect()
 }
 
 /// Disjoint sets over `0..n`, smallest member as the root so results never depend on order.
@@ -266,8 +298,24 @@ pub(crate) mod tests {
             content_hash: hash,
             redirect_to: None,
             duplicate_of: None,
+            canonical: None,
             nofollow: false,
         }
+    }
+
+    /// An indexable page with this content hash naming `canonical`.
+    fn naming(url: &str, hash: u64, canonical: &str) -> PageMeta {
+        PageMeta {
+            canonical: Some(canonical.into()),
+            ..meta(url, PageKind::Indexable, hash)
+        }
+    }
+
+    /// The URL each page's document is filed under (`None`: no document), in input order.
+    fn filed_under(p: &DocPlan, urls: &[&str]) -> Vec<Option<String>> {
+        urls.iter()
+            .map(|url| p.doc_of_page(url).map(|doc| p.doc_url(doc).to_string()))
+            .collect()
     }
 
     fn plan(metas: Vec<PageMeta>) -> DocPlan {
@@ -314,6 +362,130 @@ pub(crate) mod tests {
         assert_eq!(p.doc_url(0), "http://a.test/copy");
         assert_eq!((p.noindex(), p.duplicates(), p.skipped()), (1, 1, 1));
         assert_eq!(p.resolve("http://a.test/n"), None);
+    }
+
+    #[test]
+    fn a_duplicate_group_is_filed_under_its_canonical_target() {
+        const LONG: &str = "http://a.test/article/long-canonical-name";
+        let metas = vec![
+            naming("http://a.test/a", 5, LONG),
+            naming("http://a.test/print/a", 5, LONG),
+            meta(LONG, PageKind::Indexable, 5),
+            // Members disagree: the target more members name wins over a shorter one.
+            naming("http://a.test/p1", 6, "http://a.test/voted"),
+            naming("http://a.test/p2", 6, "http://a.test/voted"),
+            naming("http://a.test/p3", 6, "http://a.test/s"),
+            meta("http://a.test/voted", PageKind::Indexable, 6),
+            meta("http://a.test/s", PageKind::Indexable, 6),
+            // A tie: the shorter target.
+            naming("http://a.test/t1", 7, "http://a.test/tie-bb"),
+            naming("http://a.test/t2", 7, "http://a.test/tie-a"),
+            meta("http://a.test/tie-bb", PageKind::Indexable, 7),
+            meta("http://a.test/tie-a", PageKind::Indexable, 7),
+        ];
+        let mut reversed = metas.clone();
+        reversed.reverse();
+        let p = plan(metas);
+        assert_eq!(p.num_docs(), 3);
+        assert_eq!(p.duplicates(), 9);
+        let urls: Vec<&str> = (0..3).map(|d| p.doc_url(d)).collect();
+        assert_eq!(urls, [LONG, "http://a.test/tie-a", "http://a.test/voted"]);
+        assert_eq!(p.resolve("http://a.test/a"), p.doc_of_representative(LONG));
+        assert_eq!(p.doc_of_representative("http://a.test/a"), None);
+
+        let again = plan(reversed);
+        let urls_again: Vec<&str> = (0..3).map(|d| again.doc_url(d)).collect();
+        assert_eq!(urls_again, urls, "input order changes nothing");
+    }
+
+    #[test]
+    fn a_canonical_naming_another_indexable_page_joins_its_document() {
+        let story = "http://a.test/story";
+        let p = plan(vec![
+            // Different text (another hash): joined all the same.
+            naming("http://a.test/amp/story", 1, story),
+            naming("http://a.test/m", 2, story),
+            meta(story, PageKind::Indexable, 3),
+            meta("http://a.test/other", PageKind::Indexable, 4),
+        ]);
+        assert_eq!(p.num_docs(), 2);
+        assert_eq!(p.duplicates(), 2);
+        assert_eq!(
+            filed_under(&p, &["http://a.test/amp/story", "http://a.test/m", story]),
+            vec![Some(story.to_string()); 3]
+        );
+        assert_eq!(p.resolve("http://a.test/m"), p.doc_of_representative(story));
+        assert_eq!(p.source_key("http://a.test/m"), p.source_key(story));
+    }
+
+    #[test]
+    fn a_canonical_to_nowhere_leaves_the_page_alone() {
+        let mut redirect = meta("http://a.test/moved", PageKind::Skipped, 0);
+        redirect.redirect_to = Some("http://a.test/target".into());
+        let pages = [
+            naming("http://a.test/1", 1, "http://a.test/never-stored"),
+            naming("http://a.test/2", 2, "http://a.test/hidden"),
+            naming("http://a.test/3", 3, "http://a.test/moved"),
+            naming("http://a.test/4", 4, "http://a.test/error"),
+            naming("http://a.test/5", 5, "not a url"),
+        ];
+        let urls: Vec<String> = pages.iter().map(|m| m.url.clone()).collect();
+        let mut metas = pages.to_vec();
+        metas.extend([
+            meta("http://a.test/hidden", PageKind::NoIndex, 6),
+            redirect,
+            meta("http://a.test/error", PageKind::Skipped, 0),
+            meta("http://a.test/target", PageKind::Indexable, 7),
+        ]);
+        let p = plan(metas);
+        assert_eq!(p.num_docs(), 6);
+        assert_eq!(p.duplicates(), 0);
+        let own: Vec<Option<String>> = urls.iter().cloned().map(Some).collect();
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        assert_eq!(filed_under(&p, &urls), own);
+    }
+
+    #[test]
+    fn canonical_chains_and_loops_end() {
+        let p = plan(vec![
+            // A loop: one document, under the shorter URL of the two, not under their
+            // shorter copy that nobody names.
+            naming("http://a.test/loop-a", 1, "http://a.test/loop-bb"),
+            naming("http://a.test/loop-bb", 2, "http://a.test/loop-a"),
+            meta("http://a.test/l", PageKind::Indexable, 1),
+            // A -> B -> C: filed under C, the end of the chain, though B is named as often.
+            naming("http://a.test/ch-a", 3, "http://a.test/ch-b"),
+            naming("http://a.test/ch-b", 4, "http://a.test/chain-end-c"),
+            meta("http://a.test/chain-end-c", PageKind::Indexable, 5),
+            // A -> B -> noindex: B is a document, A joins it; the noindex page stays out.
+            naming("http://a.test/x-a", 6, "http://a.test/x-b"),
+            naming("http://a.test/x-b", 7, "http://a.test/x-hidden"),
+            meta("http://a.test/x-hidden", PageKind::NoIndex, 8),
+        ]);
+        assert_eq!(p.num_docs(), 3);
+        assert_eq!(p.duplicates(), 5);
+        assert_eq!(
+            filed_under(
+                &p,
+                &[
+                    "http://a.test/l",
+                    "http://a.test/loop-bb",
+                    "http://a.test/ch-a",
+                    "http://a.test/ch-b",
+                    "http://a.test/x-a",
+                    "http://a.test/x-hidden",
+                ]
+            ),
+            [
+                Some("http://a.test/loop-a"),
+                Some("http://a.test/loop-a"),
+                Some("http://a.test/chain-end-c"),
+                Some("http://a.test/chain-end-c"),
+                Some("http://a.test/x-b"),
+                None,
+            ]
+            .map(|url| url.map(String::from))
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::Error;
 /// What the indexer does with a stored page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageKind {
-    /// A 2xx page with a body: it becomes a document (or a duplicate of one).
+    /// A 2xx page with a body: it becomes a document (or joins one: a duplicate, or a page
+    /// whose `rel=canonical` names a page of it).
     Indexable,
     /// A page that asked not to be indexed (robots META or `X-Robots-Tag`).
     NoIndex,
@@ -50,6 +51,8 @@ pub struct PageMeta {
     pub redirect_to: Option<String>,
     /// The crawler found another page with the same text first.
     pub duplicate_of: Option<String>,
+    /// The URL the page asks to be indexed as (`rel=canonical`; never its own).
+    pub canonical: Option<String>,
     /// The page asked that its links not be followed or counted.
     pub nofollow: bool,
 }
@@ -62,6 +65,7 @@ impl From<&PageRecord> for PageMeta {
             content_hash: page.content_hash,
             redirect_to: page.redirect_to.clone(),
             duplicate_of: page.duplicate_of.clone(),
+            canonical: page.canonical.clone(),
             nofollow: page.robots.nofollow,
         }
     }

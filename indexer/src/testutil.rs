@@ -35,6 +35,7 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         keywords: String::new(),
         revisit_after_secs: None,
         aliases: Vec::new(),
+        canonical: None,
     }
 }
 

@@ -183,19 +183,39 @@ pub struct PageRecord {
     /// The URLs that redirected to this one on the way here (3xx or meta refresh), first
     /// hop first.
     pub aliases: Vec<String>,
+    /// The URL the page asks to be indexed as (`<link rel="canonical">`, else a `Link: <..>;
+    /// rel="canonical"` header), canonical; `None` when it names none, or names this page.
+    pub canonical: Option<String>,
 }
 
 impl Record for PageRecord {
     const KIND: &'static str = "page";
-    const VERSION: u8 = 2;
+    const VERSION: u8 = 3;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
-        (version == 1).then(|| decode_body::<PageRecordV1>(Self::KIND, bytes).map(Self::from))
+        match version {
+            1 => Some(decode_body::<PageRecordV1>(Self::KIND, bytes).map(Self::from)),
+            2 => Some(decode_body::<PageRecordV2>(Self::KIND, bytes).map(Self::from)),
+            _ => None,
+        }
     }
+}
+
+/// [`PageRecord`] as version 2 wrote it: no canonical. Version 1's fields come first, and
+/// postcard writes a struct as its fields one after the other, with no framing, so a nested
+/// [`PageRecordV1`] reads them.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct PageRecordV2 {
+    v1: PageRecordV1,
+    keywords: String,
+    revisit_after_secs: Option<u64>,
+    aliases: Vec<String>,
 }
 
 /// [`PageRecord`] as version 1 wrote it: no keywords, revisit-after or aliases.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 struct PageRecordV1 {
     url: String,
     final_url: String,
@@ -237,6 +257,18 @@ impl From<PageRecordV1> for PageRecord {
             keywords: String::new(),
             revisit_after_secs: None,
             aliases: Vec::new(),
+            canonical: None,
+        }
+    }
+}
+
+impl From<PageRecordV2> for PageRecord {
+    fn from(v2: PageRecordV2) -> Self {
+        Self {
+            keywords: v2.keywords,
+            revisit_after_secs: v2.revisit_after_secs,
+            aliases: v2.aliases,
+            ..Self::from(v2.v1)
         }
     }
 }
@@ -572,14 +604,66 @@ mod tests {
         let page = PageRecord {
             url: "http://a.test/".into(),
             title: "T".into(),
+            canonical: Some("http://a.test/c".into()),
             ..PageRecord::default()
         };
-        let v2 = page.encode();
-        assert_eq!(PageRecord::decode(&v2).unwrap(), page);
+        let v3 = page.encode();
+        assert_eq!(PageRecord::decode(&v3).unwrap(), page);
         assert!(matches!(
-            PageRecord::decode(&[3, 0]),
-            Err(RecordError::UnknownVersion { found: 3, .. })
+            PageRecord::decode(&[4, 0]),
+            Err(RecordError::UnknownVersion { found: 4, .. })
         ));
+    }
+
+    #[test]
+    fn version_2_and_1_page_records_are_read_without_a_canonical() {
+        // The old versions' own layouts (they derive `Serialize` in tests).
+        let v1 = PageRecordV1 {
+            url: "http://a.test/p".into(),
+            final_url: "http://a.test/p".into(),
+            status: 200,
+            error: None,
+            truncated: false,
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: CompressedBody::compress("<p>hi</p>"),
+            body_len: 9,
+            fetched_at_ms: 12,
+            content_hash: 34,
+            title: "Title".into(),
+            description: "Desc".into(),
+            robots: RobotsDirectives {
+                noarchive: true,
+                ..RobotsDirectives::default()
+            },
+            depth: 2,
+            redirect_to: None,
+            duplicate_of: Some("http://a.test/q".into()),
+        };
+        let v2 = PageRecordV2 {
+            v1,
+            keywords: "k".into(),
+            revisit_after_secs: Some(60),
+            aliases: vec!["http://a.test/old".into()],
+        };
+        let body = postcard::to_allocvec(&v2).unwrap();
+        let page = PageRecord::decode(&[&[2], body.as_slice()].concat()).unwrap();
+        assert_eq!(page.canonical, None);
+        assert_eq!((page.title.as_str(), page.depth), ("Title", 2));
+        assert_eq!(page.aliases, v2.aliases);
+        // Every other field as written: version 3 is version 2 and a `None` (one zero byte).
+        assert_eq!(
+            postcard::to_allocvec(&page).unwrap(),
+            [body.as_slice(), &[0]].concat()
+        );
+
+        let v1 = postcard::to_allocvec(&v2.v1).unwrap();
+        let page = PageRecord::decode(&[&[1], v1.as_slice()].concat()).unwrap();
+        let empty = postcard::to_allocvec(&("", None::<u64>, Vec::<String>::new(), None::<String>));
+        assert_eq!(
+            postcard::to_allocvec(&page).unwrap(),
+            [v1, empty.unwrap()].concat(),
+            "version 1 with empty keywords, revisit-after, aliases and canonical"
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   conditional requests.
 //! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
 //!   pages and fetches nothing it had stored.
-//! - [`ranking`]: the index never holds noindex pages; more in-links rank higher.
+//! - [`ranking`]: the index never holds noindex pages; more in-links rank higher; copies are
+//!   one result, under their `rel=canonical` URL.
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.

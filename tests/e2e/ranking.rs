@@ -4,7 +4,7 @@ use searchd::Searcher;
 use shared::config::RankingConfig;
 use testweb::TestWeb;
 
-use crate::support::crawled_and_indexed;
+use crate::support::{crawled, crawled_and_indexed, index};
 
 fn hit_urls(searcher: &Searcher, query: &str) -> Vec<String> {
     let results = searcher.search(query, 1, 10).expect("search runs");
@@ -87,5 +87,41 @@ async fn duplicates_collapse_and_in_links_raise_rank() {
         dupes[0],
         web.url("sample.test", shortest),
         "the shortest URL represents them"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copies_are_one_result_under_their_rel_canonical_url() {
+    let web = TestWeb::start().await;
+    let dir = crawled(&web, "copies.test").await;
+    let canonical = web.url("copies.test", testweb::COPIES_CANONICAL);
+    let (copy, print) = testweb::COPIES_CANONICAL_COPIES;
+    let reader = shared::StoreReader::open(dir.path()).expect("store");
+    let stored = |path: &str| {
+        reader
+            .page(&web.url("copies.test", path))
+            .expect("read")
+            .expect("stored")
+            .canonical
+    };
+    assert_eq!(stored(copy).as_ref(), Some(&canonical));
+    assert_eq!(stored(print).as_ref(), Some(&canonical));
+    assert_eq!(
+        stored(testweb::COPIES_CANONICAL),
+        None,
+        "naming itself says nothing"
+    );
+    drop(reader);
+
+    index(dir.path()).await;
+    let searcher = Searcher::open(dir.path(), RankingConfig::default()).expect("searcher");
+    assert!(
+        copy.len() < testweb::COPIES_CANONICAL.len(),
+        "the shortest URL is a copy"
+    );
+    assert_eq!(
+        hit_urls(&searcher, testweb::COPIES_CANONICAL_WORD),
+        vec![canonical],
+        "one result, under the URL the copies name"
     );
 }

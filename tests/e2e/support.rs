@@ -76,20 +76,26 @@ pub fn paths_requested(web: &TestWeb, host: &str) -> Vec<String> {
         .collect()
 }
 
-/// Crawls the sample site and indexes it; returns the data directory.
-pub async fn crawled_and_indexed(web: &TestWeb) -> tempfile::TempDir {
+/// Crawls one host of the test web from its home page; returns the data directory.
+pub async fn crawled(web: &TestWeb, host: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("sample.test", "/")],
-        crawler_config(web),
-    )
-    .await;
-    let path = dir.path().to_path_buf();
+    crawl(dir.path(), &[web.url(host, "/")], crawler_config(web)).await;
+    dir
+}
+
+/// Builds the index of a data directory (a full build).
+pub async fn index(data: &Path) {
+    let path = data.to_path_buf();
     tokio::task::spawn_blocking(move || indexer::build(&path, BuildMode::Full))
         .await
         .expect("build task")
         .expect("index builds");
+}
+
+/// Crawls the sample site and indexes it; returns the data directory.
+pub async fn crawled_and_indexed(web: &TestWeb) -> tempfile::TempDir {
+    let dir = crawled(web, "sample.test").await;
+    index(dir.path()).await;
     dir
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawler_config, paths_requested};
+use crate::support::{crawl, crawled, crawler_config, paths_requested};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trap_site_costs_no_more_than_its_budget() {
@@ -182,13 +182,7 @@ async fn endless_and_stalled_answers_are_cut_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_near_duplicate_is_stored_as_a_copy_and_its_links_are_not_followed() {
     let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("copies.test", "/")],
-        crawler_config(&web),
-    )
-    .await;
+    let dir = crawled(&web, "copies.test").await;
 
     let requested = paths_requested(&web, "copies.test");
     let (original, copy) = testweb::COPIES_NEAR_PAIR;

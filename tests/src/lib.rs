@@ -23,7 +23,7 @@
 //! | `meta.test` | [`directives`] | `X-Robots-Tag` for all, for us, for another robot; META tags combined; `rel` on links |
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
-//! | `copies.test` | [`copies`] | a long story and its near-duplicate (another date line, navigation and footer), and a different story with the same boilerplate |
+//! | `copies.test` | [`copies`] | a long story and its near-duplicate (another date line, navigation and footer), and a different story with the same boilerplate; an article under two short URLs and the long one they name as `rel=canonical` |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
@@ -66,7 +66,10 @@ use warp::reply::Response;
 
 pub use big::{BIG_SITE_PAGES, big_site_paths};
 pub use charsets::{CHARSET_PATHS, LATIN1_META_TEXT, SJIS_HEADER_TEXT, SJIS_META_TEXT};
-pub use copies::{COPIES_BEHIND_NEAR_DUPLICATE, COPIES_NEAR_PAIR, COPIES_OTHER};
+pub use copies::{
+    COPIES_BEHIND_NEAR_DUPLICATE, COPIES_CANONICAL, COPIES_CANONICAL_COPIES, COPIES_CANONICAL_WORD,
+    COPIES_NEAR_PAIR, COPIES_OTHER,
+};
 pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, news_word};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
