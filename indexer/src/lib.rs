@@ -49,7 +49,7 @@ mod writer;
 use std::path::Path;
 
 pub use build::{BuildMode, BuildSummary, build};
-pub use document::{DocInput, page_name_key, url_depth};
+pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use generation::{current_generation, current_generation_marker};
 pub use linkgraph::Inbound;

@@ -410,7 +410,7 @@ impl Searcher {
     ) -> Result<serde_json::Value, AppError> {
         let bm25 =
             serde_json::to_value(query.explain(searcher, candidate.address)?).unwrap_or_default();
-        let fields = crate::breakdown::field_scores(&bm25, &searcher.schema());
+        let fields = crate::breakdown::field_scores(&bm25, searcher.schema());
         Ok(serde_json::json!({
             "fields": fields,
             "bm25": bm25,
