@@ -3,7 +3,8 @@
 //! Every indexable page belongs to exactly one document. Pages form one group, and become ONE
 //! document, when they have the same content hash, when the crawler marked one
 //! `duplicate_of` the other, or when one names the other as its `rel=canonical` URL and that
-//! page is itself indexable ("index me as that URL", even when the texts differ). A canonical
+//! page is itself indexable ("index me as that URL", even when the texts differ, as long as
+//! both are on one origin: across sites a canonical only chooses among copies). A canonical
 //! naming a page that is not stored, not indexable (`noindex`, a redirect, an error) or the
 //! page itself changes nothing: a canonical to nowhere never makes a page vanish. Each page's
 //! canonical is followed one hop, to its target and no further; the target's own canonical is
@@ -213,6 +214,14 @@ impl DocPlan {
     }
 }
 
+/// `scheme://host:port` of a URL (the whole text when it has no path).
+fn origin(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    url[after_scheme..]
+        .find('/')
+        .map_or(url, |end| &url[..after_scheme + end])
+}
+
 /// Groups the indexable pages (see the module docs): for each page, the page its group is
 /// filed under (`None` for a page that is not indexable).
 fn representatives(metas: &[PageMeta], ids: &HashMap<String, PageId>) -> Vec<Option<usize>> {
@@ -231,12 +240,22 @@ fn representatives(metas: &[PageMeta], ids: &HashMap<String, PageId>) -> Vec<Opt
         if let Some(other) = stored(meta.duplicate_of.as_deref()).filter(|&o| indexable(o)) {
             groups.union(other, i);
         }
-        if let Some(target) = stored(meta.canonical.as_deref()).filter(|&t| t != i && indexable(t))
+    }
+    // Canonicals once the copies are grouped: a page may fold a different text into a page of
+    // its own site, but across sites a canonical only picks among copies, so no site can
+    // attach its pages (and the anchor texts pointing at them) to another site's page.
+    for (i, meta) in metas.iter().enumerate().filter(|&(i, _)| indexable(i)) {
+        let Some(target) = stored(meta.canonical.as_deref()).filter(|&t| t != i && indexable(t))
+        else {
+            continue;
+        };
+        if origin(&metas[target].url) != origin(&meta.url) && groups.find(target) != groups.find(i)
         {
-            groups.union(target, i);
-            names[i] = Some(target);
-            named_by[target] += 1;
+            continue;
         }
+        groups.union(target, i);
+        names[i] = Some(target);
+        named_by[target] += 1;
     }
     // Smaller is better: named by a member, naming no other member, named by more, shorter,
     // smaller.
@@ -443,6 +462,27 @@ pub(crate) mod tests {
         let own: Vec<Option<String>> = urls.iter().cloned().map(Some).collect();
         let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
         assert_eq!(filed_under(&p, &urls), own);
+    }
+
+    #[test]
+    fn across_sites_a_canonical_only_chooses_among_copies() {
+        let p = plan(vec![
+            meta("http://victim.test/article", PageKind::Indexable, 1),
+            // Another text claiming the victim's page: stays its own document.
+            naming("http://evil.test/spam", 2, "http://victim.test/article"),
+            // A copy naming the original: one document, under the original.
+            naming("http://mirror.test/a", 1, "http://victim.test/article"),
+        ]);
+        assert_eq!(p.num_docs(), 2);
+        assert_eq!(
+            filed_under(&p, &["http://evil.test/spam", "http://mirror.test/a"]),
+            [
+                Some("http://evil.test/spam".to_string()),
+                Some("http://victim.test/article".to_string())
+            ]
+        );
+        assert_eq!(origin("http://a.test:8080/x/y"), "http://a.test:8080");
+        assert_eq!(origin("http://a.test"), "http://a.test");
     }
 
     #[test]
