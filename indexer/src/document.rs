@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -110,6 +110,7 @@ impl DocInput {
         doc.add_u64(fields.inlinks, self.inbound.count);
         doc.add_u64(fields.rank_level, self.inbound.rank_level);
         doc.add_u64(fields.code_percent, text.code_percent());
+        doc.add_u64(fields.body_words, text.content_words() as u64);
         doc.add_u64(fields.fetched_at, self.fetched_at);
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc

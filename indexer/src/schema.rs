@@ -13,6 +13,7 @@
 //! | `url_depth` | `u64` path segments of the URL, fast and stored |
 //! | `rank_level` | `u64` PageRank level (8: an average page), fast and stored |
 //! | `code_percent` | `u64` share of the body text in `<pre>` code listings, fast and stored |
+//! | `body_words` | `u64` words of the content (`<main>`, else the body), fast and stored |
 //! | `page_name` | `u64` hash of the page's name (last segment or index folder), fast |
 
 use shared::fields;
@@ -68,6 +69,7 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::RANK_LEVEL, FAST | STORED);
     builder.add_u64_field(fields::CODE_PERCENT, FAST | STORED);
     builder.add_u64_field(fields::PAGE_NAME, FAST);
+    builder.add_u64_field(fields::BODY_WORDS, FAST | STORED);
     builder.build()
 }
 
@@ -112,6 +114,8 @@ pub struct IndexFields {
     pub code_percent: Field,
     /// Hash of the page's name.
     pub page_name: Field,
+    /// Words of the body text.
+    pub body_words: Field,
 }
 
 impl IndexFields {
@@ -142,6 +146,7 @@ impl IndexFields {
             rank_level: get(fields::RANK_LEVEL)?,
             code_percent: get(fields::CODE_PERCENT)?,
             page_name: get(fields::PAGE_NAME)?,
+            body_words: get(fields::BODY_WORDS)?,
         })
     }
 }

@@ -31,9 +31,18 @@ pub struct PageText {
     pub body: String,
     /// How many bytes of `body` came from inside `<pre>` blocks (code listings).
     pub code_bytes: usize,
+    /// Words inside `<main>` and `<article>` elements, when the page has any.
+    pub content_words: Option<usize>,
 }
 
 impl PageText {
+    /// Words of the page's own content: inside its `<main>` or `<article>` when it marks
+    /// one (a documentation theme's menus and help texts left out), else of the whole body.
+    pub fn content_words(&self) -> usize {
+        self.content_words
+            .unwrap_or_else(|| self.body.split_whitespace().count())
+    }
+
     /// The share of the body text that is code listings, in percent (0 for an empty body):
     /// a source-code page is nearly all code, an API page has examples between its prose.
     pub fn code_percent(&self) -> u64 {
@@ -114,7 +123,10 @@ impl Walker {
     fn open(&mut self, element: &Element) {
         let name = element.name();
         match name {
-            "article" | "main" => self.in_content += 1,
+            "article" | "main" => {
+                self.in_content += 1;
+                self.text.content_words.get_or_insert(0);
+            }
             "head" => self.in_head += 1,
             "pre" => self.in_pre += 1,
             "title" => {
@@ -184,6 +196,11 @@ impl Walker {
         }
         let before = self.body.text.len();
         self.body.push(text, MAX_BODY_BYTES);
+        if self.in_content > 0
+            && let Some(words) = &mut self.text.content_words
+        {
+            *words += text.split_whitespace().count();
+        }
         if self.in_pre > 0 {
             self.text.code_bytes += self.body.text.len() - before;
         }
@@ -343,6 +360,22 @@ mod tests {
             body.len()
         );
         assert!(body.ends_with("word"));
+    }
+
+    #[test]
+    fn content_words_count_main_when_there_is_one() {
+        let themed = extract(
+            "<div>Keyboard shortcuts: press S to search, ? for help</div>\
+             <main><h1>unique_rc_arc</h1><p>The tracking issue is #1.</p></main>",
+        );
+        assert_eq!(themed.content_words(), 6);
+        let plain = extract("<div>one two</div><p>three</p>");
+        assert_eq!(plain.content_words(), 3);
+        // Words split across inline elements count as one each side of the tag.
+        assert_eq!(
+            extract("<article>a <b>b</b> c</article>").content_words(),
+            3
+        );
     }
 
     #[test]

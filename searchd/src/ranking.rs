@@ -10,6 +10,8 @@
 //!   the page's text is in `<pre>` code listings (`c` is `ranking.code_weight`): a
 //!   source-code listing ranks below the documentation that explains the same words; a
 //!   tutorial or an API page with examples between its prose is not touched.
+//! - The thin-page prior multiplies it by `1 - t * (1 - words / 50)` for a page with fewer
+//!   than [`THIN_WORDS`] words of text (`t` is `ranking.thin_weight`).
 //! - Namesakes: a page with the same name (last path segment, see
 //!   [`indexer::page_name_key`]) as a better result of the same host, a mirror or another
 //!   version of it that was not close enough to fold, is demoted by [`NAMESAKE_DEMOTION`]
@@ -48,6 +50,17 @@ pub fn depth_prior(weight: f32, depth: u64) -> f32 {
 pub fn prose_prior(weight: f32, code_percent: u64) -> f32 {
     let over_half = code_percent.clamp(50, 100) as f32 / 50.0 - 1.0;
     (1.0 - weight * over_half).max(0.0)
+}
+
+/// Fewer words than this in a page's text make it thin.
+pub const THIN_WORDS: u64 = 50;
+
+/// The thin-page prior of a page with `words` words of text: `1 - t * (1 - words / 50)` below
+/// [`THIN_WORDS`], 1 from there on. A stub (a title and one line) matches its few words in
+/// its title and URL, scores high on them, and answers little.
+pub fn thin_prior(weight: f32, words: u64) -> f32 {
+    let missing = 1.0 - words.min(THIN_WORDS) as f32 / THIN_WORDS as f32;
+    (1.0 - weight * missing).max(0.0)
 }
 
 /// A scored document with its host.
@@ -188,6 +201,15 @@ mod tests {
         assert_eq!(prose_prior(0.5, 180), 0.5);
         assert_eq!(prose_prior(2.0, 100), 0.0);
         assert_eq!(prose_prior(0.0, 100), 1.0);
+    }
+
+    #[test]
+    fn thin_pages_get_a_smaller_prior() {
+        assert_eq!(thin_prior(0.5, 0), 0.5);
+        assert!((thin_prior(0.5, 25) - 0.75).abs() < 1e-6);
+        assert_eq!(thin_prior(0.5, THIN_WORDS), 1.0);
+        assert_eq!(thin_prior(0.5, 10_000), 1.0);
+        assert_eq!(thin_prior(0.0, 0), 1.0);
     }
 
     #[test]

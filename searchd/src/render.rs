@@ -286,6 +286,7 @@ mod tests {
                 depth: 1,
                 rank_level: 8,
                 code_percent: 0,
+                body_words: 100,
                 fetched_at_ms: 0,
                 explanation: None,
             }],

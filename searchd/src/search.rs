@@ -23,7 +23,8 @@ use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, Tanti
 use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{
-    Candidate, demote_namesakes, demote_repeats, depth_prior, link_boost, prose_prior, rank_boost,
+    Candidate, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, link_boost, prose_prior,
+    rank_boost, thin_prior,
 };
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
@@ -76,6 +77,8 @@ pub struct Hit {
     pub rank_level: u64,
     /// Share of its text in code listings, percent.
     pub code_percent: u64,
+    /// Words of its text.
+    pub body_words: u64,
     /// When the page was fetched, ms since the Unix epoch.
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
@@ -298,15 +301,16 @@ impl Searcher {
         } else {
             offset + per_page
         };
-        let (weight, depth_weight, rank_weight, code_weight) = if full {
+        let (weight, depth_weight, rank_weight, code_weight, thin_weight) = if full {
             (
                 self.ranking.link_weight,
                 self.ranking.depth_weight,
                 self.ranking.pagerank_weight,
                 self.ranking.code_weight,
+                self.ranking.thin_weight,
             )
         } else {
-            (0.0, 0.0, 0.0, 0.0)
+            (0.0, 0.0, 0.0, 0.0, 0.0)
         };
         let top = || {
             TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
@@ -317,22 +321,26 @@ impl Searcher {
                         .ok()
                         .map(|c| c.first_or_default_col(0))
                 };
-                let (inlinks, depth, level, code) = (
+                let (inlinks, depth, level, code, words) = (
                     column(shared::fields::INLINKS),
                     column(shared::fields::URL_DEPTH),
                     column(shared::fields::RANK_LEVEL),
                     column(shared::fields::CODE_PERCENT),
+                    column(shared::fields::BODY_WORDS),
                 );
                 move |doc, score: Score| {
                     let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
                     let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
                     let r = level.as_ref().map_or(0, |c| c.get_val(doc));
                     let p = code.as_ref().map_or(0, |c| c.get_val(doc));
+                    // An index without the field: no page is thin.
+                    let w = words.as_ref().map_or(THIN_WORDS, |c| c.get_val(doc));
                     score
                         * link_boost(weight, n)
                         * rank_boost(rank_weight, r)
                         * depth_prior(depth_weight, d)
                         * prose_prior(code_weight, p)
+                        * thin_prior(thin_weight, w)
                 }
             })
         };
@@ -422,6 +430,8 @@ impl Searcher {
             "code_percent": hit.code_percent,
             "simhash": format!("{:016x}", fast_u64(searcher, candidate.address, shared::fields::SIMHASH)),
             "prose_prior": prose_prior(self.ranking.code_weight, hit.code_percent),
+            "body_words": hit.body_words,
+            "thin_prior": thin_prior(self.ranking.thin_weight, hit.body_words),
             "namesakes": candidate.namesakes,
             "namesake_demotion": crate::ranking::NAMESAKE_DEMOTION.powi(candidate.namesakes as i32),
             "host_repeats": candidate.repeats,
@@ -490,6 +500,7 @@ fn hit(
         depth: number(doc, fields.url_depth),
         rank_level: number(doc, fields.rank_level),
         code_percent: number(doc, fields.code_percent),
+        body_words: number(doc, fields.body_words),
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }

@@ -504,6 +504,57 @@ fn a_source_listing_ranks_below_the_prose_about_it() {
 }
 
 #[test]
+fn a_stub_ranks_below_a_page_that_explains() {
+    let docs = [
+        Doc::new(
+            "http://docs.test/unstable/str-split-whitespace-remainder.html",
+            "str_split_whitespace_remainder",
+            "str_split_whitespace_remainder: the tracking issue for this feature is #77998.",
+        ),
+        Doc {
+            headings: "pub fn split_whitespace(&self) -> SplitWhitespace<'_>",
+            inlinks: 250,
+            ..Doc::new(
+                "http://docs.test/std/primitive.str.html",
+                "str",
+                "String slices. The str type is the most primitive string type; it is usually seen \
+             in its borrowed form. Methods: len returns the length in bytes, is_empty says \
+             whether it has none, chars iterates over its characters, bytes over its bytes, \
+             lines over its lines, and split_whitespace splits a string slice by whitespace, \
+             returning an iterator over the words between; to_uppercase and to_lowercase \
+             return a new String, trim removes leading and trailing whitespace, parse turns \
+             it into any type that implements FromStr.",
+            )
+        },
+        Doc::new(
+            "http://docs.test/std/primitive.char.html",
+            "char",
+            "A character type: is_whitespace says whether it is whitespace.",
+        ),
+        Doc::new(
+            "http://docs.test/std/vec/struct.Vec.html",
+            "Vec",
+            "A growable array: split_off splits it in two.",
+        ),
+    ];
+    let data = data_with(&docs);
+    let order = |thin_weight| {
+        let ranking = RankingConfig {
+            thin_weight,
+            ..RankingConfig::default()
+        };
+        urls_ranked(data.path(), ranking, "split whitespace")
+    };
+    // The stub's title and URL are the query: it wins on text alone.
+    let stub = "http://docs.test/unstable/str-split-whitespace-remainder.html";
+    assert_eq!(order(0.0)[0], stub);
+    assert_eq!(
+        order(RankingConfig::default().thin_weight),
+        ["http://docs.test/std/primitive.str.html", stub]
+    );
+}
+
+#[test]
 fn a_name_abbreviating_the_query_words_ranks_higher() {
     let docs = [
         Doc::new(

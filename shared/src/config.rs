@@ -233,6 +233,9 @@ pub struct RankingConfig {
     /// page's text is in `<pre>` code listings: source listings rank below the prose about
     /// them; 0 turns it off.
     pub code_weight: f32,
+    /// `t` in the thin-page prior `1 - t * (1 - words / 50)` of a page with fewer than 50
+    /// words of text (a stub that only its title matches); 0 turns it off.
+    pub thin_weight: f32,
     /// Share of the title and URL boosts given to a title or URL word that abbreviates a
     /// query word (its first 3 or 4 letters: `env` for "environment"); 0 turns it off.
     pub abbreviation_weight: f32,
@@ -250,6 +253,7 @@ impl Default for RankingConfig {
             depth_weight: 0.1,
             pagerank_weight: 0.2,
             code_weight: 0.5,
+            thin_weight: 0.5,
             abbreviation_weight: 2.0,
         }
     }

@@ -34,6 +34,9 @@ pub const CODE_PERCENT: &str = "code_percent";
 /// Hash of the page's name, its last path segment or the folder of an index page, 0 for a
 /// site root (fast field): mirrors and versions of one page share it.
 pub const PAGE_NAME: &str = "page_name";
+/// Words of the page's own content: inside `<main>`/`<article>` when it has one, else the
+/// body text (fast field).
+pub const BODY_WORDS: &str = "body_words";
 /// Fetch time, ms since the Unix epoch (fast field).
 pub const FETCHED_AT: &str = "fetched_at";
 /// Simhash of the body text (fast field; 0 when the text is too short to have one): results
