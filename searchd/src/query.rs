@@ -143,7 +143,8 @@ impl UserQuery {
     /// Whether a query without every word met could still match pages with some of them:
     /// plain words, more than one.
     pub fn can_match_partially(&self) -> bool {
-        self.plain_words().is_some()
+        self.only_plain_words()
+            .is_some_and(|words| words.len() >= 2)
     }
 
     /// The text over `searched` fields with their boosts, restricted to `sites`.
@@ -195,14 +196,9 @@ fn is_comparison(word: &str) -> bool {
 const PROXIMITY_SLOP: u32 = 2;
 
 impl UserQuery {
-    /// The plain words of the query, when it is nothing but plain words (no phrase, no
-    /// `-word`, no operator, no field): the case a proximity boost applies to.
-    fn plain_words(&self) -> Option<Vec<&str>> {
-        self.only_plain_words().filter(|words| words.len() >= 2)
-    }
-
-    /// The words of the query when it is nothing but plain words (one or more): what a
-    /// spelling suggestion may rewrite.
+    /// The words of the query when it is nothing but plain words (one or more; no phrase, no
+    /// `-word`, no operator, no field): what the ranking bonuses apply to and a spelling
+    /// suggestion may rewrite.
     pub fn only_plain_words(&self) -> Option<Vec<&str>> {
         let words: Vec<&str> = self.text.split_whitespace().collect();
         let plain = !words.is_empty()
@@ -430,6 +426,23 @@ fn split_colons(word: &str, starts_in_phrase: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn long_words_are_abbreviated_to_their_first_letters() {
+        assert_eq!(
+            abbreviations("environment").collect::<Vec<_>>(),
+            ["env", "envi"]
+        );
+        assert_eq!(abbreviations("String").collect::<Vec<_>>(), ["Str", "Stri"]);
+        assert_eq!(abbreviations("vec").count(), 0, "too short");
+        assert_eq!(abbreviations("borrow_mut").count(), 0, "not a plain word");
+        assert_eq!(
+            abbreviations("éléphant").count(),
+            0,
+            "not ASCII: no cut mid-letter"
+        );
+    }
+
     use super::*;
 
     fn check_text(raw: &str, text: &str, sites: &[&str]) {
