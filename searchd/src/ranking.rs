@@ -22,6 +22,7 @@
 //!   big site cannot fill a page. Repeats are demoted, never dropped; when every candidate is
 //!   on one host (a crawl of one site) the order is pure relevance.
 
+use shared::config::RankingConfig;
 use tantivy::{DocAddress, Score};
 
 /// Factor applied once per earlier, better result of the same host.
@@ -61,6 +62,33 @@ pub const THIN_WORDS: u64 = 50;
 pub fn thin_prior(weight: f32, words: u64) -> f32 {
     let missing = 1.0 - words.min(THIN_WORDS) as f32 / THIN_WORDS as f32;
     (1.0 - weight * missing).max(0.0)
+}
+
+/// A page's query-independent signals, read from its fast fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageSignals {
+    /// In-links from distinct pages.
+    pub inlinks: u64,
+    /// Path segments of its URL.
+    pub depth: u64,
+    /// PageRank level.
+    pub rank_level: u64,
+    /// Share of its text in code listings, percent.
+    pub code_percent: u64,
+    /// Words of its own content.
+    pub body_words: u64,
+}
+
+impl PageSignals {
+    /// What multiplies the page's BM25 score: the link and PageRank boosts and the depth,
+    /// prose and thin-page priors, with the weights of `ranking`.
+    pub fn multiplier(&self, ranking: &RankingConfig) -> f32 {
+        link_boost(ranking.link_weight, self.inlinks)
+            * rank_boost(ranking.pagerank_weight, self.rank_level)
+            * depth_prior(ranking.depth_weight, self.depth)
+            * prose_prior(ranking.code_weight, self.code_percent)
+            * thin_prior(ranking.thin_weight, self.body_words)
+    }
 }
 
 /// A scored document with its host.
@@ -210,6 +238,25 @@ mod tests {
         assert_eq!(thin_prior(0.5, THIN_WORDS), 1.0);
         assert_eq!(thin_prior(0.5, 10_000), 1.0);
         assert_eq!(thin_prior(0.0, 0), 1.0);
+    }
+
+    #[test]
+    fn the_multiplier_is_every_signal_together() {
+        let signals = PageSignals {
+            inlinks: 9,
+            depth: 3,
+            rank_level: 16,
+            code_percent: 75,
+            body_words: 25,
+        };
+        let ranking = RankingConfig::default();
+        let expected = link_boost(ranking.link_weight, 9)
+            * rank_boost(ranking.pagerank_weight, 16)
+            * depth_prior(ranking.depth_weight, 3)
+            * prose_prior(ranking.code_weight, 75)
+            * thin_prior(ranking.thin_weight, 25);
+        assert_eq!(signals.multiplier(&ranking), expected);
+        assert!(expected < 1.0 && expected > 0.0, "{expected}");
     }
 
     #[test]

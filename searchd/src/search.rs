@@ -15,6 +15,7 @@ use std::time::{Instant, SystemTime};
 use indexer::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::collector::{Count, TopDocs};
+use tantivy::columnar::ColumnValues;
 use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
@@ -23,8 +24,8 @@ use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, Tanti
 use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{
-    Candidate, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, link_boost, prose_prior,
-    rank_boost, thin_prior,
+    Candidate, PageSignals, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, link_boost,
+    prose_prior, rank_boost, thin_prior,
 };
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
@@ -301,18 +302,10 @@ impl Searcher {
         } else {
             offset + per_page
         };
-        let (weight, depth_weight, rank_weight, code_weight, thin_weight) = if full {
-            (
-                self.ranking.link_weight,
-                self.ranking.depth_weight,
-                self.ranking.pagerank_weight,
-                self.ranking.code_weight,
-                self.ranking.thin_weight,
-            )
-        } else {
-            (0.0, 0.0, 0.0, 0.0, 0.0)
-        };
+        // The baseline is BM25 alone: no signal multiplies it.
+        let weights = full.then(|| self.ranking.clone());
         let top = || {
+            let weights = weights.clone();
             TopDocs::with_limit(limit).tweak_score(move |segment: &SegmentReader| {
                 let column = |name| {
                     segment
@@ -328,19 +321,23 @@ impl Searcher {
                     column(shared::fields::CODE_PERCENT),
                     column(shared::fields::BODY_WORDS),
                 );
+                let weights = weights.clone();
                 move |doc, score: Score| {
-                    let n = inlinks.as_ref().map_or(0, |c| c.get_val(doc));
-                    let d = depth.as_ref().map_or(0, |c| c.get_val(doc));
-                    let r = level.as_ref().map_or(0, |c| c.get_val(doc));
-                    let p = code.as_ref().map_or(0, |c| c.get_val(doc));
-                    // An index without the field: no page is thin.
-                    let w = words.as_ref().map_or(THIN_WORDS, |c| c.get_val(doc));
-                    score
-                        * link_boost(weight, n)
-                        * rank_boost(rank_weight, r)
-                        * depth_prior(depth_weight, d)
-                        * prose_prior(code_weight, p)
-                        * thin_prior(thin_weight, w)
+                    let Some(weights) = &weights else {
+                        return score;
+                    };
+                    let value = |column: &Option<Arc<dyn ColumnValues<u64>>>, missing| {
+                        column.as_ref().map_or(missing, |c| c.get_val(doc))
+                    };
+                    let signals = PageSignals {
+                        inlinks: value(&inlinks, 0),
+                        depth: value(&depth, 0),
+                        rank_level: value(&level, 0),
+                        code_percent: value(&code, 0),
+                        // An index without the field: no page is thin.
+                        body_words: value(&words, THIN_WORDS),
+                    };
+                    score * signals.multiplier(weights)
                 }
             })
         };
@@ -363,7 +360,12 @@ impl Searcher {
         // Results kept so far, by body simhash and page name: a later near-copy folds under them.
         let mut kept: Vec<(u64, u64)> = Vec::new();
         for (score, address) in top_docs {
-            let name = fast_u64(&searcher, address, shared::fields::PAGE_NAME);
+            // Page names and simhashes serve folding and namesakes: the full ranking's.
+            let name = if full {
+                fast_u64(&searcher, address, shared::fields::PAGE_NAME)
+            } else {
+                0
+            };
             if full {
                 let simhash = fast_u64(&searcher, address, shared::fields::SIMHASH);
                 if is_copy_of_kept(&kept, simhash, name) {
