@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -65,6 +65,7 @@ impl DocInput {
         field(&self.fetched_at.to_le_bytes());
         field(&[u8::from(self.nosnippet)]);
         field(&self.inbound.count.to_le_bytes());
+        field(&self.inbound.external.to_le_bytes());
         field(&self.inbound.rank_level.to_le_bytes());
         for anchor in &self.inbound.anchors {
             field(anchor.as_bytes());
@@ -108,6 +109,7 @@ impl DocInput {
             doc.add_text(fields.anchor, anchor);
         }
         doc.add_u64(fields.inlinks, self.inbound.count);
+        doc.add_u64(fields.external_inlinks, self.inbound.external);
         doc.add_u64(fields.rank_level, self.inbound.rank_level);
         doc.add_u64(fields.code_percent, text.code_percent());
         doc.add_u64(fields.body_words, text.content_words() as u64);
@@ -255,6 +257,7 @@ mod tests {
             nosnippet: false,
             inbound: Inbound {
                 count: 1,
+                external: 0,
                 anchors: vec!["home".into()],
                 rank_level: 8,
             },

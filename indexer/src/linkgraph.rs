@@ -5,6 +5,9 @@
 //!   filed under their `rel=canonical` URL) are one source, and a link to any of them counts
 //!   for the document.
 //! - Self-links (the source's own document, also through a redirect or a copy) do not count.
+//! - Links from pages of another host are also counted apart ([`Inbound::external`]): a
+//!   site's own navigation says less about a page than another site choosing to link to it,
+//!   and the ranking weighs them more (`ranking.external_link_weight`).
 //! - `nofollow` links, and every link of a `nofollow` page, do not count; links from
 //!   `noindex` pages do.
 //! - A link to a redirect counts for the redirect's final target (see [`DocPlan::resolve`]).
@@ -43,6 +46,8 @@ const ITERATIONS: usize = 20;
 pub struct Inbound {
     /// Distinct pages linking here.
     pub count: u64,
+    /// Those of them on another host than this document's.
+    pub external: u64,
     /// Distinct anchor texts of those links, bounded.
     pub anchors: Vec<String>,
     /// Its PageRank level (see the module docs): 8 is an average page.
@@ -59,6 +64,8 @@ struct AnchorCount {
 #[derive(Default)]
 struct Collecting {
     sources: Vec<u32>,
+    /// The sources on another host.
+    external: Vec<u32>,
     /// By lowercased text.
     anchors: std::collections::HashMap<String, usize>,
     counted: Vec<AnchorCount>,
@@ -132,6 +139,7 @@ impl LinkGraph {
                 continue;
             }
             let own_doc = plan.doc_of_page(&source);
+            let source_host = host(&source);
             for link in links.0.iter().filter(|l| !l.nofollow) {
                 let Some(target) = plan.resolve(&link.target) else {
                     continue;
@@ -143,6 +151,9 @@ impl LinkGraph {
                 if doc.sources.last() != Some(&source_key) {
                     doc.sources.push(source_key);
                     edges.push((source_key, target));
+                    if host(plan.doc_url(target)) != source_host {
+                        doc.external.push(source_key);
+                    }
                 }
                 doc.add_anchor(&link.anchor, source_key);
             }
@@ -156,8 +167,11 @@ impl LinkGraph {
             .map(|(mut doc, rank_level)| {
                 doc.sources.sort_unstable();
                 doc.sources.dedup();
+                doc.external.sort_unstable();
+                doc.external.dedup();
                 Inbound {
                     count: doc.sources.len() as u64,
+                    external: doc.external.len() as u64,
                     anchors: doc.best_anchors(),
                     rank_level,
                 }
@@ -175,6 +189,18 @@ impl LinkGraph {
     /// Moves the in-links of a document out (they are needed once, when it is written).
     pub fn take(&mut self, doc: DocId) -> Inbound {
         std::mem::take(&mut self.inbound[doc as usize])
+    }
+}
+
+/// The host of a URL (without scheme, user info and port; the whole text when it has none).
+fn host(url: &str) -> &str {
+    let rest = url.find("://").map_or(url, |i| &url[i + 3..]);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    match host.rfind(':') {
+        // An IPv6 literal's colons sit inside its brackets.
+        Some(colon) if !host[colon..].contains(']') => &host[..colon],
+        _ => host,
     }
 }
 
@@ -295,6 +321,53 @@ mod tests {
         );
         assert_eq!(b.anchors, ["Bravo"]);
         assert_eq!(graph.inbound(plan.resolve(C).unwrap()).count, 0);
+    }
+
+    #[test]
+    fn links_from_other_hosts_are_counted_apart() {
+        const OTHER: &str = "http://b.test/post";
+        const OTHER_PORT: &str = "http://a.test:8080/mirror";
+        let metas = [A, B, OTHER, OTHER_PORT]
+            .iter()
+            .zip(1..)
+            .map(|(url, hash)| Ok(meta(url, PageKind::Indexable, hash)));
+        let plan = DocPlan::new(metas).unwrap();
+        let graph = LinkGraph::build(
+            &plan,
+            vec![
+                links(B, &[(A, "a", false)]),
+                // Twice from the other host's page: one external source.
+                links(
+                    OTHER,
+                    &[(A, "a", false), (A, "again", false), (B, "b", false)],
+                ),
+                // Another port of the same host is the same host.
+                links(OTHER_PORT, &[(A, "a", false)]),
+                links(A, &[(OTHER, "elsewhere", false)]),
+            ],
+        )
+        .unwrap();
+        let inbound = |url| graph.inbound(plan.resolve(url).unwrap()).clone();
+        let a = inbound(A);
+        assert_eq!(
+            (a.count, a.external),
+            (3, 1),
+            "B, the port, and b.test once"
+        );
+        let b = inbound(B);
+        assert_eq!((b.count, b.external), (1, 1));
+        let other = inbound(OTHER);
+        assert_eq!((other.count, other.external), (1, 1), "from a.test");
+    }
+
+    #[test]
+    fn hosts_are_read_without_user_port_or_path() {
+        assert_eq!(host("http://a.test/x"), "a.test");
+        assert_eq!(host("https://u:p@a.test:8443/x?y#z"), "a.test");
+        assert_eq!(host("http://[::1]:8080/"), "[::1]");
+        assert_eq!(host("http://[::1]/"), "[::1]");
+        assert_eq!(host("http://a.test"), "a.test");
+        assert_eq!(host("http://a.test?q"), "a.test");
     }
 
     #[test]

@@ -143,7 +143,6 @@ impl DocPlan {
     }
 
     /// The URL a document is filed under.
-    #[cfg(test)]
     pub fn doc_url(&self, doc: DocId) -> &str {
         &self.urls[self.docs[doc as usize] as usize]
     }

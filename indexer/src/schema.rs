@@ -8,7 +8,7 @@
 //! | `title`, `body`, `description` | text with positions, stored (snippets need the body) |
 //! | `headings`, `anchor` | text with positions, not stored |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
-//! | `inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
+//! | `inlinks`, `external_inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 //! | `simhash` | `u64` simhash of the body text, fast and stored |
 //! | `url_depth` | `u64` path segments of the URL, fast and stored |
 //! | `rank_level` | `u64` PageRank level (8: an average page), fast and stored |
@@ -62,6 +62,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::DESCRIPTION, text(true));
     builder.add_text_field(fields::ANCHOR, text(false));
     builder.add_u64_field(fields::INLINKS, FAST | STORED);
+    builder.add_u64_field(fields::EXTERNAL_INLINKS, FAST | STORED);
     builder.add_u64_field(fields::FETCHED_AT, FAST | STORED);
     builder.add_u64_field(fields::NOSNIPPET, FAST | STORED);
     builder.add_u64_field(fields::SIMHASH, FAST | STORED);
@@ -100,6 +101,8 @@ pub struct IndexFields {
     pub anchor: Field,
     /// In-links from distinct pages.
     pub inlinks: Field,
+    /// Those of them from pages of another host.
+    pub external_inlinks: Field,
     /// Fetch time, ms since the Unix epoch.
     pub fetched_at: Field,
     /// 1 when no snippet may be shown, else 0.
@@ -139,6 +142,7 @@ impl IndexFields {
             description: get(fields::DESCRIPTION)?,
             anchor: get(fields::ANCHOR)?,
             inlinks: get(fields::INLINKS)?,
+            external_inlinks: get(fields::EXTERNAL_INLINKS)?,
             fetched_at: get(fields::FETCHED_AT)?,
             nosnippet: get(fields::NOSNIPPET)?,
             simhash: get(fields::SIMHASH)?,

@@ -1,7 +1,9 @@
 //! Query-time ranking on top of BM25: the link boost, the URL depth prior and host crowding.
 //!
-//! - The link boost multiplies a document's BM25 score by `1 + w * ln(1 + inlinks)`, read
-//!   from the `inlinks` fast field while collecting (`w` is `ranking.link_weight`).
+//! - The link boost multiplies a document's BM25 score by `1 + w * ln(1 + votes)`, where
+//!   the votes are the in-links of the `inlinks` fast field with each one from a page of
+//!   another host (`external_inlinks`) counted `ranking.external_link_weight` times: another
+//!   site choosing to link says more than a site's own menus (`w` is `ranking.link_weight`).
 //! - The PageRank boost multiplies it by `1 + p * log2(1 + rank * pages)` (`p` is
 //!   `ranking.pagerank_weight`; the indexer stores the logarithm as a level).
 //! - The depth prior divides it by `1 + d * (depth - 1)` for a URL `depth` path segments
@@ -30,9 +32,16 @@ pub const REPEAT_DEMOTION: f32 = 0.75;
 /// Factor applied once per earlier, better result of the same host and page name.
 pub const NAMESAKE_DEMOTION: f32 = 0.5;
 
-/// The link boost of a document with `inlinks` in-links.
-pub fn link_boost(weight: f32, inlinks: u64) -> f32 {
-    1.0 + weight * (1.0 + inlinks as f32).ln()
+/// The link votes of a document with `inlinks` in-links, `external` of them from other
+/// hosts, each of those counting `external_weight` times.
+pub fn link_votes(external_weight: f32, inlinks: u64, external: u64) -> f32 {
+    let external = external.min(inlinks) as f32;
+    (inlinks as f32 - external) + external_weight.max(0.0) * external
+}
+
+/// The link boost of a document with `votes` link votes (see [`link_votes`]).
+pub fn link_boost(weight: f32, votes: f32) -> f32 {
+    1.0 + weight * (1.0 + votes).ln()
 }
 
 /// The PageRank boost of a document at `level` (8: an average page): `1 + w * level / 8`,
@@ -69,6 +78,8 @@ pub fn thin_prior(weight: f32, words: u64) -> f32 {
 pub struct PageSignals {
     /// In-links from distinct pages.
     pub inlinks: u64,
+    /// Those of them from pages of another host.
+    pub external_inlinks: u64,
     /// Path segments of its URL.
     pub depth: u64,
     /// PageRank level.
@@ -83,11 +94,21 @@ impl PageSignals {
     /// What multiplies the page's BM25 score: the link and PageRank boosts and the depth,
     /// prose and thin-page priors, with the weights of `ranking`.
     pub fn multiplier(&self, ranking: &RankingConfig) -> f32 {
-        link_boost(ranking.link_weight, self.inlinks)
+        self.link_boost(ranking)
             * rank_boost(ranking.pagerank_weight, self.rank_level)
             * depth_prior(ranking.depth_weight, self.depth)
             * prose_prior(ranking.code_weight, self.code_percent)
             * thin_prior(ranking.thin_weight, self.body_words)
+    }
+
+    /// The link boost alone.
+    pub fn link_boost(&self, ranking: &RankingConfig) -> f32 {
+        let votes = link_votes(
+            ranking.external_link_weight,
+            self.inlinks,
+            self.external_inlinks,
+        );
+        link_boost(ranking.link_weight, votes)
     }
 }
 
@@ -244,13 +265,14 @@ mod tests {
     fn the_multiplier_is_every_signal_together() {
         let signals = PageSignals {
             inlinks: 9,
+            external_inlinks: 0,
             depth: 3,
             rank_level: 16,
             code_percent: 75,
             body_words: 25,
         };
         let ranking = RankingConfig::default();
-        let expected = link_boost(ranking.link_weight, 9)
+        let expected = link_boost(ranking.link_weight, 9.0)
             * rank_boost(ranking.pagerank_weight, 16)
             * depth_prior(ranking.depth_weight, 3)
             * prose_prior(ranking.code_weight, 75)
@@ -261,8 +283,26 @@ mod tests {
 
     #[test]
     fn link_boost_is_log_damped() {
-        assert_eq!(link_boost(0.2, 0), 1.0);
-        assert!((link_boost(0.2, 9) - (1.0 + 0.2 * 10f32.ln())).abs() < 1e-6);
-        assert_eq!(link_boost(0.0, 1000), 1.0);
+        assert_eq!(link_boost(0.2, 0.0), 1.0);
+        assert!((link_boost(0.2, 9.0) - (1.0 + 0.2 * 10f32.ln())).abs() < 1e-6);
+        assert_eq!(link_boost(0.0, 1000.0), 1.0);
+    }
+
+    #[test]
+    fn links_from_other_hosts_count_more() {
+        assert_eq!(link_votes(4.0, 10, 0), 10.0);
+        assert_eq!(link_votes(4.0, 10, 2), 8.0 + 8.0);
+        assert_eq!(link_votes(1.0, 10, 2), 10.0, "weight 1: a link is a link");
+        assert_eq!(link_votes(4.0, 1, 5), 4.0, "never more external than all");
+        let ranking = RankingConfig::default();
+        let signals = |inlinks, external_inlinks| PageSignals {
+            inlinks,
+            external_inlinks,
+            depth: 1,
+            rank_level: 8,
+            code_percent: 0,
+            body_words: 100,
+        };
+        assert!(signals(3, 3).link_boost(&ranking) > signals(6, 0).link_boost(&ranking));
     }
 }

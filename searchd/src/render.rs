@@ -283,6 +283,7 @@ mod tests {
                 snippet,
                 score: 1.0,
                 inlinks: 0,
+                external_inlinks: 0,
                 depth: 1,
                 rank_level: 8,
                 code_percent: 0,

@@ -24,8 +24,8 @@ use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, Tanti
 use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{
-    Candidate, PageSignals, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, link_boost,
-    prose_prior, rank_boost, thin_prior,
+    Candidate, PageSignals, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, prose_prior,
+    rank_boost, thin_prior,
 };
 use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
 
@@ -72,6 +72,8 @@ pub struct Hit {
     pub score: Score,
     /// In-links from distinct pages.
     pub inlinks: u64,
+    /// Those of them from pages of another host.
+    pub external_inlinks: u64,
     /// Path segments of its URL.
     pub depth: u64,
     /// Its PageRank level (8: an average page).
@@ -84,6 +86,20 @@ pub struct Hit {
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
     pub explanation: Option<serde_json::Value>,
+}
+
+impl Hit {
+    /// Its query-independent signals.
+    pub fn signals(&self) -> PageSignals {
+        PageSignals {
+            inlinks: self.inlinks,
+            external_inlinks: self.external_inlinks,
+            depth: self.depth,
+            rank_level: self.rank_level,
+            code_percent: self.code_percent,
+            body_words: self.body_words,
+        }
+    }
 }
 
 /// One page of results.
@@ -314,8 +330,9 @@ impl Searcher {
                         .ok()
                         .map(|c| c.first_or_default_col(0))
                 };
-                let (inlinks, depth, level, code, words) = (
+                let (inlinks, external, depth, level, code, words) = (
                     column(shared::fields::INLINKS),
+                    column(shared::fields::EXTERNAL_INLINKS),
                     column(shared::fields::URL_DEPTH),
                     column(shared::fields::RANK_LEVEL),
                     column(shared::fields::CODE_PERCENT),
@@ -331,6 +348,7 @@ impl Searcher {
                     };
                     let signals = PageSignals {
                         inlinks: value(&inlinks, 0),
+                        external_inlinks: value(&external, 0),
                         depth: value(&depth, 0),
                         rank_level: value(&level, 0),
                         code_percent: value(&code, 0),
@@ -425,7 +443,8 @@ impl Searcher {
             "fields": fields,
             "bm25": bm25,
             "inlinks": hit.inlinks,
-            "link_boost": link_boost(self.ranking.link_weight, hit.inlinks),
+            "external_inlinks": hit.external_inlinks,
+            "link_boost": hit.signals().link_boost(&self.ranking),
             "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),
             "rank_level": hit.rank_level,
             "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.rank_level),
@@ -499,6 +518,7 @@ fn hit(
         snippet: snippet_for(generator, doc, snippet_fields),
         score,
         inlinks: number(doc, fields.inlinks),
+        external_inlinks: number(doc, fields.external_inlinks),
         depth: number(doc, fields.url_depth),
         rank_level: number(doc, fields.rank_level),
         code_percent: number(doc, fields.code_percent),

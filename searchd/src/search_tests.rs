@@ -172,6 +172,41 @@ fn in_links_raise_rank_and_equal_text_scores_equal() {
 }
 
 #[test]
+fn links_from_other_hosts_weigh_more_than_a_sites_own() {
+    // Both on one host, so host crowding does not enter: only where the links come from.
+    let docs = [
+        Doc {
+            inlinks: 8,
+            ..Doc::new("http://a.test/menu-linked", "Plover", "snowy plover nest")
+        },
+        Doc {
+            inlinks: 3,
+            external_inlinks: 3,
+            ..Doc::new("http://a.test/cited", "Plover", "snowy plover nest")
+        },
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    assert_eq!(
+        urls(&s, "plover"),
+        vec!["http://a.test/cited", "http://a.test/menu-linked"]
+    );
+    // Counted like the site's own links, eight beat three.
+    let flat = Searcher::open(
+        data.path(),
+        RankingConfig {
+            external_link_weight: 1.0,
+            ..RankingConfig::default()
+        },
+    )
+    .expect("searcher");
+    assert_eq!(
+        urls(&flat, "plover"),
+        vec!["http://a.test/menu-linked", "http://a.test/cited"]
+    );
+}
+
+#[test]
 fn an_exact_word_ranks_above_its_stem_sibling() {
     // The English stemmer makes both words "connect": the exact form decides.
     let docs = [

@@ -16,6 +16,8 @@ pub struct Doc {
     pub description: &'static str,
     pub anchor: &'static str,
     pub inlinks: u64,
+    /// Those of `inlinks` from another host.
+    pub external_inlinks: u64,
     pub nosnippet: bool,
     /// A code listing after the body.
     pub code: &'static str,
@@ -56,6 +58,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         nosnippet: doc.nosnippet,
         inbound: Inbound {
             count: doc.inlinks,
+            external: doc.external_inlinks,
             anchors: [doc.anchor]
                 .into_iter()
                 .filter(|a| !a.is_empty())

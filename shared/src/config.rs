@@ -219,8 +219,12 @@ pub struct RankingConfig {
     pub url_boost: f32,
     /// BM25 boost of the body field.
     pub body_boost: f32,
-    /// `w` in the link boost `1 + w * ln(1 + inlinks)`.
+    /// `w` in the link boost `1 + w * ln(1 + votes)`, where each in-link is a vote.
     pub link_weight: f32,
+    /// How many votes an in-link from a page of another host is worth (one from the same
+    /// host is worth 1): a site's own navigation links every page, another site's link is
+    /// a choice.
+    pub external_link_weight: f32,
     /// Weight of the unstemmed title, headings and body relative to their stemmed fields:
     /// an exact word form adds this share of its field's score on top of the stemmed match.
     pub exact_boost: f32,
@@ -249,6 +253,7 @@ impl Default for RankingConfig {
             url_boost: 1.5,
             body_boost: 1.0,
             link_weight: 0.2,
+            external_link_weight: 4.0,
             exact_boost: 0.5,
             depth_weight: 0.1,
             pagerank_weight: 0.2,

@@ -24,6 +24,8 @@ pub const DESCRIPTION: &str = "description";
 pub const ANCHOR: &str = "anchor";
 /// In-link count from distinct pages (fast field).
 pub const INLINKS: &str = "inlinks";
+/// Those of the in-links that come from pages of another host.
+pub const EXTERNAL_INLINKS: &str = "external_inlinks";
 /// Path segments of the URL (`/` is 0, `/a/b.html` is 2; fast field): shallower pages get a
 /// small prior.
 pub const URL_DEPTH: &str = "url_depth";
