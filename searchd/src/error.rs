@@ -42,6 +42,9 @@ pub enum AppError {
     /// A stored record failed to decode.
     #[error("store: {0}")]
     Record(#[from] shared::RecordError),
+    /// Every search slot stayed taken for the whole request time.
+    #[error("the server is busy; try again in a moment")]
+    Busy,
     /// A background task failed.
     #[error("internal: {0}")]
     Internal(String),
@@ -53,7 +56,7 @@ impl AppError {
     /// The HTTP status for this error.
     pub fn status(&self) -> StatusCode {
         match self {
-            AppError::NoIndex => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::NoIndex | AppError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -107,6 +110,7 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             AppError::BadRequest(_) => "Bad request",
             AppError::NotFound(_) => "Not found",
             AppError::Forbidden(_) => "Not available",
+            AppError::Busy => "Busy",
             _ => "Something went wrong",
         };
         return (error.status(), title, error.public_message());

@@ -21,12 +21,14 @@ use crate::status::StatusReport;
 pub const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// The policy of a cached-copy page; the copy's `srcdoc` frame inherits it. No scripts and
-/// no plugins (the frame's sandbox already forbids them: two locks), no form posts; the copy
-/// may load its own styles, images and fonts. No `default-src`, which would also govern the
-/// frame itself.
-pub const CACHE_CSP: &str =
-    "script-src 'none'; object-src 'none'; form-action 'none'; frame-ancestors 'none'";
+/// The policy of a cached-copy page; the copy's `srcdoc` frame inherits it. The page is
+/// sandboxed as a whole (`sandbox`: an opaque origin, so nothing on it, the copy included,
+/// can act as our origin; popups allowed so the copy's links open in a new tab, forms so our
+/// own search box works); no scripts and no plugins (the frame's own sandbox forbids them
+/// too, and forms: two locks); the copy may load its own styles, images and fonts. No
+/// `default-src`, which would also govern the frame itself.
+pub const CACHE_CSP: &str = "sandbox allow-forms allow-popups allow-popups-to-escape-sandbox; \
+     script-src 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// What the handlers share.
 pub struct AppState {
@@ -34,6 +36,20 @@ pub struct AppState {
     pub searcher: Searcher,
     /// Results per page on HTML pages (and the API's default).
     pub per_page: usize,
+    /// Slots for the blocking work of requests (searches, store reads): a crowd of clients
+    /// queues here instead of filling the blocking thread pool.
+    pub searches: Arc<tokio::sync::Semaphore>,
+}
+
+impl AppState {
+    /// The state of a server over `searcher` with the `[searchd]` settings of `config`.
+    pub fn new(searcher: Searcher, config: &shared::config::SearchdConfig) -> Self {
+        Self {
+            searcher,
+            per_page: config.per_page,
+            searches: Arc::new(tokio::sync::Semaphore::new(config.max_searches.max(1))),
+        }
+    }
 }
 
 /// Query-string or form parameters.
@@ -76,11 +92,20 @@ async fn blocking<T: Send + 'static>(
     work: impl FnOnce(&AppState) -> Result<T, AppError> + Send + 'static,
 ) -> Result<T, Rejection> {
     let state = Arc::clone(state);
-    tokio::task::spawn_blocking(move || work(&state))
+    // The request's own timeout bounds the wait (see `crate::server`); the slot is held
+    // until the work ends, even when the request gave up on it.
+    let slot = Arc::clone(&state.searches)
+        .acquire_owned()
         .await
-        .map_err(AppError::from)
-        .and_then(|result| result)
-        .map_err(reject)
+        .map_err(|_| reject(AppError::Busy))?;
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        work(&state)
+    })
+    .await
+    .map_err(AppError::from)
+    .and_then(|result| result)
+    .map_err(reject)
 }
 
 fn html(page: Markup) -> Response {

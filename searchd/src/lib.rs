@@ -34,6 +34,7 @@
 pub mod breakdown;
 pub mod cache;
 pub mod demo;
+pub mod display;
 pub mod error;
 pub mod eval;
 pub mod explain;
@@ -43,6 +44,7 @@ pub mod ranking;
 pub mod render;
 pub mod routes;
 pub mod search;
+pub mod server;
 pub mod snippet;
 pub mod status;
 pub mod suggest;
@@ -81,27 +83,23 @@ pub async fn serve(
     let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, config.ranking))
         .await??
         .with_max_query_len(config.searchd.max_query_len);
-    let state = AppState {
-        searcher,
-        per_page: config.searchd.per_page,
-    };
-    run(listener, Arc::new(state), shutdown).await;
+    let state = AppState::new(searcher, &config.searchd);
+    let limits = server::Limits::of(&config.searchd);
+    run(listener, Arc::new(state), limits, shutdown).await;
     Ok(())
 }
 
-/// Serves `state` on `listener` until `shutdown` completes, checking every
+/// Serves `state` on `listener` within `limits` until `shutdown` completes, checking every
 /// [`RELOAD_EVERY`] for a new index generation. Connections in flight are finished first.
 pub async fn run(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
+    limits: server::Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
-    warp::serve(routes::routes(state))
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
+    let routes = routes::routes(state);
+    server::serve(listener, routes, limits, routes::overloaded, shutdown).await;
     reloader.abort();
 }
 

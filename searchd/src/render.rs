@@ -3,10 +3,13 @@
 //! **Invariant:** every string from the web or from the user goes through maud's escaping.
 //! `PreEscaped` appears exactly once, for the constant style sheet below; snippets are plain
 //! text plus ranges and are marked up here, a cached page travels inside an escaped `srcdoc`
-//! attribute.
+//! attribute. Web text shown as text also goes through [`shown`] (no bidirectional
+//! overrides or hidden controls, cut to a length) and sits in a `<bdi>`, so a title cannot
+//! reorder the URL beside it.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
+use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
 use crate::search::{Hit, SearchResults};
 use crate::snippet::Snippet;
 
@@ -107,7 +110,7 @@ fn snippet(snippet: &Snippet) -> Markup {
     html! {
         p.snippet {
             @for (marked, run) in snippet.runs() {
-                @if marked { mark { (run) } } @else { (run) }
+                @if marked { mark { (shown(run, usize::MAX)) } } @else { (shown(run, usize::MAX)) }
             }
         }
     }
@@ -121,9 +124,9 @@ fn hit(hit: &Hit) -> Markup {
     };
     html! {
         div.hit {
-            a.title href=(hit.url) { (title) }
+            a.title href=(hit.url) { bdi { (shown(title, TITLE_CHARS)) } }
             div.url {
-                (hit.url) " · " (hit.host) " · "
+                bdi { (shown(&hit.url, URL_CHARS)) } " · " bdi { (shown(&hit.host, URL_CHARS)) } " · "
                 a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" }
             }
             @if !hit.snippet.text.is_empty() { (snippet(&hit.snippet)) }
@@ -162,7 +165,7 @@ pub fn results(results: &SearchResults) -> Markup {
     let title = if results.nothing_to_search {
         "sift".to_string()
     } else {
-        format!("{} - sift", results.query)
+        format!("{} - sift", shown(&results.query, VALUE_CHARS))
     };
     layout(
         &title,
@@ -181,7 +184,7 @@ pub fn results(results: &SearchResults) -> Markup {
                     }
                     @if results.partial {
                         div.notice {
-                            "No page has all of " strong { (results.query) }
+                            "No page has all of " strong { (shown(&results.query, VALUE_CHARS)) }
                             ". These have some of the words."
                         }
                     }
@@ -192,7 +195,7 @@ pub fn results(results: &SearchResults) -> Markup {
                     @for h in &results.hits { (hit(h)) }
                     @if results.hits.is_empty() {
                         div.notice {
-                            @if results.total == 0 { "No pages match " strong { (results.query) } "." }
+                            @if results.total == 0 { "No pages match " strong { (shown(&results.query, VALUE_CHARS)) } "." }
                             @else { "No more results." }
                         }
                     }
@@ -228,12 +231,13 @@ pub fn cache(url: &str, fetched_at: &str, stored_html: &str) -> Markup {
         html! { base href=(url) target="_blank"; }.into_string()
     );
     layout(
-        &format!("Cached: {url} - sift"),
+        &format!("Cached: {} - sift", shown(url, URL_CHARS)),
         html! {
             (header(""))
             main.wide {
                 p.notice {
-                    "This is the cached copy of " a href=(url) { (url) } " fetched at " (fetched_at) ". "
+                    "This is the cached copy of " a href=(url) { bdi { (shown(url, URL_CHARS)) } }
+                    " fetched at " (fetched_at) ". "
                     "The page may have changed since."
                 }
                 iframe.cache sandbox=(SANDBOX) referrerpolicy="no-referrer" srcdoc=(document) title={ "cached copy of " (url) } {}
@@ -254,7 +258,9 @@ pub fn facts(title: &str, heading: &str, rows: &[(&str, String)]) -> Markup {
             (header(""))
             main {
                 h2 { (heading) }
-                table.facts { @for (name, value) in rows { tr { th { (name) } td { (value) } } } }
+                table.facts {
+                    @for (name, value) in rows { tr { th { (name) } td { bdi { (shown(value, VALUE_CHARS)) } } } }
+                }
             }
         },
     )
@@ -319,7 +325,7 @@ mod tests {
     #[test]
     fn untitled_pages_show_their_url() {
         let page = results(&one_hit(" ", "http://a.test/x", Snippet::default())).into_string();
-        assert!(page.contains(">http://a.test/x</a>"), "{page}");
+        assert!(page.contains("><bdi>http://a.test/x</bdi></a>"), "{page}");
     }
 
     #[test]

@@ -19,7 +19,9 @@ use std::sync::Arc;
 use warp::Filter;
 use warp::reply::{Reply, Response};
 
-use crate::error::{recover_html, recover_json};
+use warp::http::HeaderValue;
+
+use crate::error::{AppError, Format, answer, recover_html, recover_json, reject};
 use crate::handlers::{self, AppState, PAGE_CSP, Params};
 
 /// Largest `POST /search` body.
@@ -90,17 +92,38 @@ pub fn routes(
         .unify()
         .recover(recover_html)
         .unify()
-        .with(warp::reply::with::default_header(
-            "content-security-policy",
-            PAGE_CSP,
-        ))
-        .with(warp::reply::with::default_header(
-            "x-content-type-options",
-            "nosniff",
-        ))
-        .with(warp::reply::with::default_header(
-            "referrer-policy",
-            "no-referrer",
-        ))
-        .map(Reply::into_response)
+        .map(|reply: Response| secured(reply.into_response()))
+}
+
+/// `response` with the headers every answer carries (those it already has are kept: a
+/// cached copy sets its own policy): [`PAGE_CSP`], no MIME sniffing, no referrer, and no
+/// framing (also as `X-Frame-Options`, for browsers older than CSP's `frame-ancestors`).
+pub fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("content-security-policy", PAGE_CSP),
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "no-referrer"),
+        ("x-frame-options", "DENY"),
+    ] {
+        if !headers.contains_key(name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    response
+}
+
+/// The answer to a request that ran out of time (see [`crate::server`]): `503`, as JSON
+/// under `/api`, else as a page.
+pub fn overloaded(path: &str) -> Response {
+    let format = if path.starts_with("/api/") {
+        Format::Json
+    } else {
+        Format::Html
+    };
+    let mut response = secured(answer(&reject(AppError::Busy), format));
+    response
+        .headers_mut()
+        .insert("retry-after", HeaderValue::from_static("1"));
+    response
 }

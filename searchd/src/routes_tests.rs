@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use shared::config::RankingConfig;
+use shared::config::{RankingConfig, SearchdConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::handlers::AppState;
@@ -25,17 +25,19 @@ struct Server {
 }
 
 async fn start(data: &Path) -> Server {
+    start_with(data, SearchdConfig::default()).await
+}
+
+async fn start_with(data: &Path, config: SearchdConfig) -> Server {
     let searcher = Searcher::open(data, RankingConfig::default()).expect("searcher");
-    let state = Arc::new(AppState {
-        searcher,
-        per_page: 10,
-    });
+    let state = Arc::new(AppState::new(searcher, &config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(crate::run(listener, state, async {
+    let limits = crate::server::Limits::of(&config);
+    tokio::spawn(crate::run(listener, state, limits, async {
         let _ = stopped.await;
     }));
     Server { addr, _stop: stop }
@@ -229,6 +231,91 @@ async fn html_pages_escape_everything_from_the_web() {
 }
 
 #[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let data = data_with(&shore());
+    let server = start(data.path()).await;
+    for path in [
+        "/",
+        "/search?q=heron",
+        "/search?q=",
+        "/api/search?q=heron",
+        "/api/search?q=heron&page=99999999999999999999",
+        "/cache?url=",
+        "/cache?url=http://birds.test/heron",
+        "/explain?url=http://birds.test/heron",
+        "/status",
+        "/status?format=json",
+        "/opensearch.xml",
+        "/no/such/page",
+        "/api/no-such-route",
+    ] {
+        let answer = get(server.addr, path).await;
+        let header = |name: &str| answer.headers.get(name).map(String::as_str);
+        let csp = header("content-security-policy").unwrap_or_default();
+        assert!(
+            csp.contains("script-src 'none'") || csp.contains("default-src 'none'"),
+            "{path}: CSP {csp:?}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp:?}");
+        assert_eq!(header("x-content-type-options"), Some("nosniff"), "{path}");
+        assert_eq!(header("referrer-policy"), Some("no-referrer"), "{path}");
+        assert_eq!(header("x-frame-options"), Some("DENY"), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn hostile_titles_are_shown_as_inert_text() {
+    const HUGE: &str = concat!(
+        "Heron ",
+        "very long title words repeated over and over again to fill the page ",
+        "very long title words repeated over and over again to fill the page ",
+        "very long title words repeated over and over again to fill the page ",
+        "very long title words repeated over and over again to fill the page ",
+        "END-OF-HUGE-TITLE"
+    );
+    let docs = [
+        crate::testutil::Doc::new(
+            "http://evil.test/spoof",
+            "Heron facts \u{202e}gpj.exe\u{2066}",
+            "heron facts for the trusting reader",
+        ),
+        crate::testutil::Doc::new(
+            "http://evil.test/inject",
+            "Heron \"><img src=x onerror=alert(1)> <script>alert(2)</script>",
+            "heron injection attempt",
+        ),
+        crate::testutil::Doc::new("http://evil.test/huge", HUGE, "heron huge title"),
+    ];
+    let data = data_with(&docs);
+    let server = start(data.path()).await;
+    let page = get(server.addr, "/search?q=heron").await;
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    assert!(body.contains("<bdi>Heron facts gpj.exe</bdi>"), "{body}");
+    for control in ['\u{202e}', '\u{2066}'] {
+        assert!(!body.contains(control), "{control:?} shown");
+    }
+    assert!(
+        !body.contains("<img") && !body.contains("<script>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "{body}"
+    );
+    assert!(!body.contains("END-OF-HUGE-TITLE"), "a huge title is cut");
+    assert!(
+        body.contains("to fill…</bdi></a>"),
+        "cut at 200 characters: {body}"
+    );
+    assert_eq!(
+        body.matches("href=\"http://evil.test/").count(),
+        3,
+        "each link keeps its whole URL"
+    );
+}
+
+#[tokio::test]
 async fn errors_are_friendly_pages_with_the_right_status() {
     let empty = tempfile::tempdir().expect("tempdir");
     let server = start(empty.path()).await;
@@ -356,4 +443,98 @@ async fn a_running_server_picks_up_the_first_and_next_generations() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+}
+
+/// Settings with short limits, for the tests of slow and many clients.
+fn tight(max_connections: usize, header_timeout_ms: u64) -> SearchdConfig {
+    SearchdConfig {
+        max_connections,
+        header_timeout_ms,
+        request_timeout_ms: 300,
+        max_searches: 1,
+        ..SearchdConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    let data = data_with(&shore());
+    let server = start_with(data.path(), tight(16, 200)).await;
+    let mut slow = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: 1")
+        .await
+        .expect("send");
+    let mut rest = Vec::new();
+    // The bound only keeps a broken server from hanging the test.
+    let closed = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        slow.read_to_end(&mut rest),
+    )
+    .await;
+    assert!(closed.is_ok(), "the server keeps a half-sent request open");
+    assert!(
+        !String::from_utf8_lossy(&rest).contains("200 OK"),
+        "no answer to half a request"
+    );
+    assert_eq!(get(server.addr, "/").await.status, 200, "others are served");
+}
+
+#[tokio::test]
+async fn connections_past_the_limit_wait_for_a_free_one() {
+    let data = data_with(&shore());
+    let server = start_with(data.path(), tight(1, 60_000)).await;
+    let idle = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let waiting = tokio::spawn(async move { get(server.addr, "/").await.status });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "a second connection is served");
+    drop(idle);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
+        .await
+        .expect("served once the first connection closes")
+        .expect("task");
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_request_that_waits_too_long_for_a_search_slot_is_told_to_retry() {
+    let data = data_with(&shore());
+    let config = tight(16, 10_000);
+    let searcher = Searcher::open(data.path(), RankingConfig::default()).expect("searcher");
+    let state = Arc::new(AppState::new(searcher, &config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let limits = crate::server::Limits::of(&config);
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(crate::run(listener, Arc::clone(&state), limits, async {
+        let _ = stopped.await;
+    }));
+    // Another client's search holds the only slot.
+    let held = Arc::clone(&state.searches)
+        .acquire_owned()
+        .await
+        .expect("slot");
+    let page = get(addr, "/search?q=heron").await;
+    assert_eq!(page.status, 503, "{}", page.body);
+    assert_eq!(
+        page.headers.get("retry-after").map(String::as_str),
+        Some("1")
+    );
+    assert!(page.body.contains("busy"), "{}", page.body);
+    assert_eq!(page.headers["x-frame-options"], "DENY");
+    let api = get(addr, "/api/search?q=heron").await;
+    assert_eq!(api.status, 503);
+    assert!(
+        json(&api)["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("busy")
+    );
+    drop(held);
+    assert_eq!(get(addr, "/search?q=heron").await.status, 200);
 }

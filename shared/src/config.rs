@@ -274,6 +274,15 @@ pub struct SearchdConfig {
     pub per_page: usize,
     /// Longest query accepted, in bytes.
     pub max_query_len: usize,
+    /// Connections open at once; more clients wait for one to close.
+    pub max_connections: usize,
+    /// Time a client has to send a request's headers (and the longest an idle kept-alive
+    /// connection stays open), in milliseconds.
+    pub header_timeout_ms: u64,
+    /// Time to read a request and answer it, in milliseconds; past it the answer is `503`.
+    pub request_timeout_ms: u64,
+    /// Searches (and other index or store reads) running at once; more wait for a slot.
+    pub max_searches: usize,
 }
 
 impl Default for SearchdConfig {
@@ -282,6 +291,10 @@ impl Default for SearchdConfig {
             listen: "127.0.0.1:8080".into(),
             per_page: 10,
             max_query_len: 512,
+            max_connections: 1024,
+            header_timeout_ms: 10_000,
+            request_timeout_ms: 30_000,
+            max_searches: 16,
         }
     }
 }
@@ -319,10 +332,19 @@ impl Config {
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.crawler.validate()?;
-        if self.searchd.per_page == 0 {
-            return Err(ConfigError::Invalid(
-                "searchd.per_page must be at least 1".into(),
-            ));
+        let searchd = &self.searchd;
+        for (key, value) in [
+            ("per_page", searchd.per_page as u64),
+            ("max_connections", searchd.max_connections as u64),
+            ("max_searches", searchd.max_searches as u64),
+            ("header_timeout_ms", searchd.header_timeout_ms),
+            ("request_timeout_ms", searchd.request_timeout_ms),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::Invalid(format!(
+                    "searchd.{key} must be at least 1"
+                )));
+            }
         }
         Ok(())
     }

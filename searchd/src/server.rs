@@ -1,0 +1,116 @@
+//! The accept loop: HTTP/1.1 connections served with bounds, so slow or many clients cannot
+//! exhaust the server.
+//!
+//! - At most [`Limits::max_connections`] connections are open at once; past that the loop
+//!   stops accepting and new clients wait in the kernel's backlog.
+//! - A client gets [`Limits::header_timeout`] to send a request's headers, also between the
+//!   requests of a kept-alive connection: a slowloris client or an idle connection is closed.
+//! - A request (its body read and its answer built) gets [`Limits::request_timeout`]; past
+//!   that it is answered `503` (a search also waits for a slot of
+//!   [`crate::AppState::searches`] within that time).
+//! - On shutdown the listener closes and the connections in flight finish first.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower_service::Service;
+use warp::reply::Response;
+
+/// The bounds of [`serve`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// Time to send a request's headers (and the longest idle keep-alive).
+    pub header_timeout: Duration,
+    /// Time to read a request's body and answer it.
+    pub request_timeout: Duration,
+}
+
+impl Limits {
+    /// The limits of the `[searchd]` settings.
+    pub fn of(config: &shared::config::SearchdConfig) -> Self {
+        Self {
+            max_connections: config.max_connections.max(1),
+            header_timeout: Duration::from_millis(config.header_timeout_ms),
+            request_timeout: Duration::from_millis(config.request_timeout_ms),
+        }
+    }
+}
+
+/// Serves `routes` on `listener` within `limits` until `shutdown` completes; connections in
+/// flight are finished first. `overloaded` answers a request (given its path) that ran out
+/// of time.
+pub async fn serve<F>(
+    listener: TcpListener,
+    routes: F,
+    limits: Limits,
+    overloaded: fn(&str) -> Response,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) where
+    F: warp::Filter<Extract = (Response,), Error = Infallible> + Clone + Send + Sync + 'static,
+{
+    let graceful = GracefulShutdown::new();
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = accept(&listener, &connections) => accepted,
+        };
+        let Some((stream, permit)) = accepted else {
+            continue;
+        };
+        let service = warp::service(routes.clone());
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let mut service = service.clone();
+            let path = request.uri().path().to_string();
+            async move {
+                let answer = tokio::time::timeout(limits.request_timeout, service.call(request));
+                Ok::<_, Infallible>(match answer.await {
+                    Ok(Ok(response)) => response,
+                    Ok(Err(never)) => match never {},
+                    Err(_elapsed) => overloaded(&path),
+                })
+            }
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// The next connection, once one of `connections` is free (`None`: a failed accept, after a
+/// pause when the process is out of file descriptors).
+async fn accept(
+    listener: &TcpListener,
+    connections: &Arc<Semaphore>,
+) -> Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)> {
+    let permit = Arc::clone(connections).acquire_owned().await.ok()?;
+    match listener.accept().await {
+        Ok((stream, _peer)) => Some((stream, permit)),
+        Err(error) => {
+            tracing::warn!(%error, "cannot accept a connection");
+            // EMFILE and friends: give the connections in flight time to end.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            None
+        }
+    }
+}
