@@ -20,6 +20,14 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "human|json",
+        default_value = "human"
+    )]
+    pub log_format: shared::LogFormat,
 }
 
 /// The subcommands.

@@ -4,13 +4,8 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = crawler::cli::Cli::parse();
+    shared::logging::init(cli.log_format);
     match crawler::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

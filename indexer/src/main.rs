@@ -12,6 +12,14 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "human|json",
+        default_value = "human"
+    )]
+    log_format: shared::LogFormat,
 }
 
 #[derive(Subcommand)]
@@ -31,13 +39,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    shared::logging::init(cli.log_format);
+    match run(cli) {
         Ok(summary) => {
             println!("{summary}");
             ExitCode::SUCCESS

@@ -14,6 +14,14 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "human|json",
+        default_value = "human"
+    )]
+    log_format: shared::LogFormat,
 }
 
 #[derive(Subcommand)]
@@ -94,12 +102,7 @@ async fn ctrl_c() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    shared::logging::init(cli.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -5,6 +5,7 @@
 //! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
 //! - [`config`]: the TOML configuration with its defaults.
 //! - [`fields`]: the names of the index fields, shared by indexer and searchd.
+//! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //!
 //! ```
 //! use shared::CanonicalUrl;
@@ -15,12 +16,14 @@
 
 pub mod config;
 pub mod fields;
+pub mod logging;
 pub mod record;
 pub mod simhash;
 pub mod store;
 pub mod url;
 
 pub use config::{Config, ConfigError};
+pub use logging::{LogFormat, one_line_error};
 pub use record::{PageRecord, Record, RecordError};
 pub use store::{StoreError, StoreReader};
 pub use url::{CanonicalUrl, UrlError};
@@ -34,19 +37,4 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
-}
-
-/// An error and its causes on one line, leaving out causes a message already quotes: what
-/// the binaries print on stderr before exiting non-zero.
-pub fn one_line_error(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !line.contains(&cause_text) {
-            line = format!("{line}: {cause_text}");
-        }
-        source = cause.source();
-    }
-    line
 }

@@ -1,0 +1,177 @@
+//! How the three programs write their logs (through `tracing`, on stderr) and their last
+//! word when they fail.
+//!
+//! - [`LogFormat::Human`]: one readable line per event, coloured only on a terminal.
+//! - [`LogFormat::Json`]: one JSON object per event (`timestamp`, `level`, `fields`,
+//!   `target`, spans), for log shippers.
+//!
+//! `RUST_LOG` picks what is logged (default `info`) in both.
+
+use std::io::IsTerminal;
+use std::str::FromStr;
+
+/// The `--log-format` of every program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Lines for people.
+    #[default]
+    Human,
+    /// JSON objects for machines, one per line.
+    Json,
+}
+
+impl FromStr for LogFormat {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name.to_ascii_lowercase().as_str() {
+            "human" | "text" => Ok(Self::Human),
+            "json" => Ok(Self::Json),
+            other => Err(format!("{other:?} is not a log format: use human or json")),
+        }
+    }
+}
+
+/// Sends `tracing` events to stderr in `format`, filtered by `RUST_LOG` (default `info`).
+/// Does nothing when a subscriber is already set (a test, a second call).
+pub fn init(format: LogFormat) {
+    let ansi = std::io::stderr().is_terminal();
+    let _already_set =
+        tracing::subscriber::set_global_default(subscriber(format, ansi, std::io::stderr));
+}
+
+/// The subscriber [`init`] installs, writing to `writer`.
+fn subscriber<W>(
+    format: LogFormat,
+    ansi: bool,
+    writer: W,
+) -> Box<dyn tracing::Subscriber + Send + Sync>
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer);
+    match format {
+        LogFormat::Human => Box::new(builder.with_ansi(ansi).finish()),
+        LogFormat::Json => Box::new(builder.json().finish()),
+    }
+}
+
+/// An error and its causes on one line, leaving out causes a message already quotes and
+/// the source excerpts some messages draw under a line (a TOML error's `3 | key = ...` and
+/// `^^^` lines): what the binaries print on stderr before exiting non-zero.
+pub fn one_line_error(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = one_line(&error.to_string());
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = one_line(&cause.to_string());
+        if !line.contains(&cause_text) {
+            line = format!("{line}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    line
+}
+
+/// A message's lines joined with `: `, blank lines and source excerpts (lines that start,
+/// after an optional line number, with `|`) left out.
+fn one_line(message: &str) -> String {
+    let is_excerpt = |line: &str| {
+        line.trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start()
+            .starts_with('|')
+    };
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !is_excerpt(line))
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_read_by_name() {
+        assert_eq!("json".parse(), Ok(LogFormat::Json));
+        assert_eq!("Human".parse(), Ok(LogFormat::Human));
+        assert!("xml".parse::<LogFormat>().is_err());
+    }
+
+    /// Collects what a subscriber writes.
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn logged(format: LogFormat) -> String {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = subscriber(format, false, move || writer.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!(pages = 3, origin = "http://a.test", "crawl finished");
+        });
+        let bytes = captured.0.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    #[test]
+    fn json_logs_are_one_object_per_event() {
+        let text = logged(LogFormat::Json);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        let event: serde_json::Value = serde_json::from_str(lines[0]).expect("JSON");
+        assert_eq!(event["level"], "INFO");
+        assert_eq!(event["fields"]["message"], "crawl finished");
+        assert_eq!(event["fields"]["pages"], 3);
+        assert_eq!(event["fields"]["origin"], "http://a.test");
+        assert!(event["timestamp"].is_string());
+    }
+
+    #[test]
+    fn human_logs_are_plain_lines() {
+        let text = logged(LogFormat::Human);
+        assert!(text.contains("INFO"), "{text}");
+        assert!(text.contains("crawl finished pages=3"), "{text}");
+        assert!(!text.contains('{') && !text.contains('\u{1b}'), "{text}");
+    }
+
+    #[test]
+    fn a_toml_error_becomes_one_line_naming_the_key() {
+        let error =
+            toml::from_str::<crate::Config>("[crawler]\nbogus_key = 1\n").expect_err("unknown key");
+        let line = one_line_error(&error);
+        assert!(!line.contains('\n'), "{line}");
+        assert!(line.contains("bogus_key"), "{line}");
+        assert!(line.contains("line 2"), "{line}");
+        assert!(!line.contains('^'), "{line}");
+    }
+
+    #[test]
+    fn causes_are_appended_once() {
+        let inner = std::io::Error::other("disk on fire");
+        let outer = crate::ConfigError::Read {
+            path: "a.toml".into(),
+            source: inner,
+        };
+        let line = one_line_error(&outer);
+        assert_eq!(line.matches("disk on fire").count(), 1, "{line}");
+    }
+}
