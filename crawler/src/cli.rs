@@ -334,11 +334,13 @@ fn status(data: &Path, json: bool) -> Result<()> {
     let counters = store.counters()?;
     let mut hosts = std::collections::BTreeSet::new();
     let mut errors = std::collections::BTreeMap::<String, u64>::new();
+    let mut duplicates = 0u64;
     for page in store.pages() {
         let page = page?;
         if let Ok(url) = CanonicalUrl::parse(&page.url) {
             hosts.insert(url.origin());
         }
+        duplicates += u64::from(page.duplicate_of.is_some());
         let kind = match (&page.error, page.status) {
             (Some(error), _) => Some(error.split(':').next().unwrap_or("error").to_string()),
             (None, 400..=499) => Some("http_4xx".into()),
@@ -349,6 +351,11 @@ fn status(data: &Path, json: bool) -> Result<()> {
             *errors.entry(kind).or_default() += 1;
         }
     }
+    let mut not_fetched = std::collections::BTreeMap::<&str, u64>::new();
+    for skipped in store.all_skipped() {
+        let (_, record) = skipped?;
+        *not_fetched.entry(record.reason.kind()).or_default() += 1;
+    }
     let frontier = store.frontier_len();
     let halted = store.halted_hosts()?;
     if json {
@@ -357,17 +364,26 @@ fn status(data: &Path, json: bool) -> Result<()> {
             "frontier": frontier,
             "hosts": hosts.len(),
             "errors": errors,
+            "duplicates": duplicates,
+            "not_fetched": not_fetched,
             "halted_hosts": halted.iter().map(|(origin, _)| origin).collect::<Vec<_>>(),
+            "halted": halted
+                .iter()
+                .map(|(origin, why)| serde_json::json!({"origin": origin, "why": why}))
+                .collect::<Vec<_>>(),
         });
         println!("{value}");
     } else {
         println!(
-            "pages stored: {}\nfrontier:     {frontier}\nhosts:        {}",
+            "pages stored: {}\nfrontier:     {frontier}\nhosts:        {}\nduplicates:   {duplicates}",
             counters.pages_stored,
             hosts.len()
         );
         for (kind, n) in errors {
             println!("errors {kind}: {n}");
+        }
+        for (kind, n) in not_fetched {
+            println!("not fetched ({kind}): {n}");
         }
         for (origin, why) in &halted {
             println!("halted {origin}: {why} (`crawler resume --data DIR {origin}` lifts it)");
@@ -393,19 +409,22 @@ fn resume(data: &Path, origins: &[String]) -> Result<()> {
 fn report(data: &Path, json: bool) -> Result<()> {
     let store = open_store(data)?;
     let mut out = std::io::stdout().lock();
+    let mut line = |url: &str, reason: &str| {
+        if json {
+            writeln!(out, "{}", serde_json::json!({"url": url, "reason": reason}))
+        } else {
+            writeln!(out, "{url}\t{reason}")
+        }
+    };
     for page in store.pages() {
         let page = page?;
         if let Some(reason) = not_indexed_reason(&page) {
-            if json {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"url": page.url, "reason": reason})
-                )?;
-            } else {
-                writeln!(out, "{}\t{reason}", page.url)?;
-            }
+            line(&page.url, &reason)?;
         }
+    }
+    for skipped in store.all_skipped() {
+        let (url, record) = skipped?;
+        line(&url, &format!("not fetched: {}", record.reason))?;
     }
     Ok(())
 }
@@ -414,15 +433,23 @@ fn explain(data: &Path, url: &str) -> Result<()> {
     let store = open_store(data)?;
     let canonical = CanonicalUrl::parse(url)?;
     let Some(page) = store.page(canonical.as_str())? else {
-        println!(
-            "{canonical}: not stored (not yet fetched, out of scope, or disallowed by robots.txt)"
-        );
+        match store.skipped(canonical.as_str())? {
+            Some(skipped) => println!(
+                "{canonical}: not fetched: {} (decided at {})",
+                skipped.reason,
+                format_ms(skipped.at_ms)
+            ),
+            None => println!("{canonical}: not stored (not yet fetched, or out of scope)"),
+        }
+        print_inlinks(&store, &canonical);
         return Ok(());
     };
     println!("{canonical}");
     println!(
-        "  status {} at depth {}, fetched at {} ms since the epoch",
-        page.status, page.depth, page.fetched_at_ms
+        "  status {} at depth {}, fetched at {}",
+        page.status,
+        page.depth,
+        format_ms(page.fetched_at_ms)
     );
     println!("  title: {:?}", page.title);
     let r = page.robots;
@@ -466,23 +493,51 @@ fn explain(data: &Path, url: &str) -> Result<()> {
             shared::record::RobotsFetch::Forbidden => "the whole site forbidden (401/403)",
         };
         println!(
-            "  robots.txt of {}: {answer}, cached until {} ms since the epoch",
+            "  robots.txt of {}: {answer}, cached until {}",
             canonical.origin(),
-            robots.expires_at_ms
+            format_ms(robots.expires_at_ms)
         );
     }
-    let inlinks: std::collections::BTreeSet<String> = store
-        .all_outlinks()
-        .filter_map(Result::ok)
-        .filter(|(source, links)| {
-            source != canonical.as_str()
-                && links
-                    .0
-                    .iter()
-                    .any(|l| l.target == canonical.as_str() && !l.nofollow)
-        })
-        .map(|(source, _)| source)
-        .collect();
-    println!("  in-links from {} pages", inlinks.len());
+    print_inlinks(&store, &canonical);
     Ok(())
+}
+
+/// Anchor texts shown by `crawler explain`.
+const EXPLAIN_ANCHORS: usize = 10;
+
+/// The pages that link to `url` (followed links, not its own) and the texts they link with.
+fn print_inlinks(store: &StoreReader, url: &CanonicalUrl) {
+    let mut sources = std::collections::BTreeSet::new();
+    let mut anchors = std::collections::BTreeMap::<String, u64>::new();
+    for (source, links) in store.all_outlinks().filter_map(Result::ok) {
+        if source == url.as_str() {
+            continue;
+        }
+        let mut linked = false;
+        for link in links
+            .0
+            .iter()
+            .filter(|l| l.target == url.as_str() && !l.nofollow)
+        {
+            linked = true;
+            if !link.anchor.is_empty() {
+                *anchors.entry(link.anchor.clone()).or_default() += 1;
+            }
+        }
+        if linked {
+            sources.insert(source);
+        }
+    }
+    println!("  in-links from {} pages", sources.len());
+    let mut anchors: Vec<(String, u64)> = anchors.into_iter().collect();
+    anchors.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    for (anchor, pages) in anchors.iter().take(EXPLAIN_ANCHORS) {
+        println!("    {anchor:?} ({pages} links)");
+    }
+}
+
+/// A time in ms since the Unix epoch, as RFC 3339.
+fn format_ms(ms: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_seconds(at).to_string()
 }

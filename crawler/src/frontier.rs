@@ -379,11 +379,18 @@ impl Frontier {
                 RobotsState::Known { policy, .. } => {
                     let policy = Arc::clone(policy);
                     while let Some((key, entry)) = take_next(host, store, &origin, buffer_cap)? {
-                        let url = match CanonicalUrl::parse(&entry.url) {
-                            Ok(url) if policy.allows(url.path_and_query()) => url,
-                            _ => {
+                        let refusal = match CanonicalUrl::parse(&entry.url) {
+                            Ok(url) => match policy.refusal(url.path_and_query()) {
+                                None => Ok(url),
+                                Some(refusal) => Err(Some(refusal.skip_reason())),
+                            },
+                            Err(_) => Err(None),
+                        };
+                        let url = match refusal {
+                            Ok(url) => url,
+                            Err(reason) => {
                                 on_disallowed(&entry);
-                                store.drop_queued(&key, &entry, shared::now_ms())?;
+                                store.skip_queued(&key, &entry, reason, shared::now_ms())?;
                                 continue;
                             }
                         };

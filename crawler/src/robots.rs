@@ -48,6 +48,52 @@ pub struct RobotsRules {
 struct Rule {
     allow: bool,
     pattern: Pattern,
+    /// Where it was written: what a refusal quotes.
+    source: RuleSource,
+}
+
+/// A robots.txt line, as a refusal quotes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSource {
+    /// Its line number, from 1.
+    pub line: u32,
+    /// The line as written (trimmed, at most [`MAX_QUOTED_CHARS`] characters).
+    pub text: String,
+}
+
+/// Characters of a robots.txt line kept to quote it.
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+impl RuleSource {
+    fn new(line: u32, text: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(text);
+        Self {
+            line,
+            text: text.trim().chars().take(MAX_QUOTED_CHARS).collect(),
+        }
+    }
+}
+
+/// Why robots.txt keeps the crawler off a URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A `Disallow` rule matched, and no `Allow` rule as specific.
+    Rule(RuleSource),
+    /// robots.txt answered 401 or 403: the whole site is off limits.
+    Forbidden,
+}
+
+impl Refusal {
+    /// The reason as the store keeps it.
+    pub fn skip_reason(&self) -> shared::record::SkipReason {
+        match self {
+            Refusal::Rule(source) => shared::record::SkipReason::RobotsRule {
+                line: source.line,
+                rule: source.text.clone(),
+            },
+            Refusal::Forbidden => shared::record::SkipReason::RobotsForbidden,
+        }
+    }
 }
 
 /// What robots.txt says about a host, as the crawler acts on it: each variant carries the
@@ -83,10 +129,15 @@ impl RobotsPolicy {
 
     /// Whether `path_and_query` may be fetched.
     pub fn allows(&self, path_and_query: &str) -> bool {
+        self.refusal(path_and_query).is_none()
+    }
+
+    /// Why `path_and_query` may not be fetched (`None`: it may).
+    pub fn refusal(&self, path_and_query: &str) -> Option<Refusal> {
         match self {
-            RobotsPolicy::Rules(rules) => rules.allows(path_and_query),
-            RobotsPolicy::NoRules => true,
-            RobotsPolicy::Forbidden => false,
+            RobotsPolicy::Rules(rules) => rules.refusal(path_and_query),
+            RobotsPolicy::NoRules => None,
+            RobotsPolicy::Forbidden => Some(Refusal::Forbidden),
         }
     }
 
@@ -113,13 +164,21 @@ struct Group {
 }
 
 impl Group {
-    fn add_rule(&mut self, allow: bool, value: &[u8]) {
+    fn add_rule(&mut self, allow: bool, value: &[u8], source: RuleSource) {
         self.has_rules = true;
-        if let Some(pattern) = Pattern::new(value) {
-            self.rules.push(Rule { allow, pattern });
-        }
         if allow && let Some(pattern) = Pattern::index_html_directory(value) {
-            self.rules.push(Rule { allow, pattern });
+            self.rules.push(Rule {
+                allow,
+                pattern,
+                source: source.clone(),
+            });
+        }
+        if let Some(pattern) = Pattern::new(value) {
+            self.rules.push(Rule {
+                allow,
+                pattern,
+                source,
+            });
         }
     }
 }
@@ -153,7 +212,8 @@ impl RobotsRules {
         let mut merged = Merged::default();
         let mut group = Group::default();
         let mut sitemaps = Vec::new();
-        for line in line::lines(within_limit(text)) {
+        for (number, line) in line::numbered_lines(within_limit(text)) {
+            let source = || RuleSource::new(number, line);
             match line::directive(line) {
                 Directive::UserAgent(value) => {
                     if group.has_rules {
@@ -167,8 +227,10 @@ impl RobotsRules {
                         merged.named_us = true;
                     }
                 }
-                Directive::Allow(value) if group.started => group.add_rule(true, value),
-                Directive::Disallow(value) if group.started => group.add_rule(false, value),
+                Directive::Allow(value) if group.started => group.add_rule(true, value, source()),
+                Directive::Disallow(value) if group.started => {
+                    group.add_rule(false, value, source());
+                }
                 Directive::CrawlDelay(value) if group.started => {
                     if let Some(seconds) = parse_delay(value) {
                         group.crawl_delay = Some(seconds);
@@ -193,12 +255,20 @@ impl RobotsRules {
     /// Whether `path_and_query` (starting with `/`, as `CanonicalUrl::path_and_query` gives
     /// it) may be fetched.
     pub fn allows(&self, path_and_query: &str) -> bool {
+        self.refusal(path_and_query).is_none()
+    }
+
+    /// The `Disallow` rule that keeps the crawler off `path_and_query` (`None`: it may be
+    /// fetched): the most specific matching rule wins, `Allow` wins a tie.
+    pub fn refusal(&self, path_and_query: &str) -> Option<Refusal> {
         if path_and_query == "/robots.txt" {
-            return true;
+            return None;
         }
         let path = pattern::compared_path(path_and_query);
-        // The most specific match of each kind; `None` ranks below any match.
-        let (mut allow, mut disallow) = (None, None);
+        // The most specific match of each kind (the first written among equals); `None`
+        // ranks below any match.
+        let mut allow: Option<(usize, &Rule)> = None;
+        let mut disallow: Option<(usize, &Rule)> = None;
         for rule in &self.rules {
             let best = if rule.allow {
                 &mut allow
@@ -206,11 +276,16 @@ impl RobotsRules {
                 &mut disallow
             };
             let specificity = rule.pattern.specificity();
-            if best.is_none_or(|best| best < specificity) && rule.pattern.matches(&path) {
-                *best = Some(specificity);
+            if best.is_none_or(|(best, _)| best < specificity) && rule.pattern.matches(&path) {
+                *best = Some((specificity, rule));
             }
         }
-        disallow <= allow
+        match (disallow, allow) {
+            (Some((refused, rule)), allowed) if allowed.is_none_or(|(a, _)| a < refused) => {
+                Some(Refusal::Rule(rule.source.clone()))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -265,6 +340,35 @@ mod tests {
 
     use super::cases::{self, Origin, Verdict};
     use super::*;
+
+    #[test]
+    fn a_refusal_quotes_the_deciding_line() {
+        let body = "# rules\r\nUser-agent: *\r\nDisallow: /a/\r\n\r\nUser-agent: siftbot\r\n\
+                    Disallow: /private/\r\nAllow: /private/open\r\n  Disallow:   /private/deep/  \r\n";
+        let policy = RobotsPolicy::from_body(body.as_bytes(), "siftbot");
+        let rule = |line: u32, text: &str| {
+            Some(Refusal::Rule(RuleSource {
+                line,
+                text: text.into(),
+            }))
+        };
+        assert_eq!(
+            policy.refusal("/private/x.html"),
+            rule(6, "Disallow: /private/")
+        );
+        assert_eq!(
+            policy.refusal("/private/deep/x.html"),
+            rule(8, "Disallow:   /private/deep/"),
+            "the most specific rule, trimmed"
+        );
+        assert_eq!(policy.refusal("/private/open.html"), None, "Allow wins");
+        assert_eq!(policy.refusal("/a/x"), None, "not our group");
+        assert_eq!(
+            RobotsPolicy::Forbidden.refusal("/"),
+            Some(Refusal::Forbidden)
+        );
+        assert_eq!(RobotsPolicy::NoRules.refusal("/"), None);
+    }
 
     /// The crawler's decision for `url` under `robots`: the same path a fetched robots.txt
     /// and a queued URL take.

@@ -10,7 +10,7 @@ use std::path::Path;
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
 use shared::record::{
     CrawlCounters, EntryKind, FrontierEntry, Outlinks, PageRecord, Record, RevisitRecord,
-    RobotsRecord,
+    RobotsRecord, SkipReason, SkipRecord,
 };
 use shared::store::{
     COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, QueuePosition,
@@ -340,8 +340,27 @@ impl PageStore {
         entry: &FrontierEntry,
         now_ms: u64,
     ) -> Result<(), StoreError> {
+        self.skip_queued(key, entry, None, now_ms)
+    }
+
+    /// [`PageStore::drop_queued`], recording why (`reason`) in the same write, for
+    /// `crawler explain` and `crawler report`.
+    pub fn skip_queued(
+        &mut self,
+        key: &[u8],
+        entry: &FrontierEntry,
+        reason: Option<SkipReason>,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut batch = WriteBatch::default();
         self.done(&mut batch, key, Some(&entry.url));
+        if let Some(reason) = reason {
+            let record = SkipRecord {
+                reason,
+                at_ms: now_ms,
+            };
+            batch.put_cf(self.cf(Cf::Skipped), entry.url.as_bytes(), record.encode());
+        }
         if entry.kind == EntryKind::Revisit
             && let Some(record) = self.revisit(&entry.url)?
         {

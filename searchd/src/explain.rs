@@ -37,6 +37,8 @@ pub struct UrlReport {
     pub inlinks: Option<u64>,
     /// Its title (from the index).
     pub title: Option<String>,
+    /// Why the crawler dropped it unfetched (a robots.txt rule and its line ...).
+    pub not_fetched: Option<String>,
     /// One sentence: why it is or is not searchable.
     pub verdict: String,
 }
@@ -56,7 +58,17 @@ impl UrlReport {
             url: canonical.to_string(),
             ..UrlReport::default()
         };
-        if let Ok(store) = StoreReader::open(searcher.data())
+        let store = StoreReader::open(searcher.data()).ok();
+        if let Some(store) = &store
+            && let Some(skipped) = store.skipped(canonical.as_str())?
+        {
+            report.not_fetched = Some(format!(
+                "{} (decided at {})",
+                skipped.reason,
+                format_time(skipped.at_ms)
+            ));
+        }
+        if let Some(store) = &store
             && let Some(page) = store.page(canonical.as_str())?
         {
             let r = page.robots;
@@ -95,6 +107,11 @@ impl UrlReport {
         if self.indexed {
             return "indexed: it can be found".into();
         }
+        if let Some(why) = &self.not_fetched
+            && !self.stored
+        {
+            return format!("not fetched: {why}");
+        }
         if !self.stored {
             return "not stored: never fetched (not linked from the crawl, out of scope, \
                     disallowed by robots.txt, a trap rule or budget, or still queued)"
@@ -125,6 +142,9 @@ impl UrlReport {
     /// The rows of the HTML page.
     pub fn rows(&self) -> Vec<(&'static str, String)> {
         let mut rows = vec![("URL", self.url.clone()), ("verdict", self.verdict.clone())];
+        if let Some(why) = &self.not_fetched {
+            rows.push(("not fetched", why.clone()));
+        }
         let mut add = |name, value: Option<String>| {
             if let Some(value) = value {
                 rows.push((name, value));

@@ -462,6 +462,61 @@ impl Record for RevisitRecord {
     const VERSION: u8 = 1;
 }
 
+/// Why a queued URL was never fetched. Key: the URL (column family `skipped`). Written
+/// when the crawler drops the URL, so `crawler explain`, `crawler report` and `/explain`
+/// can say why a page is not in the index.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkipRecord {
+    /// Why.
+    pub reason: SkipReason,
+    /// When, ms since the Unix epoch.
+    pub at_ms: u64,
+}
+
+impl Record for SkipRecord {
+    const KIND: &'static str = "skipped";
+    const VERSION: u8 = 1;
+}
+
+/// The reason of a [`SkipRecord`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    /// A robots.txt `Disallow` rule matched.
+    RobotsRule {
+        /// Its line number in the host's robots.txt.
+        line: u32,
+        /// The line as written.
+        rule: String,
+    },
+    /// robots.txt answered 401 or 403: the whole site is off limits.
+    RobotsForbidden,
+}
+
+impl SkipReason {
+    /// A short name of the kind of reason, for counts (`robots`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SkipReason::RobotsRule { .. } | SkipReason::RobotsForbidden => "robots",
+        }
+    }
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::RobotsRule { line, rule } => {
+                write!(f, "disallowed by robots.txt line {line}: {rule:?}")
+            }
+            SkipReason::RobotsForbidden => {
+                write!(
+                    f,
+                    "robots.txt answered 401/403: the whole site is off limits"
+                )
+            }
+        }
+    }
+}
+
 /// How a robots.txt fetch ended, as cached per origin (column family `robots`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RobotsFetch {

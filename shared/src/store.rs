@@ -28,6 +28,7 @@ use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
 
 use crate::record::{
     CrawlCounters, Outlinks, PageRecord, Record, RecordError, RevisitRecord, RobotsRecord,
+    SkipRecord,
 };
 
 /// The key of the crawl counters in `meta`.
@@ -71,11 +72,13 @@ pub enum Cf {
     /// Simhashes of stored pages, indexed by each of their four 16-bit blocks
     /// (near-duplicate detection).
     Near,
+    /// URLs dropped unfetched, with why ([`crate::record::SkipRecord`]).
+    Skipped,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 9] = [
+    pub const ALL: [Cf; 10] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -85,6 +88,7 @@ impl Cf {
         Cf::Meta,
         Cf::Revisit,
         Cf::Near,
+        Cf::Skipped,
     ];
 
     /// The RocksDB name.
@@ -99,6 +103,7 @@ impl Cf {
             Cf::Meta => "meta",
             Cf::Revisit => "revisit",
             Cf::Near => "near",
+            Cf::Skipped => "skipped",
         }
     }
 
@@ -298,6 +303,25 @@ impl StoreReader {
             return Ok(None);
         }
         self.get(Cf::Revisit, url.as_bytes())
+    }
+
+    /// Why a URL was dropped unfetched (`None`: it was not, or the store is older than
+    /// these records).
+    pub fn skipped(&self, url: &str) -> Result<Option<SkipRecord>, StoreError> {
+        if self.db.cf_handle(Cf::Skipped.name()).is_none() {
+            return Ok(None);
+        }
+        self.get(Cf::Skipped, url.as_bytes())
+    }
+
+    /// Every URL dropped unfetched, with why, in URL order.
+    pub fn all_skipped(
+        &self,
+    ) -> Box<dyn Iterator<Item = Result<(String, SkipRecord), StoreError>> + '_> {
+        if self.db.cf_handle(Cf::Skipped.name()).is_none() {
+            return Box::new(std::iter::empty());
+        }
+        Box::new(self.scan(Cf::Skipped))
     }
 
     /// Origins halted by their circuit breaker, with why, in origin order.

@@ -50,6 +50,32 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
     }
 
     let store = StoreReader::open(dir.path()).expect("store");
+    // Each disallowed URL is kept with the robots.txt line that refused it (the siftbot
+    // group of data/site/robots.txt: lines 11 and 12).
+    for path in testweb::SAMPLE_DISALLOWED {
+        let skipped = store
+            .skipped(&web.url("sample.test", path))
+            .expect("read")
+            .unwrap_or_else(|| panic!("{path}: no record of why it was not fetched"));
+        let expected = if path.starts_with("/drafts/") {
+            (12, "Disallow: /drafts/")
+        } else {
+            (11, "Disallow: /private/")
+        };
+        assert_eq!(
+            skipped.reason,
+            shared::record::SkipReason::RobotsRule {
+                line: expected.0,
+                rule: expected.1.into()
+            },
+            "{path}"
+        );
+    }
+    assert_eq!(
+        store.all_skipped().count(),
+        testweb::SAMPLE_DISALLOWED.len(),
+        "only the disallowed URLs are recorded as not fetched"
+    );
     let stored: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
     let expected: BTreeSet<String> = testweb::SAMPLE_STORED
         .iter()

@@ -135,3 +135,46 @@ async fn html_pages_escape_and_never_fail() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_says_why_a_page_is_missing_from_the_index() {
+    let web = TestWeb::start().await;
+    let server = serve_sample_site(&web).await;
+    let explain = |path: &str| {
+        let url = web.url("sample.test", path);
+        let query: String = url::form_urlencoded::byte_serialize(url.as_bytes()).collect();
+        format!("/explain?format=json&url={query}")
+    };
+
+    let (status, body) = get(server.addr, &explain("/private/staff-roster.html")).await;
+    assert_eq!(status, 200, "{body}");
+    let report: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(report["stored"], false);
+    assert_eq!(report["indexed"], false);
+    let verdict = report["verdict"].as_str().unwrap_or_default();
+    assert!(
+        verdict.contains("robots.txt line 11") && verdict.contains("Disallow: /private/"),
+        "{verdict}"
+    );
+
+    let (original, duplicate) = testweb::SAMPLE_DUPLICATES;
+    let (_, body) = get(server.addr, &explain(duplicate)).await;
+    let report: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(report["stored"], true);
+    assert_eq!(report["indexed"], false);
+    assert_eq!(report["duplicate_of"], web.url("sample.test", original));
+    assert!(
+        report["verdict"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("same content as"),
+        "{report}"
+    );
+
+    let (_, page) = get(
+        server.addr,
+        &explain("/private/staff-roster.html").replace("format=json&", ""),
+    )
+    .await;
+    assert!(page.contains("not fetched"), "the HTML page says it too");
+}

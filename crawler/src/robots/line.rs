@@ -63,11 +63,29 @@ const NAMES: &[(&str, Name)] = &[
 
 /// The lines of a robots.txt body (already cut to the size read), each cut to
 /// [`MAX_LINE_BYTES`].
+#[cfg(test)]
 pub(super) fn lines(body: &str) -> impl Iterator<Item = &[u8]> {
-    skip_bom(body)
-        .as_bytes()
-        .split(|&b| b == b'\n' || b == b'\r')
-        .map(|line| &line[..line.len().min(MAX_LINE_BYTES)])
+    numbered_lines(body).map(|(_, line)| line)
+}
+
+/// The lines of a robots.txt body with their numbers (from 1; `\r\n`, `\n` and a lone `\r`
+/// each end one line), each cut to [`MAX_LINE_BYTES`].
+pub(super) fn numbered_lines(body: &str) -> impl Iterator<Item = (u32, &[u8])> {
+    let mut rest = Some(skip_bom(body).as_bytes());
+    let mut number = 0u32;
+    std::iter::from_fn(move || {
+        let text = rest?;
+        number = number.saturating_add(1);
+        let (line, next) = match text.iter().position(|&b| b == b'\n' || b == b'\r') {
+            None => (text, None),
+            Some(at) => {
+                let crlf = text[at] == b'\r' && text.get(at + 1) == Some(&b'\n');
+                (&text[..at], Some(&text[at + 1 + usize::from(crlf)..]))
+            }
+        };
+        rest = next;
+        Some((number, &line[..line.len().min(MAX_LINE_BYTES)]))
+    })
 }
 
 /// Skips a UTF-8 byte order mark at the start, whole or partial, as Google does. The body
@@ -192,6 +210,11 @@ mod tests {
     fn line_ends_and_boms() {
         let lines = |body: &str| lines(body).filter(|l| !l.is_empty()).count();
         assert_eq!(lines("a\nb\r\nc\rd"), 4);
+        let numbered: Vec<(u32, &[u8])> = numbered_lines("a\r\n\r\nb\rc\nd").collect();
+        assert_eq!(
+            numbered,
+            [(1, &b"a"[..]), (2, b""), (3, b"b"), (4, b"c"), (5, b"d")]
+        );
         for body in ["\u{feff}a", "\u{fffd}a", "ï»¿a", "ï»a", "ïa", "п»a"] {
             assert_eq!(super::lines(body).next(), Some(&b"a"[..]), "{body:?}");
         }
