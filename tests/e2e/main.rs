@@ -15,9 +15,12 @@
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`browser`]: headless Chromium through chromedriver: search from the home page, ranked
+//!   results, a hostile page's title shown as text and its cached copy running no script.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 
+mod browser;
 mod crawl;
 mod ranking;
 mod resume;

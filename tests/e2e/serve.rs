@@ -2,38 +2,13 @@
 
 use std::net::SocketAddr;
 
-use shared::Config;
 use testweb::TestWeb;
 
-use crate::support::crawled_and_indexed;
+use crate::support::{Searchd, crawled_and_indexed};
 
-struct Server {
-    addr: SocketAddr,
-    _stop: tokio::sync::oneshot::Sender<()>,
-    _dir: tempfile::TempDir,
-}
-
-async fn serve_sample_site(web: &TestWeb) -> Server {
-    let dir = crawled_and_indexed(web).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let data = dir.path().to_path_buf();
-    tokio::spawn(async move {
-        let shutdown = async {
-            let _ = stopped.await;
-        };
-        searchd::serve(listener, data, Config::default(), shutdown)
-            .await
-            .expect("searchd serves");
-    });
-    Server {
-        addr,
-        _stop: stop,
-        _dir: dir,
-    }
+/// searchd over a crawl and index of the sample site.
+async fn serve_sample_site(web: &TestWeb) -> Searchd {
+    Searchd::start(crawled_and_indexed(web).await).await
 }
 
 async fn get(addr: SocketAddr, path_and_query: &str) -> (u16, String) {

@@ -1,6 +1,7 @@
 //! Set-up shared by the end-to-end tests.
 
 use std::collections::BTreeSet;
+use std::net::SocketAddr;
 use std::path::Path;
 
 use crawler::{CrawlOptions, CrawlSummary, Crawler};
@@ -111,4 +112,42 @@ pub fn stored_urls(data: &Path) -> BTreeSet<String> {
 /// The URLs of `paths` on `host` of the test web.
 pub fn urls_of(web: &TestWeb, host: &str, paths: &[&str]) -> BTreeSet<String> {
     paths.iter().map(|p| web.url(host, p)).collect()
+}
+
+/// searchd serving a data directory on 127.0.0.1; it stops, and the directory goes, on drop.
+pub struct Searchd {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    _stop: tokio::sync::oneshot::Sender<()>,
+    _dir: tempfile::TempDir,
+}
+
+impl Searchd {
+    /// Starts searchd (default config) over `dir` on a free loopback port.
+    pub async fn start(dir: tempfile::TempDir) -> Searchd {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let data = dir.path().to_path_buf();
+        tokio::spawn(async move {
+            let shutdown = async {
+                let _ = stopped.await;
+            };
+            searchd::serve(listener, data, Config::default(), shutdown)
+                .await
+                .expect("searchd serves");
+        });
+        Searchd {
+            addr,
+            _stop: stop,
+            _dir: dir,
+        }
+    }
+
+    /// `http://{addr}{path_and_query}`.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("http://{}{path_and_query}", self.addr)
+    }
 }

@@ -24,6 +24,7 @@
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
 //! | `copies.test` | [`copies`] | a long story and its near-duplicate (another date line, navigation and footer), and a different story with the same boilerplate; an article under two short URLs and the long one they name as `rel=canonical` |
+//! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, and a harmless page with the same word |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
@@ -43,6 +44,7 @@ pub mod copies;
 pub mod directives;
 pub mod fresh;
 mod gzip;
+pub mod hostile;
 pub mod ranked;
 pub mod redirects;
 mod reply;
@@ -72,6 +74,10 @@ pub use copies::{
 };
 pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, news_word};
+pub use hostile::{
+    HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
+    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_TITLE, HOSTILE_WORD,
+};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
@@ -92,7 +98,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 17] = [
+pub const HOSTS: [&str; 18] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -110,6 +116,7 @@ pub const HOSTS: [&str; 17] = [
     "charsets.test",
     "meta.test",
     "copies.test",
+    "hostile.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -270,6 +277,7 @@ impl Shared {
             "charsets.test" => charsets::respond(path),
             "meta.test" => directives::respond(path),
             "copies.test" => copies::respond(path),
+            "hostile.test" => hostile::respond(path),
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, query, &self.stop).await,
             _ => reply::text(
