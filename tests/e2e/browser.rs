@@ -110,6 +110,9 @@ async fn browse(client: &Client, web: &TestWeb, searchd: &Searchd, ranked: &[Str
     );
     let windows = client.windows().await.expect("window handles");
     assert_eq!(windows.len(), 1, "the copy opened no window");
+
+    // The copy's page is sandboxed as a whole, yet our own search box on it still works.
+    submit_search(client, HOSTILE_WORD).await;
 }
 
 /// Opens `/`, types `word` into the search box and submits; returns once results show.
@@ -118,7 +121,13 @@ async fn search_from_home(client: &Client, searchd: &Searchd, word: &str) {
         .goto(&searchd.url("/"))
         .await
         .expect("the home page opens");
+    submit_search(client, word).await;
+}
+
+/// Types `word` into the page's search box and submits; returns once results show.
+async fn submit_search(client: &Client, word: &str) {
     let search_box = find(client, "form.search input[name=q]").await;
+    search_box.clear().await.expect("clearing the box");
     search_box.send_keys(word).await.expect("typing the query");
     find(client, "form.search button[type=submit]")
         .await
