@@ -51,7 +51,7 @@ use std::path::Path;
 pub use build::{BuildMode, BuildSummary, build};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
-pub use generation::{current_generation, current_generation_marker};
+pub use generation::{current_generation, current_generation_marker, generation_dir};
 pub use linkgraph::Inbound;
 pub use schema::{IndexFields, schema};
 

@@ -1,6 +1,7 @@
 //! `searchd demo`: one command, no set-up. Serves a directory of HTML on loopback from inside
 //! this process, crawls it, indexes it and serves search over it, with progress and stage
-//! times.
+//! times. Search is served from the start: the index is built while the crawl runs
+//! ([`crate::live_index`]), so results appear within seconds and grow as pages arrive.
 //!
 //! The directory is `--docs DIR`, else the Rust documentation of the active toolchain
 //! (`$(rustc --print sysroot)/share/doc/rust/html`), else the sample site in `data/site`.
@@ -177,14 +178,42 @@ pub async fn run(
         max_time: None,
     })
     .with_context(|| format!("cannot open the crawl in {}", options.data.display()))?;
+    // Search is open from the start: each index build during the crawl shows up in it.
+    let addr = search_listener.local_addr()?;
+    let server = tokio::spawn(crate::serve(
+        search_listener,
+        options.data.clone(),
+        config.clone(),
+        stopped(),
+    ));
     println!("Crawling (data in {}) ...", options.data.display());
+    println!(
+        "Search is open at http://{addr}/ : results appear within seconds and grow as the crawl goes."
+    );
     let reporter = tokio::spawn(crawler::progress::report(
         crawler.progress(),
         Duration::from_secs(2),
         |line| println!("  {line}"),
     ));
+    let (crawled_tx, crawled_rx) = watch::channel(false);
+    let live = tokio::spawn(crate::live_index::index_while(
+        options.data.clone(),
+        crate::live_index::Cadence::DEMO,
+        async move {
+            let mut rx = crawled_rx;
+            let _ = rx.wait_for(|crawled| *crawled).await;
+        },
+        |built| {
+            println!(
+                "  index: {} documents searchable (crawl still running)",
+                built.total_docs
+            );
+        },
+    ));
     let summary = crawler.run(stopped()).await;
     reporter.abort();
+    let _ = crawled_tx.send(true);
+    let _ = live.await;
     let summary = summary.context("the crawl failed")?;
     println!(
         "crawl: {} pages in {} ({} fetched in this run, {} errors)",
@@ -217,11 +246,10 @@ pub async fn run(
         built.indexed
     );
 
-    let addr = search_listener.local_addr()?;
     println!();
     println!("    ==> Search is ready at http://{addr}/   (Ctrl-C to stop)");
     println!();
-    crate::serve(search_listener, options.data.clone(), config, stopped()).await?;
+    server.await.context("search stopped")??;
     site_task.abort();
     Ok(())
 }

@@ -39,6 +39,7 @@ pub mod error;
 pub mod eval;
 pub mod explain;
 pub mod handlers;
+pub mod live_index;
 pub mod query;
 pub mod ranking;
 pub mod render;

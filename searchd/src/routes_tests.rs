@@ -366,6 +366,17 @@ async fn status_explain_and_opensearch() {
     let status = json(&answer);
     assert_eq!(status["generation"], "gen-000001");
     assert_eq!(status["docs"], 5);
+    let on_disk: u64 = std::fs::read_dir(data.path().join("index/gen-000001"))
+        .expect("the generation")
+        .map(|entry| entry.expect("entry").metadata().expect("metadata").len())
+        .sum();
+    assert_eq!(status["index_bytes"], on_disk);
+    assert!(on_disk > 0);
+    let committed = status["last_commit"].as_str().unwrap_or_default();
+    assert!(
+        committed.len() == 20 && committed.ends_with('Z'),
+        "an RFC 3339 time: {status}"
+    );
     assert_eq!(
         status["pages_stored"],
         serde_json::Value::Null,

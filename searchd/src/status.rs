@@ -1,8 +1,10 @@
 //! `/status`: the loaded index generation and the crawl's figures, as HTML or JSON.
 //!
 //! JSON shape (`/status?format=json`, or `Accept: application/json`):
-//! `{"generation": "gen-000003" | null, "docs": 1234, "pages_stored": 1500 | null,
-//! "frontier": 0 | null}` — `null` when there is no index, or no readable store.
+//! `{"generation": "gen-000003" | null, "docs": 1234, "index_bytes": 5600000 | null,
+//! "last_commit": "2026-11-23T07:10:02Z" | null, "pages_stored": 1500 | null,
+//! "frontier": 0 | null}` — `null` when there is no index, or no readable store. The store
+//! is opened read-only, so a running crawl is not disturbed.
 
 use serde::Serialize;
 use shared::StoreReader;
@@ -16,6 +18,10 @@ pub struct StatusReport {
     pub generation: Option<String>,
     /// Documents in it (0 without an index).
     pub docs: u64,
+    /// Its size on disk, in bytes.
+    pub index_bytes: Option<u64>,
+    /// When its last build committed (RFC 3339).
+    pub last_commit: Option<String>,
     /// Pages in the content store.
     pub pages_stored: Option<u64>,
     /// URLs waiting in the crawl frontier.
@@ -30,9 +36,16 @@ impl StatusReport {
             .and_then(|store| store.counters())
             .map_err(|error| tracing::debug!(%error, "status: store not readable"))
             .ok();
+        let files = index
+            .as_ref()
+            .map(|i| generation_files(&indexer::generation_dir(searcher.data(), &i.generation)));
         StatusReport {
             docs: index.as_ref().map_or(0, |i| i.docs),
             generation: index.map(|i| i.generation),
+            index_bytes: files.as_ref().map(|f| f.bytes),
+            last_commit: files
+                .and_then(|f| f.last_commit)
+                .map(crate::cache::format_time),
             pages_stored: counters.as_ref().map(|c| c.pages_stored),
             frontier: counters.map(|c| c.frontier_len),
         }
@@ -49,8 +62,45 @@ impl StatusReport {
                     .unwrap_or_else(|| "none yet (run indexer build)".into()),
             ),
             ("documents indexed", self.docs.to_string()),
+            (
+                "index size",
+                self.index_bytes
+                    .map_or("—".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6)),
+            ),
+            (
+                "last build",
+                self.last_commit.clone().unwrap_or_else(|| "—".into()),
+            ),
             ("pages stored", or_none(self.pages_stored)),
             ("frontier (URLs waiting)", or_none(self.frontier)),
         ]
     }
+}
+
+/// What the files of a generation directory say.
+struct GenerationFiles {
+    /// Their total size.
+    bytes: u64,
+    /// When `meta.json` (rewritten by every commit) was last written, ms since the epoch.
+    last_commit: Option<u64>,
+}
+
+/// Sizes up a generation directory (flat: tantivy writes no subdirectories).
+fn generation_files(dir: &std::path::Path) -> GenerationFiles {
+    let mut bytes = 0;
+    let mut last_commit = None;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        bytes += meta.len();
+        if entry.file_name() == "meta.json" {
+            last_commit = meta
+                .modified()
+                .ok()
+                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|since| since.as_millis() as u64);
+        }
+    }
+    GenerationFiles { bytes, last_commit }
 }

@@ -153,3 +153,49 @@ async fn explain_says_why_a_page_is_missing_from_the_index() {
     .await;
     assert!(page.contains("not fetched"), "the HTML page says it too");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_grows_while_the_crawl_runs() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crate::support::crawler_config(&web);
+    // A polite pace, so the crawl lasts long enough for builds to land during it.
+    config.delay_ms = 40;
+    let (crawled_tx, crawled_rx) = tokio::sync::watch::channel(false);
+    let live = tokio::spawn(searchd::live_index::index_while(
+        dir.path().to_path_buf(),
+        searchd::live_index::Cadence {
+            first: std::time::Duration::from_millis(100),
+            max: std::time::Duration::from_millis(200),
+        },
+        async move {
+            let mut rx = crawled_rx;
+            let _ = rx.wait_for(|crawled| *crawled).await;
+        },
+        |_| {},
+    ));
+    let summary = crate::support::crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+    crawled_tx.send(true).expect("the builder listens");
+    let builds = live.await.expect("builds");
+    let stored = summary.pages_stored;
+
+    assert!(
+        !builds.is_empty(),
+        "no build during a crawl of {stored} pages"
+    );
+    let first = builds[0].total_docs;
+    let last = builds.last().map_or(0, |b| b.total_docs);
+    assert!(
+        first < last,
+        "the first build ({first} documents) came early and later ones grew ({last})"
+    );
+    let docs: Vec<u64> = builds.iter().map(|b| b.total_docs).collect();
+    assert!(docs.windows(2).all(|w| w[0] <= w[1]), "{docs:?}");
+    // The index built during the crawl is a real one: searchd answers from it.
+    let server = crate::support::Searchd::start(dir).await;
+    let word = testweb::SAMPLE_RANKED_WORD;
+    let (status, body) = get(server.addr, &format!("/api/search?q={word}")).await;
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert!(json["total"].as_u64().unwrap_or(0) > 0, "{body}");
+}
