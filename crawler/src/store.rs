@@ -56,6 +56,10 @@ pub struct PageCommit<'a> {
     pub simhash: Option<u64>,
 }
 
+/// URLs kept out by trap rules that one run records with their reason (the counts in
+/// [`PageStore::trapped`] go on): a trap can make links without end, the store must not.
+pub const MAX_SKIP_RECORDS_PER_RUN: u64 = 100_000;
+
 /// The writable content store.
 pub struct PageStore {
     db: DB,
@@ -65,6 +69,8 @@ pub struct PageStore {
     host_queued: HashMap<String, u64>,
     /// URLs kept out by each trap rule in this run.
     trapped: BTreeMap<&'static str, u64>,
+    /// Trapped URLs recorded as skipped in this run (see [`MAX_SKIP_RECORDS_PER_RUN`]).
+    skips_recorded: u64,
     /// Frontier keys handed to a fetch and not done yet: they keep their place.
     handed_out: HashSet<Vec<u8>>,
 }
@@ -73,18 +79,15 @@ impl PageStore {
     /// Opens (creating if needed) `DATA/store` for writing. Fails if another crawler has it.
     pub fn open(data: &Path) -> Result<Self, StoreError> {
         let path = store_dir(data);
-        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors()).map_err(
-            |source| StoreError::Db {
-                path: path.clone(),
-                source,
-            },
-        )?;
+        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors())
+            .map_err(|source| StoreError::opening(path.clone(), source))?;
         let mut store = Self {
             db,
             counters: CrawlCounters::default(),
             traps: TrapRules::default(),
             host_queued: HashMap::new(),
             trapped: BTreeMap::new(),
+            skips_recorded: 0,
             handed_out: HashSet::new(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
@@ -409,6 +412,18 @@ impl PageStore {
             {
                 debug!(%url, rule = rule.name(), "not queued: trap rule");
                 *self.trapped.entry(rule.name()).or_default() += 1;
+                if self.skips_recorded < MAX_SKIP_RECORDS_PER_RUN {
+                    self.skips_recorded += 1;
+                    let record = SkipRecord {
+                        reason: rule.skip_reason(),
+                        at_ms: shared::now_ms(),
+                    };
+                    batch.put_cf(
+                        self.cf(Cf::Skipped),
+                        url.as_str().as_bytes(),
+                        record.encode(),
+                    );
+                }
                 continue;
             }
             let position = QueuePosition {
@@ -637,6 +652,21 @@ mod tests {
                 simhash: Some(simhash),
             })
             .unwrap();
+    }
+
+    #[test]
+    fn a_second_writer_is_told_the_store_is_in_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = PageStore::open(dir.path()).unwrap();
+        let second = PageStore::open(dir.path())
+            .err()
+            .expect("one writer at a time");
+        assert!(matches!(second, StoreError::Locked(_)), "{second:?}");
+        let line = second.to_string();
+        assert!(line.contains("in use by another crawler"), "{line}");
+        assert!(line.contains(&dir.path().display().to_string()), "{line}");
+        // Readers are not kept out.
+        assert!(shared::StoreReader::open(dir.path()).is_ok());
     }
 
     #[test]

@@ -46,6 +46,15 @@ impl TrapRule {
             TrapRule::TooLong => "url_too_long",
         }
     }
+
+    /// The reason a URL this rule kept out is recorded with.
+    pub fn skip_reason(self) -> shared::record::SkipReason {
+        let rule = self.name().to_string();
+        match self {
+            TrapRule::HostBudget => shared::record::SkipReason::Budget { rule },
+            _ => shared::record::SkipReason::Trap { rule },
+        }
+    }
 }
 
 /// A segment seen this many times in one path marks a loop.

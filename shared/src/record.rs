@@ -490,6 +490,17 @@ pub enum SkipReason {
     },
     /// robots.txt answered 401 or 403: the whole site is off limits.
     RobotsForbidden,
+    /// A trap rule or a configured filter kept it out (`repeated_segment`, `query_cap`,
+    /// `denied_url`, `not_allowed_url`, `denied_host`).
+    Trap {
+        /// The rule's name.
+        rule: String,
+    },
+    /// Its host had used its budget (`max_pages_per_host`).
+    Budget {
+        /// The budget's name.
+        rule: String,
+    },
 }
 
 impl SkipReason {
@@ -497,6 +508,8 @@ impl SkipReason {
     pub fn kind(&self) -> &'static str {
         match self {
             SkipReason::RobotsRule { .. } | SkipReason::RobotsForbidden => "robots",
+            SkipReason::Trap { .. } => "trap",
+            SkipReason::Budget { .. } => "budget",
         }
     }
 }
@@ -513,6 +526,8 @@ impl std::fmt::Display for SkipReason {
                     "robots.txt answered 401/403: the whole site is off limits"
                 )
             }
+            SkipReason::Trap { rule } => write!(f, "cut off by the trap rule {rule}"),
+            SkipReason::Budget { rule } => write!(f, "over its host's budget ({rule})"),
         }
     }
 }

@@ -128,6 +128,23 @@ impl Cf {
     }
 }
 
+impl StoreError {
+    /// The error of opening the store at `path` for writing: [`StoreError::Locked`] when
+    /// RocksDB says another process holds its lock file.
+    pub fn opening(path: PathBuf, source: rocksdb::Error) -> Self {
+        let message = source.to_string();
+        if message.contains("lock")
+            && (message.contains("unavailable")
+                || message.contains("Resource busy")
+                || message.contains("No locks available")
+                || message.contains("already held"))
+        {
+            return StoreError::Locked(path);
+        }
+        StoreError::Db { path, source }
+    }
+}
+
 /// Database options for the writer.
 pub fn open_options() -> Options {
     let mut opts = Options::default();
@@ -238,6 +255,12 @@ pub enum StoreError {
     /// No store at that path (no crawl has written it).
     #[error("no content store at {0}: run `crawler crawl --data DIR` first")]
     Missing(PathBuf),
+    /// Another process (a crawl, `crawler resume`) has the store open for writing.
+    #[error(
+        "the content store at {0} is in use by another crawler (one writer at a time; \
+         status, report, explain, the indexer and searchd can read it meanwhile)"
+    )]
+    Locked(PathBuf),
     /// A value that does not decode.
     #[error(transparent)]
     Record(#[from] RecordError),

@@ -43,6 +43,26 @@ async fn a_trap_site_costs_no_more_than_its_budget() {
             "no path with a segment three times: {path}"
         );
     }
+    // Each URL kept out is recorded with its reason, for `crawler report` and `explain`.
+    let store = StoreReader::open(dir.path()).expect("store");
+    let mut reasons: HashMap<String, usize> = HashMap::new();
+    for skipped in store.all_skipped() {
+        let (url, record) = skipped.expect("a skip record");
+        assert!(
+            !pages.iter().any(|p| web.url("traps.test", p) == url),
+            "{url} was fetched yet recorded as skipped"
+        );
+        *reasons.entry(record.reason.to_string()).or_default() += 1;
+    }
+    for reason in [
+        "cut off by the trap rule query_cap",
+        "over its host's budget (host_budget)",
+    ] {
+        assert!(
+            reasons.contains_key(reason),
+            "{reason} missing: {reasons:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
