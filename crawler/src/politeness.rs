@@ -121,6 +121,7 @@ mod tests {
             HostOverride {
                 delay_ms: Some(0),
                 concurrency: Some(8),
+                ..HostOverride::default()
             },
         );
         let p = Politeness::new(&config);

@@ -508,7 +508,8 @@ impl PageStore {
             Some(&count) => count,
             None => self.read_count(&host_key)?,
         };
-        if self.traps.max_pages_per_host > 0 && host_count >= self.traps.max_pages_per_host {
+        let budget = self.traps.budget(url.host());
+        if budget > 0 && host_count >= budget {
             return Ok(Err(TrapRule::HostBudget));
         }
         if url.as_url().query().is_some() {

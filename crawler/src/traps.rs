@@ -66,16 +66,39 @@ pub struct TrapRules {
     deny_hosts: Vec<String>,
     deny_urls: Option<RegexSet>,
     allow_urls: Option<RegexSet>,
+    /// The `[crawler.hosts."NAME"]` budgets and filters, by host name.
+    hosts: HashMap<String, HostRules>,
     /// 0: no budget.
-    pub max_pages_per_host: u64,
+    max_pages_per_host: u64,
     /// 0: no cap.
     pub max_queries_per_path: u32,
+}
+
+/// One host's own budget and URL filters.
+#[derive(Clone, Debug, Default)]
+struct HostRules {
+    max_pages: Option<u64>,
+    deny_urls: Option<RegexSet>,
+    allow_urls: Option<RegexSet>,
 }
 
 impl TrapRules {
     /// From the crawler config; fails on a URL pattern that does not compile.
     pub fn new(config: &CrawlerConfig) -> Result<Self, ConfigError> {
+        let mut hosts = HashMap::new();
+        for (host, settings) in &config.hosts {
+            let key = |name: &str| format!("hosts.{host:?}.{name}");
+            hosts.insert(
+                host.to_ascii_lowercase(),
+                HostRules {
+                    max_pages: settings.max_pages,
+                    deny_urls: url_patterns(&key("deny_urls"), &settings.deny_urls)?,
+                    allow_urls: url_patterns(&key("allow_urls"), &settings.allow_urls)?,
+                },
+            );
+        }
         Ok(Self {
+            hosts,
             deny_hosts: config
                 .deny_hosts
                 .iter()
@@ -89,6 +112,15 @@ impl TrapRules {
         })
     }
 
+    /// The most URLs `host` may have queued over the life of the store (0: no budget): its
+    /// own `max_pages`, else `max_pages_per_host`.
+    pub fn budget(&self, host: &str) -> u64 {
+        self.hosts
+            .get(host)
+            .and_then(|rules| rules.max_pages)
+            .unwrap_or(self.max_pages_per_host)
+    }
+
     /// The stateless rules: `Err` names the rule a URL breaks.
     pub fn check(&self, url: &CanonicalUrl) -> Result<(), TrapRule> {
         let host = url.host();
@@ -99,17 +131,15 @@ impl TrapRules {
         {
             return Err(TrapRule::DeniedHost);
         }
-        if self
-            .deny_urls
-            .as_ref()
-            .is_some_and(|deny| deny.is_match(url.as_str()))
-        {
+        let own = self.hosts.get(host);
+        let denied = |set: Option<&RegexSet>| set.is_some_and(|deny| deny.is_match(url.as_str()));
+        if denied(self.deny_urls.as_ref()) || denied(own.and_then(|o| o.deny_urls.as_ref())) {
             return Err(TrapRule::DeniedUrl);
         }
-        if self
-            .allow_urls
-            .as_ref()
-            .is_some_and(|allow| !allow.is_match(url.as_str()))
+        let not_allowed =
+            |set: Option<&RegexSet>| set.is_some_and(|allow| !allow.is_match(url.as_str()));
+        if not_allowed(self.allow_urls.as_ref())
+            || not_allowed(own.and_then(|o| o.allow_urls.as_ref()))
         {
             return Err(TrapRule::NotAllowedUrl);
         }
@@ -133,6 +163,66 @@ fn has_repeated_segment(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_of_its_own_has_its_own_budget_and_filters() {
+        let mut config = CrawlerConfig {
+            max_pages_per_host: 100,
+            deny_urls: vec!["/print/".into()],
+            ..CrawlerConfig::default()
+        };
+        config.hosts.insert(
+            "docs.test".into(),
+            shared::config::HostOverride {
+                max_pages: Some(5),
+                deny_urls: vec![r"/search\?".into()],
+                allow_urls: vec!["^http://docs\\.test/(book|api)/".into()],
+                ..Default::default()
+            },
+        );
+        let rules = TrapRules::new(&config).unwrap();
+        assert_eq!(rules.budget("docs.test"), 5);
+        assert_eq!(rules.budget("other.test"), 100);
+        let check = |url: &str| rules.check(&CanonicalUrl::parse(url).unwrap());
+        assert_eq!(check("http://docs.test/book/intro.html"), Ok(()));
+        assert_eq!(
+            check("http://docs.test/blog/post.html"),
+            Err(TrapRule::NotAllowedUrl),
+            "outside the host's allowed prefixes"
+        );
+        assert_eq!(
+            check("http://docs.test/api/search?q=x"),
+            Err(TrapRule::DeniedUrl),
+            "the host's deny wins"
+        );
+        assert_eq!(
+            check("http://docs.test/book/print/x"),
+            Err(TrapRule::DeniedUrl),
+            "the crawl-wide deny still applies"
+        );
+        assert_eq!(
+            check("http://other.test/blog/post.html"),
+            Ok(()),
+            "another host is not filtered"
+        );
+    }
+
+    #[test]
+    fn a_bad_host_pattern_is_named() {
+        let mut config = CrawlerConfig::default();
+        config.hosts.insert(
+            "docs.test".into(),
+            shared::config::HostOverride {
+                deny_urls: vec!["(".into()],
+                ..Default::default()
+            },
+        );
+        let Err(error) = TrapRules::new(&config) else {
+            panic!("a pattern that does not compile is refused");
+        };
+        let error = error.to_string();
+        assert!(error.contains(r#"hosts."docs.test".deny_urls"#), "{error}");
+    }
 
     fn rules() -> TrapRules {
         TrapRules::new(&CrawlerConfig {

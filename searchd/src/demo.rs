@@ -126,6 +126,7 @@ fn crawl_config() -> Config {
         HostOverride {
             delay_ms: Some(0),
             concurrency: Some(8),
+            ..HostOverride::default()
         },
     );
     config

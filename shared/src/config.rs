@@ -141,7 +141,7 @@ pub struct CrawlerConfig {
     pub hosts: BTreeMap<String, HostOverride>,
 }
 
-/// Politeness settings for one host.
+/// Settings for one host (a site you own): politeness, budget and URL filters.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostOverride {
@@ -149,6 +149,17 @@ pub struct HostOverride {
     pub delay_ms: Option<u64>,
     /// Most requests in flight.
     pub concurrency: Option<usize>,
+    /// Most URLs queued for this host over the life of the store, instead of
+    /// `max_pages_per_host` (0: no budget).
+    pub max_pages: Option<u64>,
+    /// Regular expressions: a URL of this host matching one is never queued (on top of
+    /// `deny_urls`).
+    #[serde(default)]
+    pub deny_urls: Vec<String>,
+    /// Regular expressions: when not empty, only URLs of this host matching one are queued
+    /// (on top of `allow_urls`); `deny_urls` wins.
+    #[serde(default)]
+    pub allow_urls: Vec<String>,
 }
 
 impl Default for CrawlerConfig {
@@ -398,6 +409,10 @@ impl CrawlerConfig {
         }
         url_patterns("deny_urls", &c.deny_urls)?;
         url_patterns("allow_urls", &c.allow_urls)?;
+        for (host, settings) in &c.hosts {
+            url_patterns(&format!("hosts.{host:?}.deny_urls"), &settings.deny_urls)?;
+            url_patterns(&format!("hosts.{host:?}.allow_urls"), &settings.allow_urls)?;
+        }
         if let Some(name) = c
             .strip_params
             .iter()
