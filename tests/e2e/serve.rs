@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 
+use shared::StoreReader;
 use testweb::TestWeb;
 
 use crate::support::{Searchd, crawled_and_indexed};
@@ -198,4 +199,47 @@ async fn the_index_grows_while_the_crawl_runs() {
     assert_eq!(status, 200, "{body}");
     let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     assert!(json["total"].as_u64().unwrap_or(0) > 0, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = crate::support::crawler_config(&web);
+    // Every stored page is due again at once.
+    config.revisit_ms = 0;
+    config.min_revisit_ms = 0;
+    config.max_revisit_ms = 0;
+    let seeds = [
+        web.url("fresh.test", "/"),
+        web.url("fresh.test", testweb::WITHDRAWN_PATH),
+    ];
+    crate::support::crawl(dir.path(), &seeds, config.clone()).await;
+    crate::support::index(dir.path()).await;
+    let data = dir.path().to_path_buf();
+    let searcher = searchd::Searcher::open(&data, Default::default()).expect("searcher");
+    let found = |searcher: &searchd::Searcher| {
+        searcher
+            .search(testweb::WITHDRAWN_WORD, 1, 10)
+            .expect("search")
+            .total
+    };
+    assert_eq!(found(&searcher), 1, "the notice is searchable");
+
+    web.set_fresh_edition(2);
+    crate::support::crawl(dir.path(), &seeds, config).await;
+    let store = StoreReader::open(dir.path()).expect("store");
+    let gone = store
+        .page(&web.url("fresh.test", testweb::WITHDRAWN_PATH))
+        .expect("read")
+        .expect("still stored");
+    assert_eq!(gone.status, 410, "the re-crawl stored the 410");
+    drop(store);
+    crate::support::index(dir.path()).await;
+    searcher.refresh().expect("refresh");
+    assert_eq!(
+        found(&searcher),
+        0,
+        "gone from the index after the next build"
+    );
 }

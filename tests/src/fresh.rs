@@ -9,6 +9,7 @@
 //! | `/static.html` | 200, `Last-Modified` only (no `ETag`); 304 to an equal `If-Modified-Since` |
 //! | `/busy.html` | 503 with `Retry-After: 1` to its first request, 200 afterwards |
 //! | `/meta.html` | 200, with `<meta name="keywords">` and `<meta name="revisit-after" content="7 days">` |
+//! | `/withdrawn.html` | not linked; 200 with [`WITHDRAWN_WORD`] in edition 1, `410 Gone` from edition 2 on |
 
 use warp::http::HeaderMap;
 use warp::http::header::{ETAG, HeaderValue, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
@@ -30,6 +31,11 @@ pub const STATIC_LAST_MODIFIED: &str = "Tue, 15 Nov 1994 12:45:26 GMT";
 
 /// The words of `/meta.html`'s `<meta name="keywords">`.
 pub const META_KEYWORDS: &str = "tide tables, harbour, moorings";
+
+/// The page of `fresh.test` that is withdrawn (410) after edition 1; linked from nowhere.
+pub const WITHDRAWN_PATH: &str = "/withdrawn.html";
+/// A word only [`WITHDRAWN_PATH`] holds while it exists.
+pub const WITHDRAWN_WORD: &str = "withdrawnnotice";
 
 /// A word only edition N of `/news.html` holds: `editionN`.
 pub fn news_word(edition: u32) -> String {
@@ -105,6 +111,14 @@ pub(crate) fn respond(
                  <body><h1>Tide tables</h1><p>High water is about fifty minutes later each day.</p></body></html>"
             ),
         ),
+        WITHDRAWN_PATH if edition <= 1 => html(
+            200,
+            page(
+                "Notice to mariners",
+                &format!("<p>The {WITHDRAWN_WORD} about the harbour entrance buoy.</p>"),
+            ),
+        ),
+        WITHDRAWN_PATH => html(410, page("Gone", "<p>This notice was withdrawn.</p>")),
         _ => not_found(),
     }
 }
