@@ -1,12 +1,13 @@
 //! The `crawler` command line: flags (clap) turned into validated options, and the
 //! subcommands that read the store.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use indicatif::ProgressBar;
 use shared::{CanonicalUrl, Config, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
@@ -186,48 +187,18 @@ impl CrawlArgs {
     }
 }
 
-/// Runs a parsed command line.
+/// Runs a parsed command line with a bar of its own, which logging does not know of (the
+/// binary uses [`run_with_bar`], so that log lines go above the bar).
 pub async fn run(cli: Cli) -> Result<()> {
+    run_with_bar(cli, ProgressBar::hidden()).await
+}
+
+/// Runs a parsed command line. When stderr is a terminal, `crawler crawl` draws its live
+/// status on `bar`, hidden until then: the binary sets up logging to write above it
+/// ([`shared::logging::init_above_bar`]).
+pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
     match cli.command {
-        Command::Crawl(args) => {
-            let options = args.into_options()?;
-            let data = options.data.clone();
-            let crawler = Crawler::open(options)
-                .with_context(|| format!("cannot open crawl in {}", data.display()))?;
-            let shutdown = async {
-                let _ = tokio::signal::ctrl_c().await;
-            };
-            // People at a terminal get a progress line; logs and scripts get the monitoring
-            // JSON line alone.
-            let reporter = std::io::stderr().is_terminal().then(|| {
-                tokio::spawn(crate::progress::report(
-                    crawler.progress(),
-                    Duration::from_secs(2),
-                    |line| eprintln!("{line}"),
-                ))
-            });
-            let summary = crawler.run(shutdown).await;
-            if let Some(reporter) = reporter {
-                reporter.abort();
-            }
-            let summary = summary?;
-            println!(
-                "{} pages stored ({} fetched in this run, {} errors), {} URLs left in the frontier; stopped: {:?} after {:.1?}",
-                summary.pages_stored,
-                summary.fetched,
-                summary.errors,
-                summary.frontier_left,
-                summary.stop,
-                summary.elapsed
-            );
-            if !summary.halted_hosts.is_empty() {
-                println!(
-                    "halted by their circuit breaker (50 failures in a row): {}",
-                    summary.halted_hosts.join(", ")
-                );
-            }
-            Ok(())
-        }
+        Command::Crawl(args) => crawl(args, bar).await,
         Command::Status { data, json } => status(&data, json),
         Command::Report { data, json } => report(&data, json),
         Command::Resume { data, origins } => resume(&data, &origins),
@@ -241,6 +212,43 @@ pub async fn run(cli: Cli) -> Result<()> {
                 },
         } => robots_check(&agent, &robots, &urls),
     }
+}
+
+/// `crawler crawl`: the crawl, with a live status on `bar` for people at a terminal (logs
+/// and scripts get the monitoring JSON line alone), then its summary on stdout.
+async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
+    let options = args.into_options()?;
+    let data = options.data.clone();
+    let crawler = Crawler::open(options)
+        .with_context(|| format!("cannot open crawl in {}", data.display()))?;
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let status = crate::progress_bar::wanted()
+        .then(|| tokio::spawn(crate::progress_bar::follow(bar.clone(), crawler.progress())));
+    let summary = crawler.run(shutdown).await;
+    if let Some(status) = status {
+        status.abort();
+        let _ = status.await; // no update after the clear
+        bar.finish_and_clear();
+    }
+    let summary = summary?;
+    println!(
+        "{} pages stored ({} fetched in this run, {} errors), {} URLs left in the frontier; stopped: {:?} after {:.1?}",
+        summary.pages_stored,
+        summary.fetched,
+        summary.errors,
+        summary.frontier_left,
+        summary.stop,
+        summary.elapsed
+    );
+    if !summary.halted_hosts.is_empty() {
+        println!(
+            "halted by their circuit breaker (50 failures in a row): {}",
+            summary.halted_hosts.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// `crawler robots check`: the body read as a fetched robots.txt is, each URL canonicalized

@@ -5,8 +5,10 @@ use clap::Parser;
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = crawler::cli::Cli::parse();
-    shared::logging::init(cli.log_format);
-    match crawler::cli::run(cli).await {
+    // Created hidden: `crawler crawl` draws it at a terminal, and log lines go above it.
+    let bar = indicatif::ProgressBar::hidden();
+    shared::logging::init_above_bar(cli.log_format, &bar);
+    match crawler::cli::run_with_bar(cli, bar).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("crawler: {}", shared::one_line_error(error.as_ref()));

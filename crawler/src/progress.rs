@@ -1,5 +1,7 @@
 //! A progress line for people watching a crawl: pages stored, the rate since the last line,
-//! the frontier and errors, printed every few seconds while the crawl runs.
+//! the frontier and errors, printed every few seconds while the crawl runs (`searchd demo`).
+//! [`figures`] words them, for this line and for the live bar of `crawler crawl`
+//! ([`progress_bar`](crate::progress_bar)).
 
 use std::time::Duration;
 
@@ -33,8 +35,14 @@ pub async fn report(
 fn line(now: &CrawlProgress, (at, fetched): (Instant, u64), when: Instant) -> String {
     let secs = when.duration_since(at).as_secs_f64().max(0.001);
     let rate = now.fetched.saturating_sub(fetched) as f64 / secs;
+    format!("crawl: {}", figures(now, rate))
+}
+
+/// A crawl's figures in words: pages stored, `rate` (pages fetched per second), the frontier
+/// and errors.
+pub fn figures(now: &CrawlProgress, rate: f64) -> String {
     format!(
-        "crawl: {} pages stored, {rate:.0} pages/s, {} in the frontier, {} errors",
+        "{} pages stored, {rate:.0} pages/s, {} in the frontier, {} errors",
         now.pages_stored, now.frontier, now.errors
     )
 }
@@ -42,6 +50,20 @@ fn line(now: &CrawlProgress, (at, fetched): (Instant, u64), when: Instant) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_name_each_count_and_round_the_rate() {
+        let now = CrawlProgress {
+            pages_stored: 1200,
+            fetched: 300,
+            errors: 3,
+            frontier: 45,
+        };
+        assert_eq!(
+            figures(&now, 12.6),
+            "1200 pages stored, 13 pages/s, 45 in the frontier, 3 errors"
+        );
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_line_every_period_with_the_rate_since_the_last() {

@@ -5,6 +5,7 @@
 //! 3. Pages again, in URL order ([`writer`](crate::writer)): each document's inputs are
 //!    fingerprinted; only documents whose fingerprint differs from the target generation's
 //!    state are parsed (on parser threads, one parse per page) and written. One commit.
+//!    [`build_with_progress`] counts this pass's documents in a [`BuildProgress`].
 //!
 //! A full build (and the first one, and any build whose state cannot be trusted) writes a new
 //! generation and then switches `CURRENT` to it; an incremental build updates the current
@@ -22,6 +23,7 @@ use crate::Error;
 use crate::generation::{self, generation_dir};
 use crate::linkgraph::LinkGraph;
 use crate::plan::DocPlan;
+use crate::progress::BuildProgress;
 use crate::schema::schema;
 use crate::source::{PageMeta, Source};
 use crate::state::DocState;
@@ -82,6 +84,16 @@ impl fmt::Display for BuildSummary {
 /// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
 /// may be running) and writes `DATA/index`.
 pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
+    build_with_progress(data, mode, &BuildProgress::new())
+}
+
+/// [`build`], reporting the write pass's documents in `progress` as it goes, for a caller
+/// that shows them (from another thread) while the build runs.
+pub fn build_with_progress(
+    data: &Path,
+    mode: BuildMode,
+    progress: &BuildProgress,
+) -> Result<BuildSummary, Error> {
     let started = Instant::now();
     let source = Source::open(data)?;
     let _lock = generation::lock(data)?;
@@ -102,15 +114,7 @@ pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
 
     let target = Target::choose(data, mode)?;
     info!(generation = target.name, fresh = target.fresh, "writing");
-    let result = write_documents(
-        &source,
-        &plan,
-        &mut graph,
-        &target.index,
-        &target.dir,
-        &target.state,
-        target.fresh,
-    );
+    let result = write_documents(&source, &plan, &mut graph, &target, progress);
     let (state, counts) = match result {
         Ok(done) => done,
         Err(error) => {
@@ -140,14 +144,17 @@ pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
 }
 
 /// The generation a build writes.
-struct Target {
-    name: String,
-    dir: PathBuf,
-    index: Index,
+pub(crate) struct Target {
+    /// Its name (`gen-NNNNNN`).
+    pub(crate) name: String,
+    /// Its directory.
+    pub(crate) dir: PathBuf,
+    /// Its index.
+    pub(crate) index: Index,
     /// The documents it holds now.
-    state: DocState,
+    pub(crate) state: DocState,
     /// A new generation (switched to at the end).
-    fresh: bool,
+    pub(crate) fresh: bool,
     /// The generation `CURRENT` named before.
     previous: Option<String>,
 }

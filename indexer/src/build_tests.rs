@@ -9,7 +9,10 @@ use tantivy::{TantivyDocument, Term};
 
 use crate::state::DocState;
 use crate::testutil::{TestStore, link, page};
-use crate::{BuildMode, build, current_generation, generation, open_current};
+use crate::{
+    BuildMode, BuildProgress, build, build_with_progress, current_generation, generation,
+    open_current,
+};
 
 /// The stored document filed under `url`, if any.
 fn doc(store: &TestStore, url: &str) -> Option<TantivyDocument> {
@@ -310,4 +313,31 @@ fn a_damaged_current_is_replaced_by_a_new_generation() {
         open_current(store.data()).unwrap().unwrap().generation,
         "gen-000002"
     );
+}
+
+#[test]
+fn the_progress_ends_with_every_document_of_the_write_pass_done() {
+    let store = TestStore::new();
+    store.put_html(
+        "http://a.test/",
+        "Home",
+        "<p>Welcome</p>",
+        &[link("http://a.test/b", "bee")],
+    );
+    store.put_html("http://a.test/b", "Bee", "<p>The bee page</p>", &[]);
+    store.put_html("http://a.test/c", "Sea", "<p>The sea page</p>", &[]);
+    let mut secret = page("http://a.test/secret", "<p>classified</p>");
+    secret.robots.noindex = true;
+    store.put(&secret, &[]);
+
+    let progress = BuildProgress::new();
+    let summary = build_with_progress(store.data(), BuildMode::Full, &progress).unwrap();
+    assert_eq!(summary.indexed, 3);
+    assert_eq!((progress.total(), progress.done()), (3, 3), "written");
+
+    // Nothing changed: the documents are gone through (found unchanged) all the same.
+    let progress = BuildProgress::new();
+    let summary = build_with_progress(store.data(), BuildMode::Incremental, &progress).unwrap();
+    assert_eq!((summary.indexed, summary.unchanged), (0, 3));
+    assert_eq!((progress.total(), progress.done()), (3, 3), "unchanged");
 }

@@ -11,7 +11,8 @@
 //! - `schema`: the index fields ([`schema()`], [`IndexFields`]); names from [`shared::fields`].
 //! - `generation`: `gen-NNNNNN` directories, `CURRENT`, the lock and the atomic switch.
 //! - `state`: the `url -> fingerprint` record an incremental build compares against.
-//! - `build`: [`build()`], the three passes, full or incremental; `writer`: the third pass.
+//! - `build`: [`build()`], the three passes, full or incremental; `writer`: the third pass;
+//!   `progress`: [`BuildProgress`], the third pass's documents for [`build_with_progress`].
 //!
 //! searchd opens what the last build switched to with [`open_current`], and reopens when
 //! [`current_generation_marker`] changes (or the current generation commits).
@@ -37,6 +38,7 @@ mod error;
 mod generation;
 mod linkgraph;
 mod plan;
+mod progress;
 mod schema;
 mod source;
 mod state;
@@ -48,11 +50,12 @@ mod writer;
 
 use std::path::Path;
 
-pub use build::{BuildMode, BuildSummary, build};
+pub use build::{BuildMode, BuildSummary, build, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use generation::{current_generation, current_generation_marker, generation_dir};
 pub use linkgraph::Inbound;
+pub use progress::BuildProgress;
 pub use schema::{IndexFields, schema};
 
 /// The index a reader should use now.

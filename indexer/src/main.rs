@@ -1,10 +1,24 @@
 //! `indexer build --data DIR [--full] [--config FILE]`: see `indexer --help`.
+//!
+//! When stderr is a terminal a bar shows the write pass: documents done of the total, the
+//! rate and the time left; log lines are written above it.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use indexer::{BuildMode, BuildProgress, BuildSummary};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How often the bar is updated (and at most redrawn).
+const REFRESH: Duration = Duration::from_millis(250);
+/// The bar's layout: what the build does, time since the start, documents, rate, time left.
+const TEMPLATE: &str =
+    "{spinner} {msg} [{elapsed_precise}] {bar:30} {pos}/{len} documents, {per_sec}, ETA {eta}";
 
 /// Builds the search index (DIR/index) from a crawl's content store (DIR/store).
 #[derive(Parser)]
@@ -40,8 +54,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    shared::logging::init(cli.log_format);
-    match run(cli) {
+    // Created hidden: drawn only at a terminal, and log lines go above it.
+    let bar = ProgressBar::hidden();
+    shared::logging::init_above_bar(cli.log_format, &bar);
+    match run(cli, &bar) {
         Ok(summary) => {
             println!("{summary}");
             ExitCode::SUCCESS
@@ -53,13 +69,96 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<indexer::BuildSummary> {
+fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
     let Command::Build { data, full, config } = cli.command;
     shared::Config::load(config.as_deref())?;
     let mode = if full {
-        indexer::BuildMode::Full
+        BuildMode::Full
     } else {
-        indexer::BuildMode::Incremental
+        BuildMode::Incremental
     };
-    indexer::build(&data, mode).with_context(|| format!("cannot index {}", data.display()))
+    let progress = BuildProgress::new();
+    let build = || indexer::build_with_progress(&data, mode, &progress);
+    let built = if bar_wanted() {
+        with_bar(bar, &progress, build)
+    } else {
+        build()
+    };
+    built.with_context(|| format!("cannot index {}", data.display()))
+}
+
+/// Whether people are watching, so a bar is wanted: stderr is a terminal.
+fn bar_wanted() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Runs `build` with `bar` following `progress` on another thread, cleared at the end.
+fn with_bar<T>(bar: &ProgressBar, progress: &BuildProgress, build: impl FnOnce() -> T) -> T {
+    let (stop, stopped) = channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || follow(bar, progress, &stopped));
+        let built = build();
+        drop(stop);
+        built
+    })
+}
+
+/// Draws `bar` on stderr from `progress` every [`REFRESH`] until `stop` disconnects, then
+/// clears it.
+fn follow(bar: &ProgressBar, progress: &BuildProgress, stop: &Receiver<()>) {
+    bar.set_style(
+        ProgressStyle::with_template(TEMPLATE).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+    loop {
+        show(bar, progress.total(), progress.done());
+        if let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(REFRESH) {
+            continue;
+        }
+        break;
+    }
+    bar.finish_and_clear();
+}
+
+/// Puts the write pass's documents on the bar, and what the build is doing.
+fn show(bar: &ProgressBar, total: u64, done: u64) {
+    bar.set_length(total);
+    bar.set_position(done);
+    bar.set_message(phase(total, done));
+}
+
+/// What a build is doing, from its write pass's figures.
+fn phase(total: u64, done: u64) -> &'static str {
+    if total == 0 {
+        "reading pages and links"
+    } else if done < total {
+        "indexing"
+    } else {
+        "committing"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_parses() {
+        assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
+    }
+
+    #[test]
+    fn the_phase_follows_the_write_pass() {
+        assert_eq!(phase(0, 0), "reading pages and links");
+        assert_eq!(phase(10, 3), "indexing");
+        assert_eq!(phase(10, 10), "committing");
+    }
+
+    #[test]
+    fn the_bar_shows_documents_done_of_the_total() {
+        let bar = ProgressBar::hidden();
+        show(&bar, 40, 25);
+        assert_eq!((bar.position(), bar.length()), (25, Some(40)));
+        assert_eq!(bar.message(), "indexing");
+    }
 }

@@ -7,18 +7,19 @@
 //! extract the text and hand the document to tantivy's own indexing threads.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Mutex, PoisonError};
 
-use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+use tantivy::{IndexWriter, TantivyDocument, Term};
 use tracing::{info, warn};
 
 use crate::Error;
+use crate::build::Target;
 use crate::document::DocInput;
 use crate::linkgraph::LinkGraph;
 use crate::plan::DocPlan;
+use crate::progress::BuildProgress;
 use crate::schema::IndexFields;
 use crate::source::Source;
 use crate::state::DocState;
@@ -45,18 +46,18 @@ pub(crate) struct Counts {
     pub unreadable: u64,
 }
 
-/// Pass 3: writes the documents whose fingerprint differs from `old` into `index` (a new
-/// generation when `fresh`, else the current one updated in place), deletes the documents
-/// that are gone, commits once, and saves the new state in `dir`.
+/// Pass 3: writes the documents whose fingerprint differs from the target's state into its
+/// index (a new generation when `fresh`, else the current one updated in place), deletes the
+/// documents that are gone, commits once, and saves the new state in its directory. Counts
+/// the documents gone through in `progress`.
 pub(crate) fn write_documents(
     source: &Source,
     plan: &DocPlan,
     graph: &mut LinkGraph,
-    index: &Index,
-    dir: &Path,
-    old: &DocState,
-    fresh: bool,
+    target: &Target,
+    progress: &BuildProgress,
 ) -> Result<(DocState, Counts), Error> {
+    let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
     let fields = IndexFields::new(&index.schema())?;
     let mut writer: IndexWriter<TantivyDocument> = index.writer(WRITER_HEAP)?;
     let workers = std::thread::available_parallelism()
@@ -86,16 +87,13 @@ pub(crate) fn write_documents(
             scope.spawn(|| worker.run());
         }
         let sender = sender;
-        feed(
-            source,
-            plan,
-            graph,
-            old,
-            &mut state,
-            &mut counts,
-            &sender,
-            &failed,
-        )
+        progress.start(plan.num_docs() as u64);
+        let mut out = FeedOut {
+            state: &mut state,
+            counts: &mut counts,
+            progress,
+        };
+        feed(source, plan, graph, old, &mut out, &sender, &failed)
     });
     fed?;
     if let Some(error) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
@@ -120,18 +118,28 @@ pub(crate) fn write_documents(
     Ok((state, counts))
 }
 
+/// What the feeder records: the new state, the counts, and the progress shown to people.
+struct FeedOut<'a> {
+    state: &'a mut DocState,
+    counts: &'a mut Counts,
+    progress: &'a BuildProgress,
+}
+
 /// Reads the pages in URL order and hands every changed document to the parser threads.
-#[allow(clippy::too_many_arguments)] // one call site; the pass's inputs and outputs
 fn feed(
     source: &Source,
     plan: &DocPlan,
     graph: &mut LinkGraph,
     old: &DocState,
-    state: &mut DocState,
-    counts: &mut Counts,
+    out: &mut FeedOut<'_>,
     sender: &SyncSender<DocInput>,
     failed: &AtomicBool,
 ) -> Result<(), Error> {
+    let FeedOut {
+        state,
+        counts,
+        progress,
+    } = out;
     for page in source.pages() {
         let page = page?;
         let Some(doc) = plan.doc_of_representative(&page.url) else {
@@ -143,6 +151,7 @@ fn feed(
             Err(error) => {
                 warn!(url = page.url, %error, "stored body does not decompress; page skipped");
                 counts.unreadable += 1;
+                progress.advance();
                 continue;
             }
         };
@@ -153,12 +162,14 @@ fn feed(
         state.docs.insert(input.url.clone(), fingerprint);
         if unchanged {
             counts.unchanged += 1;
+            progress.advance();
             continue;
         }
         if failed.load(Ordering::Relaxed) || sender.send(input).is_err() {
             break;
         }
         counts.indexed += 1;
+        progress.advance();
         if counts.indexed.is_multiple_of(PROGRESS_EVERY) {
             info!(
                 indexed = counts.indexed,

@@ -6,6 +6,9 @@
 //!   `target`, spans), for log shippers.
 //!
 //! `RUST_LOG` picks what is logged (default `info`) in both.
+//!
+//! [`init_above_bar`] is [`init`] for a program that may draw a progress bar on stderr: each
+//! log line is written with the bar cleared, then the bar is drawn again below it.
 
 use std::io::IsTerminal;
 use std::str::FromStr;
@@ -38,6 +41,33 @@ pub fn init(format: LogFormat) {
     let ansi = std::io::stderr().is_terminal();
     let _already_set =
         tracing::subscriber::set_global_default(subscriber(format, ansi, std::io::stderr));
+}
+
+/// Like [`init`], but every log line is written with `bar` suspended, so lines and a live
+/// progress bar on the same stderr do not garble each other. `bar` may be hidden now and
+/// drawn later; while it is hidden (or finished) lines are written as [`init`] writes them.
+pub fn init_above_bar(format: LogFormat, bar: &indicatif::ProgressBar) {
+    let ansi = std::io::stderr().is_terminal();
+    let bar = bar.clone();
+    let writer = move || AboveBar(bar.clone());
+    let _already_set = tracing::subscriber::set_global_default(subscriber(format, ansi, writer));
+}
+
+/// Writes to stderr with a progress bar suspended (one formatted event is one `write_all`).
+struct AboveBar(indicatif::ProgressBar);
+
+impl std::io::Write for AboveBar {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.suspend(|| std::io::stderr().write(bytes))
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.0.suspend(|| std::io::stderr().write_all(bytes))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 /// The subscriber [`init`] installs, writing to `writer`.
