@@ -332,9 +332,12 @@ fn not_indexed_reason(page: &shared::PageRecord) -> Option<String> {
     if page.robots.noindex {
         return Some("robots noindex".into());
     }
-    page.duplicate_of
-        .as_ref()
-        .map(|owner| format!("duplicate of {owner}"))
+    page.duplicate_of.as_ref().map(|owner| {
+        format!(
+            "same content as {owner}: the index keeps one URL of the two (a rel=canonical \
+             target, else the shorter)"
+        )
+    })
 }
 
 fn status(data: &Path, json: bool) -> Result<()> {

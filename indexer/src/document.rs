@@ -1,7 +1,7 @@
 //! `DocInput`: everything one document is made of, its fingerprint, and the tantivy document.
 //!
 //! The fingerprint is an xxh3 hash of every input (URL, stored title and description, the
-//! HTML, fetch time, `nosnippet`, in-link count and anchors) plus [`FORMAT_VERSION`]. Equal
+//! HTML, fetch time, `nosnippet`, in-link counts and anchors, copies) plus [`FORMAT_VERSION`]. Equal
 //! fingerprints mean equal documents, so an incremental build can skip a page without
 //! parsing it; a change in any input, in-links included, re-indexes it.
 
@@ -15,7 +15,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -34,11 +34,13 @@ pub struct DocInput {
     pub nosnippet: bool,
     /// Its in-links.
     pub inbound: Inbound,
+    /// The URLs of the other pages folded into it.
+    pub copies: Vec<String>,
 }
 
 impl DocInput {
     /// The document of a stored page, its body already decompressed.
-    pub fn new(page: &PageRecord, html: String, inbound: Inbound) -> Self {
+    pub fn new(page: &PageRecord, html: String, inbound: Inbound, copies: Vec<String>) -> Self {
         Self {
             url: page.url.clone(),
             title: page.title.clone(),
@@ -47,6 +49,7 @@ impl DocInput {
             fetched_at: page.fetched_at_ms,
             nosnippet: page.robots.nosnippet,
             inbound,
+            copies,
         }
     }
 
@@ -70,6 +73,9 @@ impl DocInput {
         for anchor in &self.inbound.anchors {
             field(anchor.as_bytes());
         }
+        for copy in &self.copies {
+            field(copy.as_bytes());
+        }
         h.digest()
     }
 
@@ -78,6 +84,9 @@ impl DocInput {
         let text = text::extract(&self.html);
         let mut doc = TantivyDocument::new();
         doc.add_text(fields.url, &self.url);
+        for copy in &self.copies {
+            doc.add_text(fields.copies, copy);
+        }
         doc.add_text(fields.url_text, url_words(&self.url));
         if let Ok(url) = CanonicalUrl::parse(&self.url) {
             doc.add_text(fields.host, url.host());
@@ -261,6 +270,7 @@ mod tests {
                 anchors: vec!["home".into()],
                 rank_level: 8,
             },
+            copies: Vec::new(),
         };
         let print = base.fingerprint();
         assert_eq!(print, base.clone().fingerprint(), "stable");
@@ -273,7 +283,18 @@ mod tests {
         moved_text.description = "T".into();
         let mut ranked_up = base.clone();
         ranked_up.inbound.rank_level = 9;
-        for changed in [more_links, other_anchor, moved_text, ranked_up] {
+        let mut cited_from_elsewhere = base.clone();
+        cited_from_elsewhere.inbound.external = 1;
+        let mut copied = base.clone();
+        copied.copies = vec!["http://a.test/copy".into()];
+        for changed in [
+            more_links,
+            other_anchor,
+            moved_text,
+            ranked_up,
+            cited_from_elsewhere,
+            copied,
+        ] {
             assert_ne!(changed.fingerprint(), print, "{changed:?}");
         }
     }

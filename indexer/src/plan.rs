@@ -49,6 +49,10 @@ struct Page {
     nofollow: bool,
 }
 
+/// Copies of one document named in the index (a mirror with thousands of URLs names the
+/// first ones, in URL order).
+pub const MAX_COPIES: usize = 1_000;
+
 /// The pages of the store and the documents they become.
 pub struct DocPlan {
     ids: HashMap<String, PageId>,
@@ -56,6 +60,8 @@ pub struct DocPlan {
     pages: Vec<Page>,
     /// Document -> the page whose URL and text it carries.
     docs: Vec<PageId>,
+    /// Document -> the other pages folded into it (empty for most).
+    copies: Vec<Vec<PageId>>,
     noindex: u64,
     duplicates: u64,
     skipped: u64,
@@ -89,6 +95,7 @@ impl DocPlan {
             urls: Vec::with_capacity(metas.len()),
             pages: Vec::with_capacity(metas.len()),
             docs: reps.iter().map(|&p| p as PageId).collect(),
+            copies: vec![Vec::new(); reps.len()],
             noindex: 0,
             duplicates: 0,
             skipped: 0,
@@ -97,10 +104,12 @@ impl DocPlan {
             // Every indexable page, and only those, has a representative.
             let role = match (rep, meta.kind) {
                 (&Some(rep), _) => {
+                    let doc = doc_of_rep[&rep];
                     if rep != i {
                         plan.duplicates += 1;
+                        plan.copies[doc as usize].push(i as PageId);
                     }
-                    Role::Doc(doc_of_rep[&rep])
+                    Role::Doc(doc)
                 }
                 (None, PageKind::NoIndex) => {
                     plan.noindex += 1;
@@ -140,6 +149,15 @@ impl DocPlan {
     /// [`DocPlan::source_key`] gives for its links.
     pub fn doc_page(&self, doc: DocId) -> u32 {
         self.docs[doc as usize]
+    }
+
+    /// The URLs of the other pages folded into a document, at most [`MAX_COPIES`].
+    pub fn copies(&self, doc: DocId) -> Vec<String> {
+        self.copies[doc as usize]
+            .iter()
+            .take(MAX_COPIES)
+            .map(|&page| self.urls[page as usize].clone())
+            .collect()
     }
 
     /// The URL a document is filed under.
@@ -364,6 +382,10 @@ pub(crate) mod tests {
             urls,
             ["http://a.test/", "http://a.test/a", "http://a.test/other"]
         );
+        // Each document names the pages folded into it.
+        assert_eq!(p.copies(0), ["http://a.test/index.html"]);
+        assert_eq!(p.copies(1), ["http://a.test/b"]);
+        assert!(p.copies(2).is_empty());
     }
 
     #[test]

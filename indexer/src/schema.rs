@@ -4,6 +4,7 @@
 //! | field | options |
 //! |---|---|
 //! | `url`, `host` | one token (`STRING`), stored |
+//! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `body`, `description` | text with positions, stored (snippets need the body) |
 //! | `headings`, `anchor` | text with positions, not stored |
@@ -53,6 +54,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::URL, STRING | STORED);
     builder.add_text_field(fields::URL_TEXT, text(false));
     builder.add_text_field(fields::HOST, STRING | STORED);
+    builder.add_text_field(fields::COPIES, STRING);
     builder.add_text_field(fields::TITLE, text(true));
     builder.add_text_field(fields::HEADINGS, text(false));
     builder.add_text_field(fields::BODY, text(true));
@@ -83,6 +85,8 @@ pub struct IndexFields {
     pub url_text: Field,
     /// Host name, one token: `site:` queries.
     pub host: Field,
+    /// The other pages folded into the document.
+    pub copies: Field,
     /// `<title>`.
     pub title: Field,
     /// `h1`-`h4`.
@@ -133,6 +137,7 @@ impl IndexFields {
             url: get(fields::URL)?,
             url_text: get(fields::URL_TEXT)?,
             host: get(fields::HOST)?,
+            copies: get(fields::COPIES)?,
             title: get(fields::TITLE)?,
             headings: get(fields::HEADINGS)?,
             body: get(fields::BODY)?,

@@ -155,7 +155,7 @@ fn feed(
                 continue;
             }
         };
-        let input = DocInput::new(&page, html, inbound);
+        let input = DocInput::new(&page, html, inbound, plan.copies(doc));
         drop(page);
         let fingerprint = input.fingerprint();
         let unchanged = old.docs.get(&input.url) == Some(&fingerprint);

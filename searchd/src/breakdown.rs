@@ -72,10 +72,11 @@ mod tests {
     #[test]
     fn scores_are_credited_to_fields_with_their_boosts() {
         let schema = indexer::schema();
+        let id = |name: &str| schema.get_field(name).expect("a field").field_id();
         let explanation = json!({"description": "BooleanClause. sum of ...", "value": 25.0,
         "details": [
-            {"description": "Boost x3 of ...", "value": 9.0, "details": [term(3, 3.0)]},
-            term(5, 4.0),
+            {"description": "Boost x3 of ...", "value": 9.0, "details": [term(id("title"), 3.0)]},
+            term(id("body"), 4.0),
             {"description": "Boost x2 of ...", "value": 12.0, "details": [
                 {"description": "Phrase Scorer", "value": 6.0, "details": [
                     {"description": "TermQuery, product of...", "value": 6.0}]}]},

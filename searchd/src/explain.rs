@@ -37,6 +37,8 @@ pub struct UrlReport {
     pub inlinks: Option<u64>,
     /// Its title (from the index).
     pub title: Option<String>,
+    /// The indexed page it was folded into (same content, or its `rel=canonical`).
+    pub folded_into: Option<String>,
     /// Why the crawler dropped it unfetched (a robots.txt rule and its line ...).
     pub not_fetched: Option<String>,
     /// One sentence: why it is or is not searchable.
@@ -96,7 +98,12 @@ impl UrlReport {
                 report.inlinks = Some(doc.inlinks);
                 report.title = Some(doc.title);
             }
-            Ok(None) | Err(AppError::NoIndex) => {}
+            Ok(None) => {
+                report.folded_into = searcher
+                    .document_holding_copy(canonical.as_str())?
+                    .map(|doc| doc.url);
+            }
+            Err(AppError::NoIndex) => {}
             Err(e) => return Err(e),
         }
         report.verdict = report.verdict();
@@ -119,6 +126,12 @@ impl UrlReport {
         }
         if self.robots.contains(&"noindex") {
             return "not indexed: the page asks not to be (noindex)".into();
+        }
+        if let Some(holder) = &self.folded_into {
+            return format!(
+                "not indexed on its own: it is found as {holder}, the one URL the index keeps \
+                 for this content (its rel=canonical target, else the shortest URL)"
+            );
         }
         if let Some(target) = &self.redirect_to {
             return format!("not indexed: it redirects to {target}");
@@ -161,6 +174,7 @@ impl UrlReport {
             (!self.robots.is_empty()).then(|| self.robots.join(", ")),
         );
         add("duplicate of", self.duplicate_of.clone());
+        add("found as", self.folded_into.clone());
         add("redirects to", self.redirect_to.clone());
         add(
             "reached by redirects from",

@@ -463,10 +463,25 @@ impl Searcher {
 
     /// The indexed document of a canonical URL, if there is one (no snippet, score 0).
     pub fn document(&self, url: &str) -> Result<Option<Hit>, AppError> {
+        self.document_by(url, |fields| fields.url)
+    }
+
+    /// The indexed document that holds `url` as a copy (a page of the same content, or one
+    /// naming it as `rel=canonical`, folded into it), if there is one.
+    pub fn document_holding_copy(&self, url: &str) -> Result<Option<Hit>, AppError> {
+        self.document_by(url, |fields| fields.copies)
+    }
+
+    /// The first document whose `field` holds the token `url`.
+    fn document_by(
+        &self,
+        url: &str,
+        field: impl Fn(&IndexFields) -> tantivy::schema::Field,
+    ) -> Result<Option<Hit>, AppError> {
         let loaded = self.current().ok_or(AppError::NoIndex)?;
         let searcher = loaded.reader.searcher();
         let query = TermQuery::new(
-            Term::from_field_text(loaded.fields.url, url),
+            Term::from_field_text(field(&loaded.fields), url),
             IndexRecordOption::Basic,
         );
         let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;

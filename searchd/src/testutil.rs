@@ -66,6 +66,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
                 .collect(),
             rank_level: 8,
         },
+        copies: Vec::new(),
     };
     input.to_document(fields)
 }

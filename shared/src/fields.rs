@@ -24,6 +24,9 @@ pub const DESCRIPTION: &str = "description";
 pub const ANCHOR: &str = "anchor";
 /// In-link count from distinct pages (fast field).
 pub const INLINKS: &str = "inlinks";
+/// The URLs of the other pages folded into a document (copies of its content, pages naming
+/// it as their `rel=canonical`): one token each, so `/explain` can say where a page went.
+pub const COPIES: &str = "copies";
 /// Those of the in-links that come from pages of another host.
 pub const EXTERNAL_INLINKS: &str = "external_inlinks";
 /// Path segments of the URL (`/` is 0, `/a/b.html` is 2; fast field): shallower pages get a

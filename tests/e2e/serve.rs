@@ -138,12 +138,16 @@ async fn explain_says_why_a_page_is_missing_from_the_index() {
     let report: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     assert_eq!(report["stored"], true);
     assert_eq!(report["indexed"], false);
-    assert_eq!(report["duplicate_of"], web.url("sample.test", original));
+    assert_eq!(
+        report["folded_into"],
+        web.url("sample.test", original),
+        "the index keeps the shorter URL of the two"
+    );
     assert!(
         report["verdict"]
             .as_str()
             .unwrap_or_default()
-            .contains("same content as"),
+            .contains("it is found as"),
         "{report}"
     );
 
