@@ -448,7 +448,7 @@ fn explain(data: &Path, url: &str) -> Result<()> {
             Some(skipped) => println!(
                 "{canonical}: not fetched: {} (decided at {})",
                 skipped.reason,
-                format_ms(skipped.at_ms)
+                shared::format_time_ms(skipped.at_ms)
             ),
             None => println!("{canonical}: not stored (not yet fetched, or out of scope)"),
         }
@@ -460,7 +460,7 @@ fn explain(data: &Path, url: &str) -> Result<()> {
         "  status {} at depth {}, fetched at {}",
         page.status,
         page.depth,
-        format_ms(page.fetched_at_ms)
+        shared::format_time_ms(page.fetched_at_ms)
     );
     println!("  title: {:?}", page.title);
     let r = page.robots;
@@ -506,7 +506,7 @@ fn explain(data: &Path, url: &str) -> Result<()> {
         println!(
             "  robots.txt of {}: {answer}, cached until {}",
             canonical.origin(),
-            format_ms(robots.expires_at_ms)
+            shared::format_time_ms(robots.expires_at_ms)
         );
     }
     print_inlinks(&store, &canonical);
@@ -545,10 +545,4 @@ fn print_inlinks(store: &StoreReader, url: &CanonicalUrl) {
     for (anchor, pages) in anchors.iter().take(EXPLAIN_ANCHORS) {
         println!("    {anchor:?} ({pages} links)");
     }
-}
-
-/// A time in ms since the Unix epoch, as RFC 3339.
-fn format_ms(ms: u64) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
-    humantime::format_rfc3339_seconds(at).to_string()
 }

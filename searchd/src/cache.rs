@@ -70,9 +70,3 @@ pub fn cached_copy(data: &Path, url: &str) -> Result<CachedCopy, AppError> {
         html: page.body.decompress()?,
     })
 }
-
-/// A time as RFC 3339 (UTC, seconds).
-pub fn format_time(ms: u64) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
-    humantime::format_rfc3339_seconds(at).to_string()
-}

@@ -4,9 +4,9 @@
 use serde::Serialize;
 use shared::{CanonicalUrl, StoreReader};
 
-use crate::cache::format_time;
 use crate::error::AppError;
 use crate::search::Searcher;
+use shared::format_time_ms;
 
 /// What is known of one URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -67,7 +67,7 @@ impl UrlReport {
             report.not_fetched = Some(format!(
                 "{} (decided at {})",
                 skipped.reason,
-                format_time(skipped.at_ms)
+                format_time_ms(skipped.at_ms)
             ));
         }
         if let Some(store) = &store
@@ -77,7 +77,7 @@ impl UrlReport {
             report.stored = true;
             report.status = Some(page.status);
             report.fetch_error = page.error;
-            report.fetched_at = Some(format_time(page.fetched_at_ms));
+            report.fetched_at = Some(format_time_ms(page.fetched_at_ms));
             report.depth = Some(page.depth);
             report.robots = [
                 (r.noindex, "noindex"),
@@ -95,7 +95,7 @@ impl UrlReport {
         match searcher.document(canonical.as_str()) {
             Ok(Some(doc)) => {
                 report.indexed = true;
-                report.inlinks = Some(doc.inlinks);
+                report.inlinks = Some(doc.signals.inlinks);
                 report.title = Some(doc.title);
             }
             Ok(None) => {

@@ -9,7 +9,7 @@ use serde_json::json;
 use warp::Rejection;
 use warp::reply::{Reply, Response};
 
-use crate::cache::{cached_copy, format_time};
+use crate::cache::cached_copy;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
 use crate::render;
@@ -178,7 +178,11 @@ pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response
 pub async fn cache(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
     let url = params.get("url").cloned().unwrap_or_default();
     let copy = blocking(&state, move |s| cached_copy(s.searcher.data(), &url)).await?;
-    let page = render::cache(&copy.url, &format_time(copy.fetched_at_ms), &copy.html);
+    let page = render::cache(
+        &copy.url,
+        &shared::format_time_ms(copy.fetched_at_ms),
+        &copy.html,
+    );
     Ok(warp::reply::with_header(html(page), "content-security-policy", CACHE_CSP).into_response())
 }
 

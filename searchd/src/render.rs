@@ -274,6 +274,7 @@ pub fn urlencode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ranking::PageSignals;
 
     fn one_hit(title: &str, url: &str, snippet: Snippet) -> SearchResults {
         SearchResults {
@@ -288,12 +289,14 @@ mod tests {
                 host: "a.test".into(),
                 snippet,
                 score: 1.0,
-                inlinks: 0,
-                external_inlinks: 0,
-                depth: 1,
-                rank_level: 8,
-                code_percent: 0,
-                body_words: 100,
+                signals: PageSignals {
+                    inlinks: 0,
+                    external_inlinks: 0,
+                    depth: 1,
+                    rank_level: 8,
+                    code_percent: 0,
+                    body_words: 100,
+                },
                 fetched_at_ms: 0,
                 explanation: None,
             }],

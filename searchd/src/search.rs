@@ -70,36 +70,12 @@ pub struct Hit {
     pub snippet: Snippet,
     /// Relevance: BM25 times the link boost, times the host-crowding demotion.
     pub score: Score,
-    /// In-links from distinct pages.
-    pub inlinks: u64,
-    /// Those of them from pages of another host.
-    pub external_inlinks: u64,
-    /// Path segments of its URL.
-    pub depth: u64,
-    /// Its PageRank level (8: an average page).
-    pub rank_level: u64,
-    /// Share of its text in code listings, percent.
-    pub code_percent: u64,
-    /// Words of its text.
-    pub body_words: u64,
+    /// Its query-independent signals (in-links, depth, PageRank level, code share, words).
+    pub signals: PageSignals,
     /// When the page was fetched, ms since the Unix epoch.
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
     pub explanation: Option<serde_json::Value>,
-}
-
-impl Hit {
-    /// Its query-independent signals.
-    pub fn signals(&self) -> PageSignals {
-        PageSignals {
-            inlinks: self.inlinks,
-            external_inlinks: self.external_inlinks,
-            depth: self.depth,
-            rank_level: self.rank_level,
-            code_percent: self.code_percent,
-            body_words: self.body_words,
-        }
-    }
 }
 
 /// One page of results.
@@ -442,17 +418,17 @@ impl Searcher {
         Ok(serde_json::json!({
             "fields": fields,
             "bm25": bm25,
-            "inlinks": hit.inlinks,
-            "external_inlinks": hit.external_inlinks,
-            "link_boost": hit.signals().link_boost(&self.ranking),
-            "depth_prior": depth_prior(self.ranking.depth_weight, hit.depth),
-            "rank_level": hit.rank_level,
-            "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.rank_level),
-            "code_percent": hit.code_percent,
+            "inlinks": hit.signals.inlinks,
+            "external_inlinks": hit.signals.external_inlinks,
+            "link_boost": hit.signals.link_boost(&self.ranking),
+            "depth_prior": depth_prior(self.ranking.depth_weight, hit.signals.depth),
+            "rank_level": hit.signals.rank_level,
+            "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.signals.rank_level),
+            "code_percent": hit.signals.code_percent,
             "simhash": format!("{:016x}", fast_u64(searcher, candidate.address, shared::fields::SIMHASH)),
-            "prose_prior": prose_prior(self.ranking.code_weight, hit.code_percent),
-            "body_words": hit.body_words,
-            "thin_prior": thin_prior(self.ranking.thin_weight, hit.body_words),
+            "prose_prior": prose_prior(self.ranking.code_weight, hit.signals.code_percent),
+            "body_words": hit.signals.body_words,
+            "thin_prior": thin_prior(self.ranking.thin_weight, hit.signals.body_words),
             "namesakes": candidate.namesakes,
             "namesake_demotion": crate::ranking::NAMESAKE_DEMOTION.powi(candidate.namesakes as i32),
             "host_repeats": candidate.repeats,
@@ -532,12 +508,14 @@ fn hit(
         host: text(doc, fields.host),
         snippet: snippet_for(generator, doc, snippet_fields),
         score,
-        inlinks: number(doc, fields.inlinks),
-        external_inlinks: number(doc, fields.external_inlinks),
-        depth: number(doc, fields.url_depth),
-        rank_level: number(doc, fields.rank_level),
-        code_percent: number(doc, fields.code_percent),
-        body_words: number(doc, fields.body_words),
+        signals: PageSignals {
+            inlinks: number(doc, fields.inlinks),
+            external_inlinks: number(doc, fields.external_inlinks),
+            depth: number(doc, fields.url_depth),
+            rank_level: number(doc, fields.rank_level),
+            code_percent: number(doc, fields.code_percent),
+            body_words: number(doc, fields.body_words),
+        },
         fetched_at_ms: number(doc, fields.fetched_at),
         explanation: None,
     }

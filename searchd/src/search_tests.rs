@@ -866,7 +866,10 @@ fn documents_are_found_by_url() {
         .document("http://birds.test/heron")
         .expect("lookup")
         .expect("indexed");
-    assert_eq!((doc.title.as_str(), doc.inlinks), ("Great blue heron", 5));
+    assert_eq!(
+        (doc.title.as_str(), doc.signals.inlinks),
+        ("Great blue heron", 5)
+    );
     assert!(
         s.document("http://birds.test/nope")
             .expect("lookup")

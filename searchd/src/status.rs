@@ -45,7 +45,7 @@ impl StatusReport {
             index_bytes: files.as_ref().map(|f| f.bytes),
             last_commit: files
                 .and_then(|f| f.last_commit)
-                .map(crate::cache::format_time),
+                .map(shared::format_time_ms),
             pages_stored: counters.as_ref().map(|c| c.pages_stored),
             frontier: counters.map(|c| c.frontier_len),
         }

@@ -31,6 +31,13 @@ pub use url::{CanonicalUrl, UrlError};
 /// The project's version, sent in `User-Agent`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// A time given in ms since the Unix epoch, as RFC 3339 (UTC, seconds): how every program
+/// shows a fetch or decision time.
+pub fn format_time_ms(ms: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_seconds(at).to_string()
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
