@@ -199,10 +199,16 @@ pub async fn run(cli: Cli) -> Result<()> {
 pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
     match cli.command {
         Command::Crawl(args) => crawl(args, bar).await,
-        Command::Status { data, json } => status(&data, json),
-        Command::Report { data, json } => report(&data, json),
+        Command::Status { data, json } => {
+            crate::inspect::status(&open_store(&data)?, json, &mut std::io::stdout().lock())
+        }
+        Command::Report { data, json } => {
+            crate::inspect::report(&open_store(&data)?, json, &mut std::io::stdout().lock())
+        }
         Command::Resume { data, origins } => resume(&data, &origins),
-        Command::Explain { data, url } => explain(&data, &url),
+        Command::Explain { data, url } => {
+            crate::inspect::explain(&open_store(&data)?, &url, &mut std::io::stdout().lock())
+        }
         Command::Robots {
             command:
                 RobotsCommand::Check {
@@ -315,94 +321,6 @@ fn open_store(data: &Path) -> Result<StoreReader> {
     StoreReader::open(data).with_context(|| format!("no readable crawl in {}", data.display()))
 }
 
-/// Why a stored page will not be indexed, if it will not.
-fn not_indexed_reason(page: &shared::PageRecord) -> Option<String> {
-    if let Some(error) = &page.error {
-        return Some(format!("fetch failed: {error}"));
-    }
-    if let Some(target) = &page.redirect_to {
-        return Some(format!("redirect {} to {target}", page.status));
-    }
-    if !(200..300).contains(&page.status) {
-        return Some(format!("status {}", page.status));
-    }
-    if page.body_len == 0 {
-        return Some("not an HTML page (or empty)".into());
-    }
-    if page.robots.noindex {
-        return Some("robots noindex".into());
-    }
-    page.duplicate_of.as_ref().map(|owner| {
-        format!(
-            "same content as {owner}: the index keeps one URL of the two (a rel=canonical \
-             target, else the shorter)"
-        )
-    })
-}
-
-fn status(data: &Path, json: bool) -> Result<()> {
-    let store = open_store(data)?;
-    let counters = store.counters()?;
-    let mut hosts = std::collections::BTreeSet::new();
-    let mut errors = std::collections::BTreeMap::<String, u64>::new();
-    let mut duplicates = 0u64;
-    for page in store.pages() {
-        let page = page?;
-        if let Ok(url) = CanonicalUrl::parse(&page.url) {
-            hosts.insert(url.origin());
-        }
-        duplicates += u64::from(page.duplicate_of.is_some());
-        let kind = match (&page.error, page.status) {
-            (Some(error), _) => Some(error.split(':').next().unwrap_or("error").to_string()),
-            (None, 400..=499) => Some("http_4xx".into()),
-            (None, 500..) => Some("http_5xx".into()),
-            _ => None,
-        };
-        if let Some(kind) = kind {
-            *errors.entry(kind).or_default() += 1;
-        }
-    }
-    let mut not_fetched = std::collections::BTreeMap::<&str, u64>::new();
-    for skipped in store.all_skipped() {
-        let (_, record) = skipped?;
-        *not_fetched.entry(record.reason.kind()).or_default() += 1;
-    }
-    let frontier = store.frontier_len();
-    let halted = store.halted_hosts()?;
-    if json {
-        let value = serde_json::json!({
-            "pages_stored": counters.pages_stored,
-            "frontier": frontier,
-            "hosts": hosts.len(),
-            "errors": errors,
-            "duplicates": duplicates,
-            "not_fetched": not_fetched,
-            "halted_hosts": halted.iter().map(|(origin, _)| origin).collect::<Vec<_>>(),
-            "halted": halted
-                .iter()
-                .map(|(origin, why)| serde_json::json!({"origin": origin, "why": why}))
-                .collect::<Vec<_>>(),
-        });
-        println!("{value}");
-    } else {
-        println!(
-            "pages stored: {}\nfrontier:     {frontier}\nhosts:        {}\nduplicates:   {duplicates}",
-            counters.pages_stored,
-            hosts.len()
-        );
-        for (kind, n) in errors {
-            println!("errors {kind}: {n}");
-        }
-        for (kind, n) in not_fetched {
-            println!("not fetched ({kind}): {n}");
-        }
-        for (origin, why) in &halted {
-            println!("halted {origin}: {why} (`crawler resume --data DIR {origin}` lifts it)");
-        }
-    }
-    Ok(())
-}
-
 fn resume(data: &Path, origins: &[String]) -> Result<()> {
     let store = crate::store::PageStore::open(data)
         .with_context(|| format!("cannot open the crawl in {} for writing", data.display()))?;
@@ -415,134 +333,4 @@ fn resume(data: &Path, origins: &[String]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn report(data: &Path, json: bool) -> Result<()> {
-    let store = open_store(data)?;
-    let mut out = std::io::stdout().lock();
-    let mut line = |url: &str, reason: &str| {
-        if json {
-            writeln!(out, "{}", serde_json::json!({"url": url, "reason": reason}))
-        } else {
-            writeln!(out, "{url}\t{reason}")
-        }
-    };
-    for page in store.pages() {
-        let page = page?;
-        if let Some(reason) = not_indexed_reason(&page) {
-            line(&page.url, &reason)?;
-        }
-    }
-    for skipped in store.all_skipped() {
-        let (url, record) = skipped?;
-        line(&url, &format!("not fetched: {}", record.reason))?;
-    }
-    Ok(())
-}
-
-fn explain(data: &Path, url: &str) -> Result<()> {
-    let store = open_store(data)?;
-    let canonical = CanonicalUrl::parse(url)?;
-    let Some(page) = store.page(canonical.as_str())? else {
-        match store.skipped(canonical.as_str())? {
-            Some(skipped) => println!(
-                "{canonical}: not fetched: {} (decided at {})",
-                skipped.reason,
-                shared::format_time_ms(skipped.at_ms)
-            ),
-            None => println!("{canonical}: not stored (not yet fetched, or out of scope)"),
-        }
-        print_inlinks(&store, &canonical);
-        return Ok(());
-    };
-    println!("{canonical}");
-    println!(
-        "  status {} at depth {}, fetched at {}",
-        page.status,
-        page.depth,
-        shared::format_time_ms(page.fetched_at_ms)
-    );
-    println!("  title: {:?}", page.title);
-    let r = page.robots;
-    println!(
-        "  robots: noindex={} nofollow={} noarchive={} nosnippet={}",
-        r.noindex, r.nofollow, r.noarchive, r.nosnippet
-    );
-    match not_indexed_reason(&page) {
-        Some(reason) => println!("  not indexed: {reason}"),
-        None => println!("  indexable"),
-    }
-    if !page.aliases.is_empty() {
-        println!("  reached by redirects from: {}", page.aliases.join(" -> "));
-    }
-    if let Some(target) = &page.canonical {
-        println!("  rel=canonical: {target}");
-    }
-    if let Some(revisit) = store.revisit(canonical.as_str())? {
-        let now = shared::now_ms();
-        let due = if revisit.due_ms <= now {
-            "due now".to_string()
-        } else {
-            format!(
-                "due in {}",
-                humantime::format_duration(std::time::Duration::from_secs(
-                    (revisit.due_ms - now) / 1000
-                ))
-            )
-        };
-        println!(
-            "  next visit: {due} (interval {}; {} visits, {} with changes)",
-            humantime::format_duration(std::time::Duration::from_secs(revisit.interval_ms / 1000)),
-            revisit.visits,
-            revisit.changes
-        );
-    }
-    if let Some(robots) = store.robots(&canonical.origin())? {
-        let answer = match robots.fetch {
-            shared::record::RobotsFetch::Rules(_) => "rules",
-            shared::record::RobotsFetch::NoRules => "no rules (4xx)",
-            shared::record::RobotsFetch::Forbidden => "the whole site forbidden (401/403)",
-        };
-        println!(
-            "  robots.txt of {}: {answer}, cached until {}",
-            canonical.origin(),
-            shared::format_time_ms(robots.expires_at_ms)
-        );
-    }
-    print_inlinks(&store, &canonical);
-    Ok(())
-}
-
-/// Anchor texts shown by `crawler explain`.
-const EXPLAIN_ANCHORS: usize = 10;
-
-/// The pages that link to `url` (followed links, not its own) and the texts they link with.
-fn print_inlinks(store: &StoreReader, url: &CanonicalUrl) {
-    let mut sources = std::collections::BTreeSet::new();
-    let mut anchors = std::collections::BTreeMap::<String, u64>::new();
-    for (source, links) in store.all_outlinks().filter_map(Result::ok) {
-        if source == url.as_str() {
-            continue;
-        }
-        let mut linked = false;
-        for link in links
-            .0
-            .iter()
-            .filter(|l| l.target == url.as_str() && !l.nofollow)
-        {
-            linked = true;
-            if !link.anchor.is_empty() {
-                *anchors.entry(link.anchor.clone()).or_default() += 1;
-            }
-        }
-        if linked {
-            sources.insert(source);
-        }
-    }
-    println!("  in-links from {} pages", sources.len());
-    let mut anchors: Vec<(String, u64)> = anchors.into_iter().collect();
-    anchors.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    for (anchor, pages) in anchors.iter().take(EXPLAIN_ANCHORS) {
-        println!("    {anchor:?} ({pages} links)");
-    }
 }

@@ -436,7 +436,7 @@ impl Crawler {
         result: PageResult,
         fetched_at_ms: u64,
     ) -> Result<Vec<crate::store::QueuedUrl>, Error> {
-        let stored = match result {
+        let mut stored = match result {
             Ok((fetched, parsed)) => {
                 let extracted = match parsed {
                     Parsed::Html(extracted) => Some(extracted),
@@ -481,7 +481,7 @@ impl Crawler {
         );
         Ok(self.store.commit_page(PageCommit {
             done: key,
-            page: &stored.record,
+            page: &mut stored.record,
             outlinks: &stored.outlinks,
             discovered,
             revisit: &revisit,

@@ -21,6 +21,7 @@
 //! - [`traps`]: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - [`store`]: [`store::PageStore`], the store's only writer.
 //! - [`cli`]: the `crawler` command line.
+//! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), crawler::Error> {
@@ -45,6 +46,7 @@ mod error;
 pub mod extract;
 pub mod fetch;
 pub mod frontier;
+pub mod inspect;
 pub mod monitor;
 pub mod page;
 pub mod params;

@@ -9,7 +9,7 @@
 //! it names the page itself.
 
 use shared::config::CrawlerConfig;
-use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord};
+use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsDirectives};
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 
@@ -51,14 +51,15 @@ pub fn answered(
     content_owner: impl FnOnce(u64, Option<(u64, &str)>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
     let extracted = extracted.unwrap_or_default();
-    let mut robots = extracted.robots;
+    let mut robots_header = RobotsDirectives::default();
     for (_, value) in fetched
         .headers
         .iter()
         .filter(|(name, _)| name == "x-robots-tag")
     {
-        apply_robots_header(&mut robots, value, reading.agent);
+        apply_robots_header(&mut robots_header, value, reading.agent);
     }
+    let robots = extracted.robots.or(robots_header);
     let mut links = extracted.links;
     for link in &mut links {
         link.nofollow |= robots.nofollow;
@@ -118,6 +119,8 @@ pub fn answered(
         revisit_after_secs: extracted.revisit_after_secs,
         aliases: aliases(entry),
         canonical,
+        robots_header,
+        change: 0,
     };
     Ok(StoredPage {
         record,
@@ -155,6 +158,8 @@ pub fn failed(
         revisit_after_secs: None,
         aliases: aliases(entry),
         canonical: None,
+        robots_header: RobotsDirectives::default(),
+        change: 0,
     };
     StoredPage {
         record,

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
 use shared::record::{
-    CrawlCounters, EntryKind, FrontierEntry, Outlinks, PageRecord, Record, RevisitRecord,
-    RobotsRecord, SkipReason, SkipRecord,
+    CrawlCounters, EntryKind, FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord,
+    Record, RevisitRecord, RobotsRecord, SkipReason, SkipRecord,
 };
 use shared::store::{
     COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, QueuePosition,
@@ -43,8 +43,8 @@ pub struct QueuedUrl {
 pub struct PageCommit<'a> {
     /// The frontier key of the URL that was fetched.
     pub done: &'a [u8],
-    /// The record to store.
-    pub page: &'a PageRecord,
+    /// The record to store; its [`PageRecord::change`] number is set here.
+    pub page: &'a mut PageRecord,
     /// Its links.
     pub outlinks: &'a Outlinks,
     /// Links to queue (already filtered by scope and depth; unseen ones are queued).
@@ -117,6 +117,12 @@ impl PageStore {
     pub fn note_trapped(&mut self, rule: TrapRule, count: u64) {
         if count > 0 {
             *self.trapped.entry(rule.name()).or_default() += count;
+            // Kept for `crawler status`, written with the next counters.
+            *self
+                .counters
+                .trapped
+                .entry(rule.name().to_string())
+                .or_default() += count;
         }
     }
 
@@ -211,9 +217,11 @@ impl PageStore {
     /// Writes one fetched page and everything it changes; returns the newly queued URLs.
     pub fn commit_page(&mut self, commit: PageCommit<'_>) -> Result<Vec<QueuedUrl>, StoreError> {
         let mut batch = WriteBatch::default();
+        commit.page.change = self.counters.take_change();
         let key = commit.page.url.as_bytes();
         let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
         batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
+        self.add_to_history(&mut batch, &commit.page.url, FetchEvent::of(commit.page))?;
         batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
             batch.put_cf(
@@ -252,6 +260,13 @@ impl PageStore {
         let mut batch = WriteBatch::default();
         if let Some((url, record)) = revisit {
             batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), record.encode());
+            let event = FetchEvent {
+                at_ms: shared::now_ms(),
+                status: 304,
+                error: None,
+                content_hash: record.content_hash,
+            };
+            self.add_to_history(&mut batch, url, event)?;
         }
         let queued = self.queue_unseen(&mut batch, discovered)?;
         self.done(&mut batch, done, revisit.map(|(url, _)| url));
@@ -259,6 +274,19 @@ impl PageStore {
         self.put_counters(&mut batch);
         self.db.write(batch)?;
         Ok(queued)
+    }
+
+    /// Adds a fetch to a URL's history in `batch`.
+    fn add_to_history(
+        &self,
+        batch: &mut WriteBatch,
+        url: &str,
+        event: FetchEvent,
+    ) -> Result<(), StoreError> {
+        let mut history: FetchHistory = self.get(Cf::History, url.as_bytes())?.unwrap_or_default();
+        history.push(event);
+        batch.put_cf(self.cf(Cf::History), url.as_bytes(), history.encode());
+        Ok(())
     }
 
     /// Rewrites a queued entry in place (a retry's attempt count); its place in the queue
@@ -411,7 +439,7 @@ impl PageStore {
                 && let Err(rule) = self.admit(batch, &url, &mut path_queries)?
             {
                 debug!(%url, rule = rule.name(), "not queued: trap rule");
-                *self.trapped.entry(rule.name()).or_default() += 1;
+                self.note_trapped(rule, 1);
                 if self.skips_recorded < MAX_SKIP_RECORDS_PER_RUN {
                     self.skips_recorded += 1;
                     let record = SkipRecord {
@@ -633,9 +661,10 @@ impl PageStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::StoreReader;
 
     fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64) {
-        let page = PageRecord {
+        let mut page = PageRecord {
             url: url.to_string(),
             title: "Herons of the marsh".into(),
             status: 200,
@@ -646,13 +675,58 @@ mod tests {
         store
             .commit_page(PageCommit {
                 done: b"no frontier key",
-                page: &page,
+                page: &mut page,
                 outlinks: &Outlinks::default(),
                 discovered: Vec::new(),
                 revisit: &RevisitRecord::default(),
                 simhash: Some(simhash),
             })
             .unwrap();
+    }
+
+    #[test]
+    fn every_page_write_gets_the_next_change_number_and_joins_the_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        store_original(&mut store, "http://a.test/a", 1, 0x1111);
+        store_original(&mut store, "http://a.test/b", 2, 0x2222);
+        store_original(&mut store, "http://a.test/a", 3, 0x3333);
+        let a = store.page("http://a.test/a").unwrap().unwrap();
+        let b = store.page("http://a.test/b").unwrap().unwrap();
+        assert_eq!((b.change, a.change), (2, 3), "the rewrite of /a came third");
+        assert_eq!(store.counters().last_change(), 3);
+
+        // A revisit answered 304 leaves the page as it is and is remembered.
+        let revisit = RevisitRecord {
+            content_hash: 3,
+            ..RevisitRecord::default()
+        };
+        store.note_trapped(TrapRule::QueryCap, 5);
+        store
+            .commit_done(
+                b"no frontier key",
+                Some(("http://a.test/a", &revisit)),
+                Vec::new(),
+            )
+            .unwrap();
+        drop(store);
+
+        let reader = StoreReader::open(dir.path()).unwrap();
+        let history = reader.history("http://a.test/a").unwrap();
+        let seen: Vec<(u16, u64)> = history
+            .0
+            .iter()
+            .map(|e| (e.status, e.content_hash))
+            .collect();
+        assert_eq!(seen, [(200, 1), (200, 3), (304, 3)]);
+        assert_eq!(reader.page("http://a.test/a").unwrap().unwrap().change, 3);
+        let counters = reader.counters().unwrap();
+        assert_eq!(counters.last_change(), 3, "a 304 writes no page");
+        assert_eq!(
+            counters.trapped.get(TrapRule::QueryCap.name()),
+            Some(&5),
+            "trap cut-offs outlive the run"
+        );
     }
 
     #[test]
@@ -667,7 +741,7 @@ mod tests {
         assert!(line.contains("in use by another crawler"), "{line}");
         assert!(line.contains(&dir.path().display().to_string()), "{line}");
         // Readers are not kept out.
-        assert!(shared::StoreReader::open(dir.path()).is_ok());
+        assert!(StoreReader::open(dir.path()).is_ok());
     }
 
     #[test]
@@ -804,7 +878,7 @@ mod tests {
             .enqueue(links_from("http://a.test/", &[url], 1))
             .unwrap();
         store.hand_out(&queued[0].key);
-        let page = PageRecord {
+        let mut page = PageRecord {
             url: url.to_string(),
             status: 200,
             body_len: 10,
@@ -813,7 +887,7 @@ mod tests {
         let again = store
             .commit_page(PageCommit {
                 done: &queued[0].key,
-                page: &page,
+                page: &mut page,
                 outlinks: &Outlinks::default(),
                 discovered: links_from(url, &[url, url], 2),
                 revisit: &RevisitRecord::default(),

@@ -22,12 +22,13 @@ use tracing::{info, warn};
 use crate::Error;
 use crate::generation::{self, generation_dir};
 use crate::linkgraph::LinkGraph;
-use crate::plan::DocPlan;
 use crate::progress::BuildProgress;
 use crate::schema::schema;
-use crate::source::{PageMeta, Source};
+use crate::source::Source;
 use crate::state::DocState;
 use crate::writer::write_documents;
+use shared::docplan::DocPlan;
+use shared::docplan::PageMeta;
 
 /// How much to rebuild.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,11 @@ pub enum BuildMode {
 pub struct BuildSummary {
     /// The generation written or updated (`gen-NNNNNN`).
     pub generation: String,
+    /// Stored pages written since the build this one updates (every page, for a new
+    /// generation): what the build had to look at again.
+    pub changed_pages: u64,
+    /// The newest store change number the index now holds ([`shared::PageRecord::change`]).
+    pub store_change: u64,
     /// Documents added or replaced.
     pub indexed: u64,
     /// Documents removed: their page is gone, became `noindex`, or is now a duplicate.
@@ -67,7 +73,7 @@ impl fmt::Display for BuildSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other) in {:.1?}",
+            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other; {} pages changed since the last build, up to store change {}) in {:.1?}",
             self.generation,
             self.total_docs,
             self.indexed,
@@ -76,6 +82,8 @@ impl fmt::Display for BuildSummary {
             self.skipped_noindex,
             self.skipped_duplicates,
             self.skipped_other,
+            self.changed_pages,
+            self.store_change,
             self.elapsed
         )
     }
@@ -98,11 +106,13 @@ pub fn build_with_progress(
     let source = Source::open(data)?;
     let _lock = generation::lock(data)?;
 
-    let plan = DocPlan::new(
-        source
-            .pages()
-            .map(|page| page.map(|page| PageMeta::from(&page))),
-    )?;
+    let metas: Vec<PageMeta> = source
+        .pages()
+        .map(|page| page.map(|page| PageMeta::from(&page)))
+        .collect::<Result<_, Error>>()?;
+    let changes: Vec<u64> = metas.iter().map(|meta| meta.change).collect();
+    let store_change = changes.iter().copied().max().unwrap_or(0);
+    let plan = DocPlan::new(metas);
     info!(
         documents = plan.num_docs(),
         noindex = plan.noindex(),
@@ -113,8 +123,19 @@ pub fn build_with_progress(
     info!("link graph built");
 
     let target = Target::choose(data, mode)?;
-    info!(generation = target.name, fresh = target.fresh, "writing");
-    let result = write_documents(&source, &plan, &mut graph, &target, progress);
+    // Pages written since the build the target's state comes from (all, for a new one).
+    let changed_pages = changes
+        .iter()
+        .filter(|&&change| change == 0 || change > target.state.store_change)
+        .count() as u64;
+    info!(
+        generation = target.name,
+        fresh = target.fresh,
+        changed_pages,
+        store_change,
+        "writing"
+    );
+    let result = write_documents(&source, &plan, &mut graph, &target, store_change, progress);
     let (state, counts) = match result {
         Ok(done) => done,
         Err(error) => {
@@ -130,6 +151,8 @@ pub fn build_with_progress(
     }
     let summary = BuildSummary {
         generation: target.name,
+        changed_pages,
+        store_change: state.store_change,
         indexed: counts.indexed,
         deleted: counts.deleted,
         unchanged: counts.unchanged,

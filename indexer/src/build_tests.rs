@@ -162,9 +162,10 @@ fn incremental_builds_update_changed_documents_only() {
         (first.generation.as_str(), first.indexed, first.total_docs),
         ("gen-000001", 2, 2)
     );
+    assert_eq!((first.changed_pages, first.store_change), (2, 2));
 
     // A new page linking to /a: /c is new and /a's in-link count changed; /b did not change.
-    store.put_html(
+    let c = store.put_html(
         "http://a.test/c",
         "C",
         "<p>charlie</p>",
@@ -188,6 +189,11 @@ fn incremental_builds_update_changed_documents_only() {
     );
     assert_eq!(inlinks(&store, "http://a.test/a"), 2);
     assert_eq!(hits(&store, "anchor", "also"), 1);
+    assert_eq!(
+        (second.changed_pages, second.store_change),
+        (1, 3),
+        "only /c was written since the first build"
+    );
 
     // Nothing changed: nothing written.
     let third = build(store.data(), BuildMode::Incremental).unwrap();
@@ -200,6 +206,7 @@ fn incremental_builds_update_changed_documents_only() {
         ),
         (0, 3, 0, 3)
     );
+    assert_eq!((third.changed_pages, third.store_change), (0, 3));
 
     // /b becomes noindex: its document goes; its link still counts for /a, so /a is unchanged.
     let mut b = page("http://a.test/b", "<p>bravo</p>");
@@ -215,12 +222,21 @@ fn incremental_builds_update_changed_documents_only() {
         ),
         (0, 2, 1, 2)
     );
+    assert_eq!((fourth.changed_pages, fourth.store_change), (1, 4));
     assert_eq!(live_docs(&store), 2);
     assert!(doc(&store, "http://a.test/b").is_none());
     assert_eq!(inlinks(&store, "http://a.test/a"), 2);
     assert_eq!(
         current_generation(store.data()).unwrap().as_deref(),
         Some("gen-000001")
+    );
+
+    // A re-crawl that stores /c again, even unchanged, is a new write: it is indexed again.
+    store.put(&c, &[link("http://a.test/a", "also to a")]);
+    let fifth = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(
+        (fifth.indexed, fifth.unchanged, fifth.changed_pages),
+        (1, 1, 1)
     );
 }
 

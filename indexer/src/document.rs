@@ -1,12 +1,14 @@
 //! `DocInput`: everything one document is made of, its fingerprint, and the tantivy document.
 //!
-//! The fingerprint is an xxh3 hash of every input (URL, stored title and description, the
-//! HTML, fetch time, `nosnippet`, in-link counts and anchors, copies) plus [`FORMAT_VERSION`]. Equal
-//! fingerprints mean equal documents, so an incremental build can skip a page without
-//! parsing it; a change in any input, in-links included, re-indexes it.
+//! The [`fingerprint`] is an xxh3 hash of every input, taken before the body is read: the
+//! page's store change number (every write of a page gets a new one, so it stands for the
+//! URL, title, description, HTML, fetch time and directives), its in-link counts, level and
+//! anchors, its copies, and [`FORMAT_VERSION`]. Equal fingerprints mean equal documents, so an
+//! incremental build skips an unchanged page without decompressing or parsing it; a change in
+//! any input, in-links included, re-indexes it.
 
 use shared::CanonicalUrl;
-use shared::record::PageRecord;
+use shared::record::{PageRecord, Record};
 use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -16,6 +18,33 @@ use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
 pub const FORMAT_VERSION: u32 = 10;
+
+/// The hash of everything a document is made of, without its body: see the module docs. A
+/// page stored before change numbers existed (change 0) is identified by its whole record.
+pub fn fingerprint(page: &PageRecord, inbound: &Inbound, copies: &[String]) -> u64 {
+    let mut h = Xxh3::new();
+    let mut field = |bytes: &[u8]| {
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field(&FORMAT_VERSION.to_le_bytes());
+    field(page.url.as_bytes());
+    if page.change > 0 {
+        field(&page.change.to_le_bytes());
+    } else {
+        field(&page.encode());
+    }
+    field(&inbound.count.to_le_bytes());
+    field(&inbound.external.to_le_bytes());
+    field(&inbound.rank_level.to_le_bytes());
+    for anchor in &inbound.anchors {
+        field(anchor.as_bytes());
+    }
+    for copy in copies {
+        field(copy.as_bytes());
+    }
+    h.digest()
+}
 
 /// What one document is made of.
 #[derive(Clone, Debug)]
@@ -51,32 +80,6 @@ impl DocInput {
             inbound,
             copies,
         }
-    }
-
-    /// The hash of everything the document holds.
-    pub fn fingerprint(&self) -> u64 {
-        let mut h = Xxh3::new();
-        let mut field = |bytes: &[u8]| {
-            h.update(&(bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        field(&FORMAT_VERSION.to_le_bytes());
-        field(self.url.as_bytes());
-        field(self.title.as_bytes());
-        field(self.description.as_bytes());
-        field(self.html.as_bytes());
-        field(&self.fetched_at.to_le_bytes());
-        field(&[u8::from(self.nosnippet)]);
-        field(&self.inbound.count.to_le_bytes());
-        field(&self.inbound.external.to_le_bytes());
-        field(&self.inbound.rank_level.to_le_bytes());
-        for anchor in &self.inbound.anchors {
-            field(anchor.as_bytes());
-        }
-        for copy in &self.copies {
-            field(copy.as_bytes());
-        }
-        h.digest()
     }
 
     /// Parses the HTML (the one parse of this page) and builds the tantivy document.
@@ -257,45 +260,57 @@ mod tests {
 
     #[test]
     fn the_fingerprint_sees_every_input() {
-        let base = DocInput {
+        let page = PageRecord {
             url: "http://a.test/".into(),
             title: "T".into(),
-            description: String::new(),
-            html: "<p>x</p>".into(),
-            fetched_at: 1,
-            nosnippet: false,
-            inbound: Inbound {
-                count: 1,
-                external: 0,
-                anchors: vec!["home".into()],
-                rank_level: 8,
-            },
-            copies: Vec::new(),
+            change: 7,
+            ..PageRecord::default()
         };
-        let print = base.fingerprint();
-        assert_eq!(print, base.clone().fingerprint(), "stable");
-        let mut more_links = base.clone();
-        more_links.inbound.count = 2;
-        let mut other_anchor = base.clone();
-        other_anchor.inbound.anchors = vec!["start".into()];
-        let mut moved_text = base.clone();
-        moved_text.title = String::new();
-        moved_text.description = "T".into();
-        let mut ranked_up = base.clone();
-        ranked_up.inbound.rank_level = 9;
-        let mut cited_from_elsewhere = base.clone();
-        cited_from_elsewhere.inbound.external = 1;
-        let mut copied = base.clone();
-        copied.copies = vec!["http://a.test/copy".into()];
-        for changed in [
-            more_links,
-            other_anchor,
-            moved_text,
-            ranked_up,
-            cited_from_elsewhere,
-            copied,
-        ] {
-            assert_ne!(changed.fingerprint(), print, "{changed:?}");
+        let inbound = Inbound {
+            count: 1,
+            external: 0,
+            anchors: vec!["home".into()],
+            rank_level: 8,
+        };
+        let print = fingerprint(&page, &inbound, &[]);
+        assert_eq!(
+            print,
+            fingerprint(&page.clone(), &inbound.clone(), &[]),
+            "stable"
+        );
+
+        let rewritten = PageRecord {
+            change: 8,
+            ..page.clone()
+        };
+        assert_ne!(fingerprint(&rewritten, &inbound, &[]), print, "a new write");
+        let copies = ["http://a.test/copy".to_string()];
+        assert_ne!(fingerprint(&page, &inbound, &copies), print, "a copy");
+        let mut more_links = inbound.clone();
+        more_links.count = 2;
+        let mut other_anchor = inbound.clone();
+        other_anchor.anchors = vec!["start".into()];
+        let mut ranked_up = inbound.clone();
+        ranked_up.rank_level = 9;
+        let mut cited_from_elsewhere = inbound.clone();
+        cited_from_elsewhere.external = 1;
+        for changed in [more_links, other_anchor, ranked_up, cited_from_elsewhere] {
+            assert_ne!(fingerprint(&page, &changed, &[]), print, "{changed:?}");
         }
+
+        // A page stored before change numbers: any field of the record counts.
+        let old = PageRecord {
+            change: 0,
+            ..page.clone()
+        };
+        let old_print = fingerprint(&old, &inbound, &[]);
+        let retitled = PageRecord {
+            title: "U".into(),
+            ..old.clone()
+        };
+        assert_ne!(fingerprint(&retitled, &inbound, &[]), old_print);
+        let mut no_snippet = old.clone();
+        no_snippet.robots.nosnippet = true;
+        assert_ne!(fingerprint(&no_snippet, &inbound, &[]), old_print);
     }
 }

@@ -37,7 +37,6 @@ mod document;
 mod error;
 mod generation;
 mod linkgraph;
-mod plan;
 mod progress;
 mod schema;
 mod source;
@@ -85,4 +84,10 @@ pub fn open_current(data: &Path) -> Result<Option<CurrentIndex>, Error> {
         generation,
         fields,
     }))
+}
+
+/// The newest store change number a generation holds (see
+/// [`shared::PageRecord::change`]): `None` when its state is missing or of another format.
+pub fn indexed_store_change(data: &Path, generation: &str) -> Option<u64> {
+    state::DocState::load(&generation_dir(data, generation)).map(|state| state.store_change)
 }

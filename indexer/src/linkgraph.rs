@@ -26,7 +26,7 @@
 use shared::record::Outlinks;
 
 use crate::Error;
-use crate::plan::{DocId, DocPlan};
+use shared::docplan::{DocId, DocPlan};
 
 /// Anchor texts kept per document.
 pub const MAX_ANCHORS: usize = 100;
@@ -247,8 +247,8 @@ mod tests {
     use shared::record::Outlink;
 
     use super::*;
-    use crate::plan::tests::meta;
-    use crate::source::PageKind;
+    use crate::testutil::meta;
+    use shared::docplan::PageKind;
 
     fn links(source: &str, targets: &[(&str, &str, bool)]) -> Result<(String, Outlinks), Error> {
         let links = targets
@@ -282,7 +282,7 @@ mod tests {
             nofollow_page,
             redirect,
         ];
-        DocPlan::new(metas.into_iter().map(Ok)).unwrap()
+        DocPlan::new(metas)
     }
 
     #[test]
@@ -330,8 +330,8 @@ mod tests {
         let metas = [A, B, OTHER, OTHER_PORT]
             .iter()
             .zip(1..)
-            .map(|(url, hash)| Ok(meta(url, PageKind::Indexable, hash)));
-        let plan = DocPlan::new(metas).unwrap();
+            .map(|(url, hash)| meta(url, PageKind::Indexable, hash));
+        let plan = DocPlan::new(metas);
         let graph = LinkGraph::build(
             &plan,
             vec![
@@ -400,7 +400,7 @@ mod tests {
             many.iter()
                 .map(|(source, _)| meta(source, PageKind::NoIndex, 0)),
         );
-        let plan = DocPlan::new(metas.into_iter().map(Ok)).unwrap();
+        let plan = DocPlan::new(metas);
         let outlinks = many
             .iter()
             .map(|(source, anchor)| links(source, &[(A, anchor, false)]));
@@ -436,11 +436,11 @@ mod tests {
             meta(B, PageKind::Indexable, 2),
             meta(C, PageKind::Indexable, 3),
         ];
-        metas.push(crate::source::PageMeta {
+        metas.push(shared::docplan::PageMeta {
             canonical: Some(A.into()),
             ..meta(amp, PageKind::Indexable, 4)
         });
-        let plan = DocPlan::new(metas.into_iter().map(Ok)).unwrap();
+        let plan = DocPlan::new(metas);
         let graph = LinkGraph::build(
             &plan,
             vec![

@@ -26,6 +26,10 @@ pub struct DocState {
     pub build: u64,
     /// URL -> fingerprint of every document in the generation.
     pub docs: BTreeMap<String, u64>,
+    /// The newest store change number the last build read ([`shared::PageRecord::change`]):
+    /// pages with a higher one changed since.
+    #[serde(default)]
+    pub store_change: u64,
 }
 
 impl DocState {
@@ -35,6 +39,7 @@ impl DocState {
             format: FORMAT_VERSION,
             build: 0,
             docs: BTreeMap::new(),
+            store_change: 0,
         }
     }
 

@@ -5,8 +5,11 @@
 use std::path::Path;
 
 use rocksdb::DB;
-use shared::record::{CompressedBody, Outlink, Outlinks, PageRecord, Record, RobotsDirectives};
-use shared::store::{Cf, open_options, store_dir};
+use shared::docplan::{PageKind, PageMeta};
+use shared::record::{
+    CompressedBody, CrawlCounters, Outlink, Outlinks, PageRecord, Record, RobotsDirectives,
+};
+use shared::store::{COUNTERS_KEY, Cf, open_options, store_dir};
 use tempfile::TempDir;
 
 /// A 200 page with `html` as its body; the content hash is the hash of the HTML.
@@ -36,7 +39,14 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         revisit_after_secs: None,
         aliases: Vec::new(),
         canonical: None,
+        robots_header: RobotsDirectives::default(),
+        change: 0,
     }
+}
+
+/// The plan's view of a page: `kind`, with content hash `hash`, naming nothing.
+pub fn meta(url: &str, kind: PageKind, hash: u64) -> PageMeta {
+    PageMeta::new(url, kind, hash)
 }
 
 /// A followed link with anchor text.
@@ -68,9 +78,21 @@ impl TestStore {
         self.dir.path()
     }
 
-    /// Stores a page and its links (the crawler writes both in one batch).
+    /// Stores a page and its links (the crawler writes both in one batch), with the store's
+    /// next change number, as the crawler does.
     pub fn put(&self, page: &PageRecord, links: &[Outlink]) {
         let mut batch = rocksdb::WriteBatch::default();
+        let mut counters: CrawlCounters = self
+            .db
+            .get_cf(self.cf(Cf::Meta), COUNTERS_KEY)
+            .unwrap()
+            .map(|bytes| CrawlCounters::decode(&bytes).unwrap())
+            .unwrap_or_default();
+        let page = PageRecord {
+            change: counters.take_change(),
+            ..page.clone()
+        };
+        batch.put_cf(self.cf(Cf::Meta), COUNTERS_KEY, counters.encode());
         batch.put_cf(self.cf(Cf::Pages), page.url.as_bytes(), page.encode());
         batch.put_cf(
             self.cf(Cf::Outlinks),

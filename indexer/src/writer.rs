@@ -1,8 +1,9 @@
 //! Pass 3 of a build: fingerprints every document, parses and writes the changed ones on
 //! parser threads, deletes the ones that are gone, and commits once.
 //!
-//! The feeder (the calling thread) reads pages in URL order, decompresses and fingerprints
-//! them; a document whose fingerprint is unchanged is never parsed. Changed documents go
+//! The feeder (the calling thread) reads pages in URL order and fingerprints them (by the
+//! page's store change number and its link signals); a document whose fingerprint is
+//! unchanged is never decompressed or parsed. Changed documents go
 //! through a bounded queue (so only a few bodies are in memory) to parser threads, which
 //! extract the text and hand the document to tantivy's own indexing threads.
 
@@ -16,13 +17,13 @@ use tracing::{info, warn};
 
 use crate::Error;
 use crate::build::Target;
-use crate::document::DocInput;
+use crate::document::{DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
-use crate::plan::DocPlan;
 use crate::progress::BuildProgress;
 use crate::schema::IndexFields;
 use crate::source::Source;
 use crate::state::DocState;
+use shared::docplan::DocPlan;
 
 /// Memory for tantivy's indexing buffers, shared by its threads.
 const WRITER_HEAP: usize = 192 * 1024 * 1024;
@@ -55,6 +56,7 @@ pub(crate) fn write_documents(
     plan: &DocPlan,
     graph: &mut LinkGraph,
     target: &Target,
+    plan_store_change: u64,
     progress: &BuildProgress,
 ) -> Result<(DocState, Counts), Error> {
     let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
@@ -67,6 +69,7 @@ pub(crate) fn write_documents(
         format: old.format,
         build: old.build + 1,
         docs: Default::default(),
+        store_change: plan_store_change,
     };
     let mut counts = Counts::default();
 
@@ -114,6 +117,7 @@ pub(crate) fn write_documents(
     } else {
         // Nothing changed: the generation, its commit and its state stay as they are.
         state.build = old.build;
+        state.store_change = old.store_change;
     }
     Ok((state, counts))
 }
@@ -146,25 +150,27 @@ fn feed(
             continue;
         };
         let inbound = graph.take(doc);
-        let html = match page.body.decompress() {
-            Ok(html) => html,
-            Err(error) => {
-                warn!(url = page.url, %error, "stored body does not decompress; page skipped");
-                counts.unreadable += 1;
-                progress.advance();
-                continue;
-            }
-        };
-        let input = DocInput::new(&page, html, inbound, plan.copies(doc));
-        drop(page);
-        let fingerprint = input.fingerprint();
-        let unchanged = old.docs.get(&input.url) == Some(&fingerprint);
-        state.docs.insert(input.url.clone(), fingerprint);
+        let copies = plan.copies(doc);
+        let fingerprint = fingerprint(&page, &inbound, &copies);
+        let unchanged = old.docs.get(&page.url) == Some(&fingerprint);
+        state.docs.insert(page.url.clone(), fingerprint);
         if unchanged {
             counts.unchanged += 1;
             progress.advance();
             continue;
         }
+        let html = match page.body.decompress() {
+            Ok(html) => html,
+            Err(error) => {
+                warn!(url = page.url, %error, "stored body does not decompress; page skipped");
+                state.docs.remove(&page.url);
+                counts.unreadable += 1;
+                progress.advance();
+                continue;
+            }
+        };
+        let input = DocInput::new(&page, html, inbound, copies);
+        drop(page);
         if failed.load(Ordering::Relaxed) || sender.send(input).is_err() {
             break;
         }

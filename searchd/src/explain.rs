@@ -2,11 +2,36 @@
 //! why it is or is not searchable.
 
 use serde::Serialize;
+use shared::record::RobotsDirectives;
 use shared::{CanonicalUrl, StoreReader};
 
 use crate::error::AppError;
 use crate::search::Searcher;
 use shared::format_time_ms;
+
+/// One fetch of a URL, in `/explain`'s history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fetch {
+    /// When (RFC 3339).
+    pub at: String,
+    /// The HTTP status (304: the stored copy was current; 0: no answer).
+    pub status: u16,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+}
+
+/// The names of the directives set in `r`.
+fn directive_names(r: RobotsDirectives) -> Vec<&'static str> {
+    [
+        (r.noindex, "noindex"),
+        (r.nofollow, "nofollow"),
+        (r.noarchive, "noarchive"),
+        (r.nosnippet, "nosnippet"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect()
+}
 
 /// What is known of one URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -25,6 +50,13 @@ pub struct UrlReport {
     pub depth: Option<u32>,
     /// robots directives found on the page (`noindex`, `nofollow`, `noarchive`, `nosnippet`).
     pub robots: Vec<&'static str>,
+    /// Those of them that an `X-Robots-Tag` header gave (the others came from META tags).
+    pub robots_from_header: Vec<&'static str>,
+    /// Its last fetches, oldest first.
+    pub history: Vec<Fetch>,
+    /// It was stored after the served index was built (its store change number is newer
+    /// than the index's): the next build picks it up.
+    pub newer_than_index: bool,
     /// The page whose content it repeats.
     pub duplicate_of: Option<String>,
     /// Where it redirected.
@@ -73,21 +105,27 @@ impl UrlReport {
         if let Some(store) = &store
             && let Some(page) = store.page(canonical.as_str())?
         {
-            let r = page.robots;
             report.stored = true;
             report.status = Some(page.status);
             report.fetch_error = page.error;
             report.fetched_at = Some(format_time_ms(page.fetched_at_ms));
             report.depth = Some(page.depth);
-            report.robots = [
-                (r.noindex, "noindex"),
-                (r.nofollow, "nofollow"),
-                (r.noarchive, "noarchive"),
-                (r.nosnippet, "nosnippet"),
-            ]
-            .into_iter()
-            .filter_map(|(on, name)| on.then_some(name))
-            .collect();
+            report.robots = directive_names(page.robots);
+            report.robots_from_header = directive_names(page.robots_header);
+            report.history = store
+                .history(canonical.as_str())?
+                .0
+                .into_iter()
+                .map(|fetch| Fetch {
+                    at: format_time_ms(fetch.at_ms),
+                    status: fetch.status,
+                    error: fetch.error,
+                })
+                .collect();
+            let indexed_change = searcher.index_facts().and_then(|facts| {
+                indexer::indexed_store_change(searcher.data(), &facts.generation)
+            });
+            report.newer_than_index = indexed_change.is_some_and(|indexed| page.change > indexed);
             report.duplicate_of = page.duplicate_of;
             report.redirect_to = page.redirect_to;
             report.aliases = page.aliases;
@@ -111,6 +149,11 @@ impl UrlReport {
     }
 
     fn verdict(&self) -> String {
+        if self.indexed && self.newer_than_index {
+            return "indexed: it can be found, as it was at the last build; a newer copy was \
+                    stored since, and the next build (indexer build) updates it"
+                .into();
+        }
         if self.indexed {
             return "indexed: it can be found".into();
         }
@@ -125,7 +168,12 @@ impl UrlReport {
                 .into();
         }
         if self.robots.contains(&"noindex") {
-            return "not indexed: the page asks not to be (noindex)".into();
+            let source = if self.robots_from_header.contains(&"noindex") {
+                "an X-Robots-Tag header"
+            } else {
+                "a robots META tag"
+            };
+            return format!("not indexed: the page asks not to be (noindex, in {source})");
         }
         if let Some(holder) = &self.folded_into {
             return format!(
@@ -143,6 +191,9 @@ impl UrlReport {
             Some(status) if !(200..300).contains(&status) => {
                 format!("not indexed: it answered HTTP {status}")
             }
+            _ if self.newer_than_index => "not in the index yet: stored after the last \
+                                          build; the next build (indexer build) picks it up"
+                .into(),
             _ => match &self.duplicate_of {
                 Some(other) => format!("not indexed on its own: same content as {other}"),
                 None => "stored but not in the index: an empty or non-HTML page, a duplicate, \
@@ -172,6 +223,23 @@ impl UrlReport {
         add(
             "robots",
             (!self.robots.is_empty()).then(|| self.robots.join(", ")),
+        );
+        add(
+            "robots, from an X-Robots-Tag header",
+            (!self.robots_from_header.is_empty()).then(|| self.robots_from_header.join(", ")),
+        );
+        add(
+            "fetches (oldest first)",
+            (!self.history.is_empty()).then(|| {
+                self.history
+                    .iter()
+                    .map(|fetch| match &fetch.error {
+                        Some(error) => format!("{} failed: {error}", fetch.at),
+                        None => format!("{} {}", fetch.at, fetch.status),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            }),
         );
         add("duplicate of", self.duplicate_of.clone());
         add("found as", self.folded_into.clone());

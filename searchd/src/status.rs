@@ -3,7 +3,10 @@
 //! JSON shape (`/status?format=json`, or `Accept: application/json`):
 //! `{"generation": "gen-000003" | null, "docs": 1234, "index_bytes": 5600000 | null,
 //! "last_commit": "2026-11-23T07:10:02Z" | null, "pages_stored": 1500 | null,
-//! "frontier": 0 | null}` — `null` when there is no index, or no readable store. The store
+//! "frontier": 0 | null, "store_change": 1620 | null, "indexed_change": 1580 | null,
+//! "unindexed_writes": 40 | null}` — `null` when there is no index, or no readable store.
+//! Every page write in the store gets the next change number; the index remembers the newest
+//! it holds, so their difference is the page writes the next build will pick up. The store
 //! is opened read-only, so a running crawl is not disturbed.
 
 use serde::Serialize;
@@ -26,6 +29,12 @@ pub struct StatusReport {
     pub pages_stored: Option<u64>,
     /// URLs waiting in the crawl frontier.
     pub frontier: Option<u64>,
+    /// The store's newest page change number (page writes so far).
+    pub store_change: Option<u64>,
+    /// The newest change number the served index holds.
+    pub indexed_change: Option<u64>,
+    /// Page writes since the served index was built: what the next build picks up.
+    pub unindexed_writes: Option<u64>,
 }
 
 impl StatusReport {
@@ -39,6 +48,10 @@ impl StatusReport {
         let files = index
             .as_ref()
             .map(|i| generation_files(&indexer::generation_dir(searcher.data(), &i.generation)));
+        let store_change = counters.as_ref().map(|c| c.last_change());
+        let indexed_change = index
+            .as_ref()
+            .and_then(|i| indexer::indexed_store_change(searcher.data(), &i.generation));
         StatusReport {
             docs: index.as_ref().map_or(0, |i| i.docs),
             generation: index.map(|i| i.generation),
@@ -48,6 +61,11 @@ impl StatusReport {
                 .map(shared::format_time_ms),
             pages_stored: counters.as_ref().map(|c| c.pages_stored),
             frontier: counters.map(|c| c.frontier_len),
+            store_change,
+            indexed_change,
+            unindexed_writes: store_change
+                .zip(indexed_change)
+                .map(|(store, index)| store.saturating_sub(index)),
         }
     }
 
@@ -73,6 +91,10 @@ impl StatusReport {
             ),
             ("pages stored", or_none(self.pages_stored)),
             ("frontier (URLs waiting)", or_none(self.frontier)),
+            (
+                "page writes not yet indexed",
+                or_none(self.unindexed_writes),
+            ),
         ]
     }
 }

@@ -4,6 +4,7 @@
 //! - [`record`]: the records of the content store and their versioned encoding.
 //! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
 //! - [`config`]: the TOML configuration with its defaults.
+//! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`fields`]: the names of the index fields, shared by indexer and searchd.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //!
@@ -15,6 +16,7 @@
 //! ```
 
 pub mod config;
+pub mod docplan;
 pub mod fields;
 pub mod logging;
 pub mod record;

@@ -4,6 +4,8 @@
 //! meets a version it does not know reports [`RecordError::UnknownVersion`] instead of
 //! misreading bytes; a new field means a new version and a decoder for the old one.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 /// Why a stored value could not be read.
@@ -87,6 +89,18 @@ pub struct RobotsDirectives {
     pub noarchive: bool,
     /// Show no snippet.
     pub nosnippet: bool,
+}
+
+impl RobotsDirectives {
+    /// Everything either asked for (directives only ever add restrictions).
+    pub fn or(self, other: Self) -> Self {
+        Self {
+            noindex: self.noindex || other.noindex,
+            nofollow: self.nofollow || other.nofollow,
+            noarchive: self.noarchive || other.noarchive,
+            nosnippet: self.nosnippet || other.nosnippet,
+        }
+    }
 }
 
 /// A page body, decoded to UTF-8 and lz4-compressed.
@@ -186,17 +200,42 @@ pub struct PageRecord {
     /// The URL the page asks to be indexed as (`<link rel="canonical">`, else a `Link: <..>;
     /// rel="canonical"` header), canonical; `None` when it names none, or names this page.
     pub canonical: Option<String>,
+    /// The part of `robots` that `X-Robots-Tag` headers asked for (the rest came from robots
+    /// META tags), so `explain` can say where a directive came from.
+    pub robots_header: RobotsDirectives,
+    /// The store's change number of this write: every page write gets the next one
+    /// ([`CrawlCounters::next_change`]), so a build knows which pages changed since it last
+    /// ran. 0 for a page written before change numbers existed.
+    pub change: u64,
 }
 
 impl Record for PageRecord {
     const KIND: &'static str = "page";
-    const VERSION: u8 = 3;
+    const VERSION: u8 = 4;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
         match version {
             1 => Some(decode_body::<PageRecordV1>(Self::KIND, bytes).map(Self::from)),
             2 => Some(decode_body::<PageRecordV2>(Self::KIND, bytes).map(Self::from)),
+            3 => Some(decode_body::<PageRecordV3>(Self::KIND, bytes).map(Self::from)),
             _ => None,
+        }
+    }
+}
+
+/// [`PageRecord`] as version 3 wrote it: no header directives apart, no change number.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct PageRecordV3 {
+    v2: PageRecordV2,
+    canonical: Option<String>,
+}
+
+impl From<PageRecordV3> for PageRecord {
+    fn from(v3: PageRecordV3) -> Self {
+        Self {
+            canonical: v3.canonical,
+            ..Self::from(v3.v2)
         }
     }
 }
@@ -258,6 +297,8 @@ impl From<PageRecordV1> for PageRecord {
             revisit_after_secs: None,
             aliases: Vec::new(),
             canonical: None,
+            robots_header: RobotsDirectives::default(),
+            change: 0,
         }
     }
 }
@@ -590,10 +631,95 @@ pub struct CrawlCounters {
     pub next_seq: u64,
     /// URLs in the frontier.
     pub frontier_len: u64,
+    /// The change number the next page write gets ([`PageRecord::change`]); starts at 1.
+    pub next_change: u64,
+    /// URLs kept out by each trap rule, by rule name, over the life of the store.
+    pub trapped: BTreeMap<String, u64>,
+}
+
+impl CrawlCounters {
+    /// Takes the next page change number.
+    pub fn take_change(&mut self) -> u64 {
+        self.next_change = self.next_change.max(1);
+        let change = self.next_change;
+        self.next_change += 1;
+        change
+    }
+
+    /// Page writes so far: the last change number given.
+    pub fn last_change(&self) -> u64 {
+        self.next_change.saturating_sub(1)
+    }
 }
 
 impl Record for CrawlCounters {
     const KIND: &'static str = "crawl counters";
+    const VERSION: u8 = 2;
+
+    fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
+        (version == 1).then(|| {
+            decode_body::<(u64, u64, u64)>(Self::KIND, bytes).map(
+                |(pages_stored, next_seq, frontier_len)| Self {
+                    pages_stored,
+                    next_seq,
+                    frontier_len,
+                    ..Self::default()
+                },
+            )
+        })
+    }
+}
+
+/// The last fetches of one URL, oldest first (column family `history`): what `explain`
+/// shows as its status history. At most [`FetchHistory::KEPT`] are kept.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchHistory(pub Vec<FetchEvent>);
+
+/// One fetch of a URL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchEvent {
+    /// When the answer (or the failure) came, ms since the Unix epoch.
+    pub at_ms: u64,
+    /// The HTTP status; 304 for a revisit that found the stored copy current; 0 for none.
+    pub status: u16,
+    /// Why the fetch failed, if it did (cut to [`FetchEvent::MAX_ERROR`] bytes).
+    pub error: Option<String>,
+    /// The content hash of the page's text then (0: none), so a change shows.
+    pub content_hash: u64,
+}
+
+impl FetchEvent {
+    /// Longest error message kept in a history.
+    pub const MAX_ERROR: usize = 200;
+
+    /// The event of a stored fetch.
+    pub fn of(page: &PageRecord) -> Self {
+        Self {
+            at_ms: page.fetched_at_ms,
+            status: page.status,
+            error: page
+                .error
+                .as_deref()
+                .map(|e| e[..e.floor_char_boundary(Self::MAX_ERROR)].to_string()),
+            content_hash: page.content_hash,
+        }
+    }
+}
+
+impl FetchHistory {
+    /// Fetches kept per URL.
+    pub const KEPT: usize = 16;
+
+    /// Adds the latest fetch, dropping the oldest beyond [`FetchHistory::KEPT`].
+    pub fn push(&mut self, event: FetchEvent) {
+        self.0.push(event);
+        let over = self.0.len().saturating_sub(Self::KEPT);
+        self.0.drain(..over);
+    }
+}
+
+impl Record for FetchHistory {
+    const KIND: &'static str = "fetch history";
     const VERSION: u8 = 1;
 }
 
@@ -677,11 +803,11 @@ mod tests {
             canonical: Some("http://a.test/c".into()),
             ..PageRecord::default()
         };
-        let v3 = page.encode();
-        assert_eq!(PageRecord::decode(&v3).unwrap(), page);
+        let v4 = page.encode();
+        assert_eq!(PageRecord::decode(&v4).unwrap(), page);
         assert!(matches!(
-            PageRecord::decode(&[4, 0]),
-            Err(RecordError::UnknownVersion { found: 4, .. })
+            PageRecord::decode(&[5, 0]),
+            Err(RecordError::UnknownVersion { found: 5, .. })
         ));
     }
 
@@ -720,20 +846,82 @@ mod tests {
         assert_eq!(page.canonical, None);
         assert_eq!((page.title.as_str(), page.depth), ("Title", 2));
         assert_eq!(page.aliases, v2.aliases);
-        // Every other field as written: version 3 is version 2 and a `None` (one zero byte).
+        // Every other field as written: version 4 is version 2, a `None` canonical (one zero
+        // byte), four `false` header directives and change number 0.
         assert_eq!(
             postcard::to_allocvec(&page).unwrap(),
-            [body.as_slice(), &[0]].concat()
+            [body.as_slice(), &[0; 6]].concat()
         );
+
+        let v3 = PageRecordV3 {
+            v2,
+            canonical: Some("http://a.test/c".into()),
+        };
+        let body = postcard::to_allocvec(&v3).unwrap();
+        let page = PageRecord::decode(&[&[3], body.as_slice()].concat()).unwrap();
+        assert_eq!(page.canonical.as_deref(), Some("http://a.test/c"));
+        assert_eq!(
+            (page.change, page.robots_header),
+            (0, RobotsDirectives::default())
+        );
+        assert_eq!(
+            postcard::to_allocvec(&page).unwrap(),
+            [body.as_slice(), &[0; 5]].concat()
+        );
+        let v2 = v3.v2;
 
         let v1 = postcard::to_allocvec(&v2.v1).unwrap();
         let page = PageRecord::decode(&[&[1], v1.as_slice()].concat()).unwrap();
-        let empty = postcard::to_allocvec(&("", None::<u64>, Vec::<String>::new(), None::<String>));
+        let empty = postcard::to_allocvec(&(
+            "",
+            None::<u64>,
+            Vec::<String>::new(),
+            None::<String>,
+            RobotsDirectives::default(),
+            0u64,
+        ));
         assert_eq!(
             postcard::to_allocvec(&page).unwrap(),
             [v1, empty.unwrap()].concat(),
-            "version 1 with empty keywords, revisit-after, aliases and canonical"
+            "version 1 with empty keywords, revisit-after, aliases, canonical, header \
+             directives and change number"
         );
+    }
+
+    #[test]
+    fn version_1_counters_are_read_with_no_changes_or_traps_yet() {
+        let v1 = postcard::to_allocvec(&(7u64, 9u64, 2u64)).unwrap();
+        let mut counters = CrawlCounters::decode(&[&[1], v1.as_slice()].concat()).unwrap();
+        assert_eq!(
+            (
+                counters.pages_stored,
+                counters.next_seq,
+                counters.frontier_len
+            ),
+            (7, 9, 2)
+        );
+        assert_eq!(counters.last_change(), 0);
+        assert_eq!((counters.take_change(), counters.take_change()), (1, 2));
+        assert_eq!(counters.last_change(), 2);
+        assert!(counters.trapped.is_empty());
+    }
+
+    #[test]
+    fn a_history_keeps_the_last_fetches_and_short_errors() {
+        let mut history = FetchHistory::default();
+        for at_ms in 0..(FetchHistory::KEPT as u64 + 3) {
+            let page = PageRecord {
+                fetched_at_ms: at_ms,
+                error: Some("é".repeat(FetchEvent::MAX_ERROR)),
+                ..PageRecord::default()
+            };
+            history.push(FetchEvent::of(&page));
+        }
+        assert_eq!(history.0.len(), FetchHistory::KEPT);
+        assert_eq!(history.0[0].at_ms, 3, "the three oldest are gone");
+        let error = history.0[0].error.as_deref().unwrap();
+        assert_eq!(error.len(), FetchEvent::MAX_ERROR, "cut at a char boundary");
+        assert_eq!(FetchHistory::decode(&history.encode()).unwrap(), history);
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! | `meta` | [`PATH_QUERIES_PREFIX`] ++ hash of origin and path | distinct query strings queued (u64 BE) |
 //! | `meta` | [`HALTED_PREFIX`] ++ origin | why its circuit breaker halted it (UTF-8) |
 //! | `revisit` | canonical URL of a stored page | [`RevisitRecord`] |
+//! | `skipped` | canonical URL never fetched | [`SkipRecord`], why |
+//! | `history` | canonical URL of a fetched page | [`FetchHistory`]: its last fetches |
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
 //! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
@@ -27,8 +29,8 @@ use std::path::{Path, PathBuf};
 use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
 
 use crate::record::{
-    CrawlCounters, Outlinks, PageRecord, Record, RecordError, RevisitRecord, RobotsRecord,
-    SkipRecord,
+    CrawlCounters, FetchHistory, Outlinks, PageRecord, Record, RecordError, RevisitRecord,
+    RobotsRecord, SkipRecord,
 };
 
 /// The key of the crawl counters in `meta`.
@@ -74,11 +76,13 @@ pub enum Cf {
     Near,
     /// URLs dropped unfetched, with why ([`crate::record::SkipRecord`]).
     Skipped,
+    /// Each fetched URL's last fetches ([`crate::record::FetchHistory`]).
+    History,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 10] = [
+    pub const ALL: [Cf; 11] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -89,6 +93,7 @@ impl Cf {
         Cf::Revisit,
         Cf::Near,
         Cf::Skipped,
+        Cf::History,
     ];
 
     /// The RocksDB name.
@@ -104,6 +109,7 @@ impl Cf {
             Cf::Revisit => "revisit",
             Cf::Near => "near",
             Cf::Skipped => "skipped",
+            Cf::History => "history",
         }
     }
 
@@ -335,6 +341,15 @@ impl StoreReader {
             return Ok(None);
         }
         self.get(Cf::Skipped, url.as_bytes())
+    }
+
+    /// The last fetches of a URL, oldest first (empty: never fetched, or fetched only by a
+    /// build older than histories).
+    pub fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
+        if self.db.cf_handle(Cf::History.name()).is_none() {
+            return Ok(FetchHistory::default());
+        }
+        Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
     }
 
     /// Every URL dropped unfetched, with why, in URL order.

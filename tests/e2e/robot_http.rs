@@ -340,7 +340,29 @@ async fn robots_headers_meta_and_rel_decide_what_is_followed() {
             testweb::META_NOINDEX.contains(&path),
             "{path}: noindex"
         );
+        assert_eq!(
+            page.robots_header.noindex,
+            path == "/header-noindex.html",
+            "{path}: noindex came from the header"
+        );
     }
+    // `crawler explain` says where each directive came from.
+    let explain = |path: &str| {
+        let mut out = Vec::new();
+        crawler::inspect::explain(&store, &web.url("meta.test", path), &mut out).expect("explain");
+        String::from_utf8(out).expect("UTF-8")
+    };
+    let header = explain("/header-noindex.html");
+    assert!(
+        header.contains("robots directives: noindex (X-Robots-Tag header)")
+            && header.contains("not indexed: robots noindex (X-Robots-Tag header)"),
+        "{header}"
+    );
+    let meta = explain("/meta-none.html");
+    assert!(
+        meta.contains("noindex (robots META tag), nofollow (robots META tag)"),
+        "{meta}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -157,6 +157,41 @@ async fn explain_says_why_a_page_is_missing_from_the_index() {
     )
     .await;
     assert!(page.contains("not fetched"), "the HTML page says it too");
+
+    // The crawler's own explain and report agree with the index about which copy is kept,
+    // whichever of the two the crawl met first.
+    let store = StoreReader::open(server.data()).expect("store");
+    let (original, duplicate) = (
+        web.url("sample.test", original),
+        web.url("sample.test", duplicate),
+    );
+    let mut out = Vec::new();
+    crawler::inspect::explain(&store, &duplicate, &mut out).expect("explain");
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        text.contains(&format!("index: not on its own: found as {original}")),
+        "{text}"
+    );
+    let mut out = Vec::new();
+    crawler::inspect::explain(&store, &original, &mut out).expect("explain");
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        text.contains(&format!(
+            "index: filed under this URL, with 1 copies folded in: {duplicate}"
+        )),
+        "{text}"
+    );
+    let mut out = Vec::new();
+    crawler::inspect::report(&store, false, &mut out).expect("report");
+    let report = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        report.contains(&format!("{duplicate}\tfound as {original}")),
+        "{report}"
+    );
+    assert!(
+        !report.contains(&format!("{original}\t")),
+        "the kept copy is not reported: {report}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,7 +273,40 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         .expect("read")
         .expect("still stored");
     assert_eq!(gone.status, 410, "the re-crawl stored the 410");
+    let fetches: Vec<u16> = store
+        .history(&gone.url)
+        .expect("history")
+        .0
+        .iter()
+        .map(|fetch| fetch.status)
+        .collect();
+    assert_eq!(fetches, [200, 410], "its status history");
     drop(store);
+    let news = web.url("fresh.test", "/news.html");
+    let explained = searchd::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    assert!(
+        explained.indexed && explained.verdict.contains("a newer copy was stored since"),
+        "{explained:?}"
+    );
+    let fetches: Vec<u16> = explained.history.iter().map(|f| f.status).collect();
+    assert_eq!(
+        fetches,
+        [200, 200],
+        "a new edition each time: {explained:?}"
+    );
+    let before = searchd::status::StatusReport::gather(&searcher);
+    let behind = before.unindexed_writes.expect("a store and an index");
+    assert!(
+        behind >= 1,
+        "the re-crawl's writes wait for a build: {before:?}"
+    );
+    assert_eq!(
+        before
+            .store_change
+            .zip(before.indexed_change)
+            .map(|(s, i)| s - i),
+        Some(behind)
+    );
     crate::support::index(dir.path()).await;
     searcher.refresh().expect("refresh");
     assert_eq!(
@@ -246,4 +314,8 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         0,
         "gone from the index after the next build"
     );
+    let after = searchd::status::StatusReport::gather(&searcher);
+    assert_eq!(after.unindexed_writes, Some(0), "{after:?}");
+    let explained = searchd::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    assert_eq!(explained.verdict, "indexed: it can be found");
 }

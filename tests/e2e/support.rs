@@ -119,7 +119,7 @@ pub struct Searchd {
     /// Where it listens.
     pub addr: SocketAddr,
     _stop: tokio::sync::oneshot::Sender<()>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Searchd {
@@ -142,8 +142,13 @@ impl Searchd {
         Searchd {
             addr,
             _stop: stop,
-            _dir: dir,
+            dir,
         }
+    }
+
+    /// The data directory it serves.
+    pub fn data(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     /// `http://{addr}{path_and_query}`.

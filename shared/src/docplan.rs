@@ -1,4 +1,7 @@
-//! `DocPlan`: which stored pages become which documents.
+//! `DocPlan`: which stored pages become which documents of the index.
+//!
+//! The indexer builds its documents by this plan; `crawler explain` and `crawler report` read
+//! it to say under which URL a copy is found. One rule, so the two never disagree.
 //!
 //! Every indexable page belongs to exactly one document. Pages form one group, and become ONE
 //! document, when they have the same content hash, when the crawler marked one
@@ -20,8 +23,85 @@
 
 use std::collections::HashMap;
 
-use crate::Error;
-use crate::source::{PageKind, PageMeta};
+use crate::record::PageRecord;
+
+/// What the indexer does with a stored page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageKind {
+    /// A 2xx page with a body: it becomes a document (or joins one: a duplicate, or a page
+    /// whose `rel=canonical` names a page of it).
+    Indexable,
+    /// A page that asked not to be indexed (robots META or `X-Robots-Tag`).
+    NoIndex,
+    /// A redirect, a non-2xx answer, a failed fetch or an empty body.
+    Skipped,
+}
+
+impl PageKind {
+    /// Classifies a stored page.
+    pub fn of(page: &PageRecord) -> Self {
+        if page.redirect_to.is_some() || page.error.is_some() || !page.is_html_page() {
+            PageKind::Skipped
+        } else if page.robots.noindex {
+            PageKind::NoIndex
+        } else {
+            PageKind::Indexable
+        }
+    }
+}
+
+/// What the plan and the link graph need of a page: everything but its body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageMeta {
+    /// Canonical URL (the store key).
+    pub url: String,
+    /// What the indexer does with it.
+    pub kind: PageKind,
+    /// Hash of its normalized text (0: none).
+    pub content_hash: u64,
+    /// For a redirect: its target.
+    pub redirect_to: Option<String>,
+    /// The crawler found another page with the same text first.
+    pub duplicate_of: Option<String>,
+    /// The URL the page asks to be indexed as (`rel=canonical`; never its own).
+    pub canonical: Option<String>,
+    /// The page asked that its links not be followed or counted.
+    pub nofollow: bool,
+    /// The store's change number of its last write ([`PageRecord::change`]).
+    pub change: u64,
+}
+
+impl PageMeta {
+    /// A page of kind `kind` with content hash `content_hash` that names no other page (no
+    /// redirect, canonical or duplicate mark) and lets its links count.
+    pub fn new(url: &str, kind: PageKind, content_hash: u64) -> Self {
+        Self {
+            url: url.into(),
+            kind,
+            content_hash,
+            redirect_to: None,
+            duplicate_of: None,
+            canonical: None,
+            nofollow: false,
+            change: 0,
+        }
+    }
+}
+
+impl From<&PageRecord> for PageMeta {
+    fn from(page: &PageRecord) -> Self {
+        Self {
+            url: page.url.clone(),
+            kind: PageKind::of(page),
+            content_hash: page.content_hash,
+            redirect_to: page.redirect_to.clone(),
+            duplicate_of: page.duplicate_of.clone(),
+            canonical: page.canonical.clone(),
+            nofollow: page.robots.nofollow,
+            change: page.change,
+        }
+    }
+}
 
 /// Redirect hops followed when resolving a link target.
 pub const MAX_REDIRECT_HOPS: usize = 5;
@@ -69,8 +149,8 @@ pub struct DocPlan {
 
 impl DocPlan {
     /// Plans the documents of every page's metadata.
-    pub fn new(metas: impl IntoIterator<Item = Result<PageMeta, Error>>) -> Result<Self, Error> {
-        let mut metas: Vec<PageMeta> = metas.into_iter().collect::<Result<_, _>>()?;
+    pub fn new(metas: impl IntoIterator<Item = PageMeta>) -> Self {
+        let mut metas: Vec<PageMeta> = metas.into_iter().collect();
         metas.sort_by(|a, b| a.url.cmp(&b.url));
         metas.dedup_by(|a, b| a.url == b.url);
         let ids: HashMap<String, PageId> = metas
@@ -132,7 +212,7 @@ impl DocPlan {
             });
         }
         plan.urls = metas.into_iter().map(|m| m.url).collect();
-        Ok(plan)
+        plan
     }
 
     /// Number of documents.
@@ -322,21 +402,13 @@ impl UnionFind {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
     use super::*;
 
-    pub(crate) fn meta(url: &str, kind: PageKind, hash: u64) -> PageMeta {
-        PageMeta {
-            url: url.into(),
-            kind,
-            content_hash: hash,
-            redirect_to: None,
-            duplicate_of: None,
-            canonical: None,
-            nofollow: false,
-        }
+    fn meta(url: &str, kind: PageKind, hash: u64) -> PageMeta {
+        PageMeta::new(url, kind, hash)
     }
 
     /// An indexable page with this content hash naming `canonical`.
@@ -354,8 +426,43 @@ pub(crate) mod tests {
             .collect()
     }
 
+    fn page(url: &str, body: &str) -> PageRecord {
+        PageRecord {
+            url: url.into(),
+            status: 200,
+            body: crate::record::CompressedBody::compress(body),
+            body_len: body.len() as u64,
+            ..PageRecord::default()
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        let page = page("http://a.test/", "<p>x</p>");
+        assert_eq!(PageKind::of(&page), PageKind::Indexable);
+
+        let mut noindex = page.clone();
+        noindex.robots.noindex = true;
+        assert_eq!(PageKind::of(&noindex), PageKind::NoIndex);
+
+        let mut missing = page.clone();
+        missing.status = 404;
+        assert_eq!(PageKind::of(&missing), PageKind::Skipped);
+
+        let empty = PageRecord {
+            body_len: 0,
+            ..page.clone()
+        };
+        assert_eq!(PageKind::of(&empty), PageKind::Skipped);
+
+        let mut redirect = empty;
+        redirect.status = 301;
+        redirect.redirect_to = Some("http://a.test/b".into());
+        assert_eq!(PageKind::of(&redirect), PageKind::Skipped);
+    }
+
     fn plan(metas: Vec<PageMeta>) -> DocPlan {
-        DocPlan::new(metas.into_iter().map(Ok)).unwrap()
+        DocPlan::new(metas)
     }
 
     #[test]
