@@ -10,6 +10,7 @@ use warp::Rejection;
 use warp::reply::{Reply, Response};
 
 use crate::cache::cached_copy;
+use crate::cached_html;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
 use crate::render;
@@ -174,14 +175,23 @@ pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response
     Ok(json_reply(&results_json(&results)))
 }
 
-/// `GET /cache?url=`: the stored copy in a sandboxed frame.
+/// `GET /cache?url=`: the stored copy, rewritten (or as text when it cannot be), in a
+/// sandboxed frame.
 pub async fn cache(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
     let url = params.get("url").cloned().unwrap_or_default();
-    let copy = blocking(&state, move |s| cached_copy(s.searcher.data(), &url)).await?;
+    let (copy, document) = blocking(&state, move |s| {
+        let copy = cached_copy(s.searcher.data(), &url)?;
+        let document = cached_html::rewrite(&copy.html, &copy.url).unwrap_or_else(|e| {
+            tracing::warn!(url = %copy.url, error = %e, "cached copy shown as text");
+            render::copy_as_text(&copy.html, &e.to_string())
+        });
+        Ok((copy, document))
+    })
+    .await?;
     let page = render::cache(
         &copy.url,
         &shared::format_time_ms(copy.fetched_at_ms),
-        &copy.html,
+        &document,
     );
     Ok(warp::reply::with_header(html(page), "content-security-policy", CACHE_CSP).into_response())
 }

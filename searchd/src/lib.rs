@@ -11,7 +11,8 @@
 //!   ([`ranking`]), makes [`snippet`]s, explains scores by field ([`breakdown`]), and follows
 //!   new generations and commits without a restart.
 //! - [`routes`] and [`handlers`]: the HTTP surface; [`render`]: the escaping HTML templates;
-//!   [`cache`], [`status`] and [`explain`]: the pages that read the store; [`error`]: every
+//!   [`cache`], [`status`] and [`explain`]: the pages that read the store ([`cached_html`]
+//!   makes a stored page fit to show: links absolute or inert, nothing active); [`error`]: every
 //!   failure mapped to a status and a friendly answer in one place.
 //! - [`demo`]: serve a local site, crawl it, index it and search it.
 //!
@@ -33,6 +34,7 @@
 
 pub mod breakdown;
 pub mod cache;
+pub mod cached_html;
 pub mod demo;
 pub mod display;
 pub mod error;

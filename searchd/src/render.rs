@@ -221,15 +221,11 @@ pub fn problem(title: &str, message: &str) -> Markup {
     )
 }
 
-/// A cached copy: a banner, and the stored HTML in a sandboxed frame (no scripts, no forms,
-/// no same-origin rights; it travels escaped in the `srcdoc` attribute). Its links open in a
-/// new tab, outside the sandbox.
-pub fn cache(url: &str, fetched_at: &str, stored_html: &str) -> Markup {
-    // Relative links and images of the copy resolve against the page's own URL.
-    let document = format!(
-        "{}{stored_html}",
-        html! { base href=(url) target="_blank"; }.into_string()
-    );
+/// A cached copy: a banner, and `document` (the stored page as [`crate::cached_html`]
+/// rewrote it, or [`copy_as_text`]) in a sandboxed frame (no scripts, no forms, no
+/// same-origin rights; it travels escaped in the `srcdoc` attribute). Its links open in a new
+/// tab, outside the sandbox.
+pub fn cache(url: &str, fetched_at: &str, document: &str) -> Markup {
     layout(
         &format!("Cached: {} - sift", shown(url, URL_CHARS)),
         html! {
@@ -244,6 +240,16 @@ pub fn cache(url: &str, fetched_at: &str, stored_html: &str) -> Markup {
             }
         },
     )
+}
+
+/// The frame's document when a stored page could not be rewritten (see
+/// [`crate::cached_html`]): its source as text, and why.
+pub fn copy_as_text(stored_html: &str, why: &str) -> String {
+    html! {
+        p { "This copy is shown as source text: " (why) "." }
+        pre style="white-space: pre-wrap" { (stored_html) }
+    }
+    .into_string()
 }
 
 /// What the frame of a cached copy may do: open its links in a new, ordinary tab. No
@@ -336,19 +342,30 @@ mod tests {
         let page = cache(
             "http://a.test/\"x",
             "2026-01-01T00:00:00Z",
-            "<script>alert(1)</script><p onclick=\"x\">hi</p>",
+            "<base href=\"http://a.test/&amp;\"><p title=\"<script>\">hi</p>",
         )
         .into_string();
         assert!(!page.contains("<script>"), "{page}");
-        assert!(!page.contains("<p onclick"), "{page}");
+        assert!(!page.contains("<p title"), "{page}");
         assert!(
             page.contains("sandbox=\"allow-popups allow-popups-to-escape-sandbox\""),
             "{page}"
         );
         assert!(
-            page.contains("&lt;base href=&quot;http://a.test/&amp;quot;x&quot;"),
+            page.contains("srcdoc=\"&lt;base href=&quot;http://a.test/&amp;amp;&quot;&gt;"),
             "{page}"
         );
+    }
+
+    #[test]
+    fn a_copy_shown_as_text_is_escaped_text() {
+        let document = copy_as_text("<script>alert(1)</script><a href=\"x\">", "ambiguous");
+        assert!(
+            document.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;a href=&quot;x&quot;&gt;"),
+            "{document}"
+        );
+        assert!(!document.contains("<script"), "{document}");
+        assert!(document.contains("ambiguous"), "{document}");
     }
 
     #[test]

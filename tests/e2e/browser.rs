@@ -2,7 +2,8 @@
 //! fantoccini. A person's path: the home page, a query typed and submitted, ranked results,
 //! then a hostile page's cached copy (`hostile.test`, whose every script would set
 //! [`testweb::HOSTILE_MARKER`] and request [`testweb::HOSTILE_BEACON`]), checked to run none
-//! of them.
+//! of them, nor its meta refresh; its links are absolute and open in a new tab, its
+//! `javascript:` link has no address left.
 //!
 //! The browser talks to 127.0.0.1 only: searchd's address, and `hostile.test` pinned to the
 //! test web's (for the copy's image and any beacon); every other name fails to resolve.
@@ -20,7 +21,8 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 use testweb::{
     HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
-    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_TITLE, HOSTILE_WORD, TestWeb,
+    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE, HOSTILE_WORD,
+    TestWeb,
 };
 
 use crate::support::{Searchd, crawled, index};
@@ -37,6 +39,9 @@ const WAIT: Duration = Duration::from_secs(20);
 const SESSION: Duration = Duration::from_secs(120);
 /// How long a clicked `javascript:` link is given to run (it must not).
 const CLICK_GRACE: Duration = Duration::from_millis(300);
+/// How long after loading the copy's meta refresh (delay 0) is given to navigate (it must
+/// not).
+const REFRESH_GRACE: Duration = Duration::from_millis(300);
 
 /// Crawls and indexes `hostile.test`, serves it, and walks it in the browser; then checks
 /// what reached the test web and the headers searchd sent.
@@ -67,6 +72,7 @@ async fn browser_searches_and_shows_a_hostile_copy_without_running_it() {
 
     assert_no_beacon(&web);
     assert_csp(&searchd, &web.url(HOST, HOSTILE_PAGE)).await;
+    assert_copy_rewritten(&searchd, &web.url(HOST, HOSTILE_PAGE)).await;
 }
 
 /// The whole path through the browser; panics at the first thing that is wrong.
@@ -100,7 +106,7 @@ async fn browse(client: &Client, web: &TestWeb, searchd: &Searchd, ranked: &[Str
         "the cached copy has its banner: {banner:?}"
     );
     assert_no_marker(client, "the cached copy's page").await;
-    inside_the_copy(client).await;
+    inside_the_copy(client, web).await;
     assert_no_marker(client, "the cached copy's page after the click").await;
     let url = client.current_url().await.expect("current URL");
     assert_eq!(
@@ -183,9 +189,13 @@ async fn open_cached_copy(client: &Client, url: &str) {
     wait_until_loaded(client).await;
 }
 
-/// Inside the copy's frame: the page is there (its heading), no script ran, and its
-/// `javascript:` link runs nothing when clicked. Returns to the top page.
-async fn inside_the_copy(client: &Client) {
+/// Inside the copy's frame: the page is there (its heading) and stays (its meta refresh
+/// did not take the frame to the live page), no script ran, its relative link is absolute and
+/// opens a new tab, and its `javascript:` link has no address and runs nothing when clicked.
+/// Returns to the top page.
+async fn inside_the_copy(client: &Client, web: &TestWeb) {
+    tokio::time::sleep(REFRESH_GRACE).await;
+    assert_not_requested_by_browser(web, HOSTILE_PAGE, "the copy's meta refresh");
     find(client, "iframe.cache")
         .await
         .enter_frame()
@@ -194,8 +204,25 @@ async fn inside_the_copy(client: &Client) {
     let heading = find(client, "h1").await.text().await.expect("heading");
     assert_eq!(heading, HOSTILE_HEADING, "the frame shows the copy");
     assert_no_marker(client, "the copy").await;
-    find(client, &format!("#{HOSTILE_LINK_ID}"))
-        .await
+    let relative = find(client, &format!("#{HOSTILE_RELATIVE_LINK_ID}")).await;
+    let attr = |name: &'static str| {
+        let relative = relative.clone();
+        async move { relative.attr(name).await.expect("reading the link") }
+    };
+    assert_eq!(
+        attr("href").await,
+        Some(web.url(HOST, HOSTILE_CALM)),
+        "the copy's relative link is absolute"
+    );
+    assert_eq!(attr("target").await.as_deref(), Some("_blank"));
+    assert_eq!(attr("rel").await.as_deref(), Some("noopener noreferrer"));
+    let javascript = find(client, &format!("#{HOSTILE_LINK_ID}")).await;
+    assert_eq!(
+        javascript.attr("href").await.expect("reading the link"),
+        None,
+        "the copy's javascript: link has no address"
+    );
+    javascript
         .click()
         .await
         .expect("clicking the javascript: link");
@@ -212,6 +239,23 @@ async fn assert_no_marker(client: &Client, what: &str) {
     let html = find(client, "html").await;
     let marker = html.attr(HOSTILE_MARKER).await.expect("reading <html>");
     assert_eq!(marker, None, "a hostile script ran in {what}");
+}
+
+/// Fails if the browser asked the test web's [`HOST`] for `path` (what `why` would have done).
+fn assert_not_requested_by_browser(web: &TestWeb, path: &str, why: &str) {
+    let asked = web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == HOST && r.path_and_query == path)
+        .any(|r| {
+            r.user_agent
+                .as_deref()
+                .is_some_and(|ua| ua.contains("Chrome"))
+        });
+    assert!(
+        !asked,
+        "the browser asked for {HOST}{path}: {why} left the copy"
+    );
 }
 
 /// Fails if any beacon of the hostile page reached the test web; proves first that the
@@ -256,6 +300,30 @@ async fn assert_csp(searchd: &Searchd, url: &str) {
     assert!(results.contains("default-src 'none'"), "{results}");
     let cache = csp(format!("/cache?url={}", searchd::render::urlencode(url))).await;
     assert!(cache.contains("script-src 'none'"), "{cache}");
+}
+
+/// The cached copy as searchd sends it: rewritten before any browser sees it, so its refresh,
+/// scripts, handlers and `javascript:` link are gone whatever a browser would make of them.
+/// (Its title's `<script>` stays: a title holds text.)
+async fn assert_copy_rewritten(searchd: &Searchd, url: &str) {
+    let path = format!("/cache?url={}", searchd::render::urlencode(url));
+    let body = reqwest::get(searchd.url(&path))
+        .await
+        .expect("searchd answers")
+        .text()
+        .await
+        .expect("body");
+    assert!(body.contains(HOSTILE_HEADING), "the copy is there: {body}");
+    for gone in [
+        "http-equiv",
+        "javascript:",
+        "onload",
+        "onerror",
+        "onfocus",
+        "autofocus",
+    ] {
+        assert!(!body.contains(gone), "{gone:?} left in the copy: {body}");
+    }
 }
 
 /// The URLs the JSON API ranks for `word`, best first.

@@ -5,13 +5,17 @@
 //! |---|---|
 //! | `/robots.txt` | allows everything |
 //! | `/` | links to the two pages below |
-//! | [`HOSTILE_PAGE`] | the hostile page: `<script>` in its title (as text: a title holds no markup), scripts in `<head>` and `<body>`, `<body onload>`, an `<img>` whose `onerror` fires (its source 404s), an autofocused input with `onfocus`, and a `javascript:` link ([`HOSTILE_LINK_ID`]) |
+//! | [`HOSTILE_PAGE`] | the hostile page: `<script>` in its title (as text: a title holds no markup), scripts in `<head>` and `<body>`, `<body onload>`, an `<img>` whose `onerror` fires (its source 404s), an autofocused input with `onfocus`, a `javascript:` link ([`HOSTILE_LINK_ID`]), a `<meta http-equiv="refresh">` that would reload the live page ([`HOSTILE_REFRESH`]) and a relative link ([`HOSTILE_RELATIVE_LINK_ID`]) |
 //! | [`HOSTILE_CALM`] | a harmless page that holds [`HOSTILE_WORD`] too, so a search has more than one result |
 //! | [`HOSTILE_MISSING_IMAGE`] | 404: the hostile image, requested by any browser that shows the page |
 //!
 //! Every script, if it ever ran, would set [`HOSTILE_MARKER`] on its document's `<html>` (and
 //! on the top document's, when it may reach it), and request [`HOSTILE_BEACON`] from this host
 //! with `?via=` naming the script. A browser showing these pages safely does none of it.
+//!
+//! The refresh names the page itself (with a fragment), so the crawler stores the page rather
+//! than a redirect (a refresh to any other URL is one); a cached copy that obeyed it would
+//! leave the copy for the live page, whose every request the test web logs.
 
 use warp::reply::Response;
 
@@ -33,6 +37,12 @@ pub const HOSTILE_MARKER: &str = "data-pwned";
 pub const HOSTILE_BEACON: &str = "/pwned";
 /// The `id` of the `javascript:` link on [`HOSTILE_PAGE`] (it targets its own frame).
 pub const HOSTILE_LINK_ID: &str = "tide-chart";
+/// The target of [`HOSTILE_PAGE`]'s `<meta http-equiv="refresh">`: the page itself, live
+/// (relative, with a fragment: the crawler reads a refresh to the page itself as no redirect).
+pub const HOSTILE_REFRESH: &str = "kelp-wrack.html#refreshed";
+/// The `id` of a relative link on [`HOSTILE_PAGE`], to [`HOSTILE_CALM`]
+/// (`strand-line.html`, relative to the page's folder).
+pub const HOSTILE_RELATIVE_LINK_ID: &str = "strand-walk";
 /// The image of [`HOSTILE_PAGE`]: it 404s, so its `onerror` handler would fire.
 pub const HOSTILE_MISSING_IMAGE: &str = "/missing-kelp.png";
 /// The heading of [`HOSTILE_PAGE`], to tell that its copy was really shown.
@@ -83,7 +93,8 @@ fn payload(via: &str) -> String {
 fn hostile_page() -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{HOSTILE_TITLE}</title>\n<script>{head}</script>\n</head>\n\
+         <title>{HOSTILE_TITLE}</title>\n\
+         <meta http-equiv=\"refresh\" content=\"0; url={HOSTILE_REFRESH}\">\n<script>{head}</script>\n</head>\n\
          <body onload=\"{onload}\">\n<h1>{HOSTILE_HEADING}</h1>\n\
          <p>After a winter storm the beach is banked with kelp wrack: torn holdfasts, long \
          stipes and bladders that still pop underfoot. Sand hoppers feed in it by night and \
@@ -93,13 +104,15 @@ fn hostile_page() -> String {
          <p><img src=\"{HOSTILE_MISSING_IMAGE}\" alt=\"a pile of kelp\" onerror=\"{onerror}\"></p>\n\
          <p><input autofocus onfocus=\"{onfocus}\" aria-label=\"notes\"></p>\n\
          <p><a id=\"{HOSTILE_LINK_ID}\" target=\"_self\" href=\"javascript:void {link}\">Open \
-         the tide chart</a></p>\n</body>\n</html>\n",
+         the tide chart</a></p>\n\
+         <p><a id=\"{HOSTILE_RELATIVE_LINK_ID}\" href=\"{calm}\">Walk the strand line</a></p>\n</body>\n</html>\n",
         head = payload("head-script"),
         onload = payload("body-onload"),
         body = payload("body-script"),
         onerror = payload("img-onerror"),
         onfocus = payload("autofocus"),
         link = payload("javascript-link"),
+        calm = HOSTILE_CALM.trim_start_matches('/'),
     )
 }
 

@@ -24,7 +24,7 @@
 //! | `charsets.test` | [`charsets`] | Shift_JIS pages declared by header and by meta, a Latin-1 page declared by meta |
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
 //! | `copies.test` | [`copies`] | a long story and its near-duplicate (another date line, navigation and footer), and a different story with the same boilerplate; an article under two short URLs and the long one they name as `rel=canonical` |
-//! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, and a harmless page with the same word |
+//! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, with a meta refresh to the live page and a relative link; and a harmless page with the same word |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
@@ -78,7 +78,8 @@ pub use fresh::{
 };
 pub use hostile::{
     HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
-    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_TITLE, HOSTILE_WORD,
+    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_REFRESH, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE,
+    HOSTILE_WORD,
 };
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
