@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::ProgressBar;
-use shared::{CanonicalUrl, Config, StoreReader};
+use shared::config::{BadValue, ConfigError, RawConfig};
+use shared::{CanonicalUrl, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
 use crate::robots::RobotsPolicy;
@@ -142,21 +143,30 @@ pub struct CrawlArgs {
 }
 
 impl CrawlArgs {
-    /// Turns flags and config file into crawl options; flags win over the file.
+    /// Turns flags and config file into crawl options: the flags change the file's raw
+    /// values, then all are checked together; a bad value names the flag that gave it, else
+    /// the file.
     pub fn into_options(self) -> Result<CrawlOptions> {
-        let mut config = Config::load(self.config.as_deref())?;
-        let c = &mut config.crawler;
+        let file = self.config.as_deref();
+        let mut raw = RawConfig::load(file)?;
+        let c = &mut raw.crawler;
+        // The keys a flag set, so that a bad value is blamed on the flag.
+        let mut flags: Vec<(&str, &'static str)> = Vec::new();
         if let Some(agent) = self.agent {
             c.agent = agent;
+            flags.push(("crawler.agent", "--agent"));
         }
         if self.from.is_some() {
             c.from = self.from;
+            flags.push(("crawler.from", "--from"));
         }
         if let Some(ms) = self.delay_ms {
             c.delay_ms = ms;
+            flags.push(("crawler.delay_ms", "--delay-ms"));
         }
         if let Some(n) = self.host_concurrency {
             c.host_concurrency = n;
+            flags.push(("crawler.host_concurrency", "--host-concurrency"));
         }
         if let Some(n) = self.max_pages {
             c.max_pages = n;
@@ -165,7 +175,12 @@ impl CrawlArgs {
             c.max_depth = n;
         }
         c.allow_loopback |= self.allow_loopback;
-        config.validate()?;
+        // The whole file is checked (one file serves the three programs), the crawler's
+        // section kept.
+        let config = raw
+            .validate()
+            .map_err(|bad| blame(bad, file, &flags))?
+            .crawler;
         let mut seeds = self.seed;
         if let Some(file) = &self.seeds {
             let text = std::fs::read_to_string(file)
@@ -181,9 +196,24 @@ impl CrawlArgs {
             data: self.data,
             seeds,
             scope: self.scope,
-            config: config.crawler,
+            config,
             max_time: self.max_time,
         })
+    }
+}
+
+/// The error of a bad value: given by a flag in `flags` (key, flag), else by the config
+/// `file`, else a default.
+fn blame(bad: BadValue, file: Option<&Path>, flags: &[(&str, &'static str)]) -> ConfigError {
+    if let Some(&(_, flag)) = flags.iter().find(|(key, _)| *key == bad.key) {
+        return ConfigError::Flag { flag, source: bad };
+    }
+    match file {
+        Some(path) => ConfigError::Invalid {
+            path: path.to_path_buf(),
+            source: bad,
+        },
+        None => ConfigError::Value(bad),
     }
 }
 
@@ -333,4 +363,106 @@ fn resume(data: &Path, origins: &[String]) -> Result<()> {
         }
     }
     Ok(())
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `crawler ARGS...` run to its end: the one line the binary would print on stderr
+    /// (`crawler: ...`), and its exit code.
+    async fn failed_run(args: &[&str]) -> (String, std::process::ExitCode) {
+        let cli = Cli::try_parse_from(std::iter::once("crawler").chain(args.iter().copied()))
+            .expect("the arguments parse");
+        let mut stderr = Vec::new();
+        let code = shared::logging::exit_code("crawler", run(cli).await, &mut stderr);
+        let text = String::from_utf8(stderr).expect("UTF-8");
+        assert_eq!(text.lines().count(), 1, "one line: {text}");
+        (text, code)
+    }
+
+    fn crawl_args<'a>(data: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec!["crawl", "--data", data, "--seed", "http://a.test/"];
+        args.extend(more);
+        args
+    }
+
+    #[tokio::test]
+    async fn config_errors_are_one_line_and_fail_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let data = data.to_str().unwrap();
+        let config = dir.path().join("crawl.toml");
+        let config_arg = config.to_str().unwrap();
+        let missing = dir.path().join("missing.toml");
+        for (file, flags, says) in [
+            (
+                None,
+                vec!["--config", missing.to_str().unwrap()],
+                format!("crawler: cannot read config {}: ", missing.display()),
+            ),
+            (
+                Some("[crawler]\ndelay = 5\n"),
+                vec!["--config", config_arg],
+                format!(
+                    "crawler: config {config_arg} line 2: crawler.delay: unknown key `delay` \
+                     (did you mean `delay_ms`?)"
+                ),
+            ),
+            (
+                Some("[crawler.hosts.\"docs.test\"]\ndeny_urls = [\"a\", \"(\"]\n"),
+                vec!["--config", config_arg, "--delay-ms", "0"],
+                format!(
+                    "crawler: config {config_arg}: crawler.hosts.\"docs.test\".deny_urls[1]: \
+                     invalid regex \"(\": unclosed group"
+                ),
+            ),
+            (
+                Some("[searchd]\nlisten = \"nowhere\"\n"),
+                vec!["--config", config_arg],
+                format!("crawler: config {config_arg}: searchd.listen: "),
+            ),
+            (
+                Some("[crawler]\nhost_concurrency = 2\n"),
+                vec!["--config", config_arg, "--host-concurrency", "0"],
+                "crawler: --host-concurrency: crawler.host_concurrency: must be at least 1"
+                    .to_string(),
+            ),
+            (
+                None,
+                vec!["--agent", "sift bot"],
+                "crawler: --agent: crawler.agent: \"sift bot\" is not a robots.txt product token"
+                    .to_string(),
+            ),
+            (
+                None,
+                vec!["--from", "nobody"],
+                "crawler: --from: crawler.from: \"nobody\" is not a contact address".to_string(),
+            ),
+        ] {
+            if let Some(text) = file {
+                std::fs::write(&config, text).unwrap();
+            }
+            let (line, code) = failed_run(&crawl_args(data, &flags)).await;
+            assert!(line.starts_with(&says), "{flags:?}: {line}");
+            assert_eq!(code, std::process::ExitCode::FAILURE);
+            assert!(
+                !std::path::Path::new(data).exists(),
+                "nothing is opened before the config is checked"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_store_in_use_is_refused_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_str().unwrap();
+        let _writer = crate::store::PageStore::open(dir.path()).expect("the first writer opens");
+        let (line, code) = failed_run(&crawl_args(data, &[])).await;
+        assert_eq!(code, std::process::ExitCode::FAILURE);
+        assert!(
+            line.starts_with(&format!("crawler: cannot open crawl in {data}: ")),
+            "{line}"
+        );
+        assert!(line.contains("is in use by another crawler"), "{line}");
+    }
 }

@@ -48,7 +48,7 @@ pub struct CrawlOptions {
     pub seeds: Vec<String>,
     /// URL prefixes to stay under; empty: the seeds' origins.
     pub scope: Vec<String>,
-    /// Settings.
+    /// Settings, checked (`shared::config::RawCrawlerConfig::validate` makes them).
     pub config: CrawlerConfig,
     /// Stop after this long.
     pub max_time: Option<Duration>,
@@ -119,7 +119,6 @@ pub struct Crawler {
 impl Crawler {
     /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
     pub fn open(options: CrawlOptions) -> Result<Self, Error> {
-        options.config.validate()?;
         let params = ParamStrip::new(&options.config);
         let parse = |what, input: &String| {
             CanonicalUrl::parse(input)
@@ -141,7 +140,7 @@ impl Crawler {
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
         let mut store = PageStore::open(&options.data)?;
-        store.set_trap_rules(TrapRules::new(&options.config)?);
+        store.set_trap_rules(TrapRules::new(&options.config));
         let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {
             pages_stored: store.counters().pages_stored,
@@ -230,7 +229,7 @@ impl Crawler {
                 config.max_pages == 0
                     || store.counters().pages_stored + in_flight < config.max_pages
             };
-            while stop.is_none() && tasks.len() < config.max_in_flight {
+            while stop.is_none() && tasks.len() < config.max_in_flight.get() {
                 if !page_budget_left(pages_in_flight, &self.store) {
                     break;
                 }
@@ -257,7 +256,7 @@ impl Crawler {
             }
 
             let can_hand_out = stop.is_none()
-                && tasks.len() < config.max_in_flight
+                && tasks.len() < config.max_in_flight.get()
                 && page_budget_left(pages_in_flight, &self.store);
             let wake = frontier.next_wake().filter(|_| can_hand_out);
             tokio::select! {

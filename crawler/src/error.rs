@@ -19,9 +19,6 @@ pub enum Error {
     /// Nothing to crawl: no seeds and an empty frontier.
     #[error("nothing to crawl: give --seed or --seeds (the store's frontier is empty)")]
     NoSeeds,
-    /// A setting out of range or a URL pattern that does not compile.
-    #[error(transparent)]
-    Config(#[from] shared::config::ConfigError),
     /// The HTTP client could not be built.
     #[error("HTTP client: {0}")]
     Client(#[from] reqwest::Error),

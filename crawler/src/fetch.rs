@@ -130,8 +130,8 @@ impl Fetcher {
             .redirect(reqwest::redirect::Policy::none())
             .referer(false)
             .no_proxy()
-            .connect_timeout(config.connect_timeout())
-            .timeout(config.request_timeout())
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
             .pool_idle_timeout(Duration::from_secs(30))
             .dns_resolver(PolicyResolver(dns.clone()))
             .build()?;
@@ -302,8 +302,8 @@ mod tests {
 
     #[test]
     fn user_agent_names_the_bot() {
-        let config = CrawlerConfig::default();
-        let ua = user_agent(&config);
+        let config = shared::config::RawCrawlerConfig::default();
+        let ua = user_agent(&config.validate().unwrap());
         assert!(
             ua.starts_with(&format!("siftbot/{} (+http", shared::VERSION)),
             "{ua}"

@@ -606,7 +606,7 @@ fn take_next(
 
 #[cfg(test)]
 mod tests {
-    use shared::config::CrawlerConfig;
+    use shared::config::RawCrawlerConfig;
     use shared::record::RobotsFetch;
 
     use super::*;
@@ -614,10 +614,14 @@ mod tests {
     const LOCAL: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
     fn frontier() -> Frontier {
-        Frontier::new(Politeness::new(&CrawlerConfig {
-            delay_ms: 0,
-            ..CrawlerConfig::default()
-        }))
+        Frontier::new(Politeness::new(
+            &RawCrawlerConfig {
+                delay_ms: 0,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        ))
     }
 
     fn queue(store: &mut PageStore, urls: &[&str]) -> Vec<QueuedUrl> {
@@ -798,12 +802,16 @@ mod tests {
     async fn hosts_on_one_address_share_its_slot_and_its_gap() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = PageStore::open(dir.path()).unwrap();
-        let mut frontier = Frontier::new(Politeness::new(&CrawlerConfig {
-            delay_ms: 1_000,
-            ip_concurrency: 1,
-            ip_delay_ms: 300,
-            ..CrawlerConfig::default()
-        }));
+        let mut frontier = Frontier::new(Politeness::new(
+            &RawCrawlerConfig {
+                delay_ms: 1_000,
+                ip_concurrency: 1,
+                ip_delay_ms: 300,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        ));
         let shared_ip: IpAddr = "10.0.0.1".parse().unwrap();
         let other_ip: IpAddr = "10.0.0.2".parse().unwrap();
         let origins = [
@@ -857,13 +865,17 @@ mod tests {
     async fn a_host_holds_a_fair_share_of_the_slots() {
         // Eight slots; each host would take all eight.
         let fresh = || {
-            Frontier::new(Politeness::new(&CrawlerConfig {
-                delay_ms: 0,
-                host_concurrency: 8,
-                max_in_flight: 8,
-                ip_concurrency: 0,
-                ..CrawlerConfig::default()
-            }))
+            Frontier::new(Politeness::new(
+                &RawCrawlerConfig {
+                    delay_ms: 0,
+                    host_concurrency: 8,
+                    max_in_flight: 8,
+                    ip_concurrency: 0,
+                    ..RawCrawlerConfig::default()
+                }
+                .validate()
+                .unwrap(),
+            ))
         };
         let dir = tempfile::tempdir().unwrap();
         let mut store = PageStore::open(dir.path()).unwrap();

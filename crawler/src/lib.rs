@@ -24,13 +24,13 @@
 //! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), crawler::Error> {
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use crawler::{CrawlOptions, Crawler};
 //! let options = CrawlOptions {
 //!     data: "crawl-data".into(),
 //!     seeds: vec!["https://example.com/".into()],
 //!     scope: vec![],
-//!     config: shared::config::CrawlerConfig::default(),
+//!     config: shared::config::RawCrawlerConfig::default().validate()?,
 //!     max_time: None,
 //! };
 //! let summary = Crawler::open(options)?.run(std::future::pending()).await?;

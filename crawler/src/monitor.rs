@@ -128,14 +128,16 @@ impl Monitor {
 
 #[cfg(test)]
 mod tests {
-    use shared::config::CrawlerConfig;
+    use shared::config::RawCrawlerConfig;
 
     use super::*;
     use crate::politeness::Politeness;
 
     #[tokio::test(start_paused = true)]
     async fn a_line_counts_rates_statuses_and_busy_hosts() {
-        let frontier = Frontier::new(Politeness::new(&CrawlerConfig::default()));
+        let frontier = Frontier::new(Politeness::new(
+            &RawCrawlerConfig::default().validate().unwrap(),
+        ));
         let mut monitor = Monitor::new(Instant::now());
         for i in 0..60 {
             let status = if i % 10 == 0 { 503 } else { 200 };

@@ -69,13 +69,18 @@ impl ParamStrip {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::config::RawCrawlerConfig;
 
     #[test]
     fn exact_names_and_prefixes_case_insensitive() {
-        let strip = ParamStrip::new(&CrawlerConfig {
-            strip_params: vec!["sid".into(), "Ref_*".into()],
-            ..CrawlerConfig::default()
-        });
+        let strip = ParamStrip::new(
+            &RawCrawlerConfig {
+                strip_params: vec!["sid".into(), "Ref_*".into()],
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        );
         for (input, expected) in [
             ("http://a.test/p?SID=1&q=x", "http://a.test/p?q=x"),
             (

@@ -31,22 +31,18 @@ pub struct IpLimits {
 }
 
 impl Politeness {
-    /// From the crawler config.
+    /// From the crawler config (its host names are already lowercase).
     pub fn new(config: &CrawlerConfig) -> Self {
         Self {
-            delay: Duration::from_millis(config.delay_ms),
-            concurrency: config.host_concurrency,
-            max_crawl_delay: Duration::from_millis(config.max_crawl_delay_ms),
-            breaker_pause: Duration::from_millis(config.breaker_pause_ms),
-            hosts: config
-                .hosts
-                .iter()
-                .map(|(h, o)| (h.to_ascii_lowercase(), o.clone()))
-                .collect(),
-            capacity: config.max_in_flight.max(1),
-            ip: (config.ip_concurrency > 0).then(|| IpLimits {
-                concurrency: config.ip_concurrency,
-                delay: Duration::from_millis(config.ip_delay_ms),
+            delay: config.delay,
+            concurrency: config.host_concurrency.get(),
+            max_crawl_delay: config.max_crawl_delay,
+            breaker_pause: config.breaker_pause,
+            hosts: config.hosts.clone(),
+            capacity: config.max_in_flight.get(),
+            ip: config.ip_concurrency.map(|concurrency| IpLimits {
+                concurrency: concurrency.get(),
+                delay: config.ip_delay,
             }),
         }
     }
@@ -79,8 +75,8 @@ impl Politeness {
     pub fn delay_for(&self, origin: &str, crawl_delay_secs: Option<f64>) -> Duration {
         let operator = self
             .host_override(origin)
-            .and_then(|o| o.delay_ms)
-            .map_or(self.delay, Duration::from_millis);
+            .and_then(|o| o.delay)
+            .unwrap_or(self.delay);
         let robots = crawl_delay_secs
             .map(|s| Duration::from_secs_f64(s.min(86_400.0)).min(self.max_crawl_delay))
             .unwrap_or_default();
@@ -101,30 +97,30 @@ impl Politeness {
     pub fn concurrency_for(&self, origin: &str) -> usize {
         self.host_override(origin)
             .and_then(|o| o.concurrency)
-            .unwrap_or(self.concurrency)
-            .max(1)
+            .map_or(self.concurrency, |n| n.get())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::config::{RawCrawlerConfig, RawHostOverride};
 
     #[test]
     fn crawl_delay_lengthens_but_never_shortens() {
-        let mut config = CrawlerConfig {
+        let mut config = RawCrawlerConfig {
             delay_ms: 1000,
-            ..CrawlerConfig::default()
+            ..RawCrawlerConfig::default()
         };
         config.hosts.insert(
-            "own.test".into(),
-            HostOverride {
+            "Own.test".into(),
+            RawHostOverride {
                 delay_ms: Some(0),
                 concurrency: Some(8),
-                ..HostOverride::default()
+                ..RawHostOverride::default()
             },
         );
-        let p = Politeness::new(&config);
+        let p = Politeness::new(&config.validate().unwrap());
         assert_eq!(p.delay_for("http://a.test", None), Duration::from_secs(1));
         assert_eq!(
             p.delay_for("http://a.test", Some(0.1)),
@@ -146,10 +142,11 @@ mod tests {
 
     #[test]
     fn fair_share_is_equal_and_at_most_a_quarter_when_others_wait() {
-        let p = Politeness::new(&CrawlerConfig {
+        let config = RawCrawlerConfig {
             max_in_flight: 64,
-            ..CrawlerConfig::default()
-        });
+            ..RawCrawlerConfig::default()
+        };
+        let p = Politeness::new(&config.validate().unwrap());
         assert_eq!(p.fair_share(1), 64, "alone, a host may use every slot");
         assert_eq!(p.fair_share(2), 16, "a quarter while another host waits");
         assert_eq!(p.fair_share(4), 16);

@@ -30,9 +30,9 @@ impl RetryPolicy {
     /// From the crawler config.
     pub fn new(config: &CrawlerConfig) -> Self {
         Self {
-            attempts: config.page_attempts.max(1),
-            first_wait: Duration::from_millis(config.retry_ms),
-            max_wait: Duration::from_millis(config.max_retry_after_ms),
+            attempts: config.page_attempts.get(),
+            first_wait: config.retry,
+            max_wait: config.max_retry_after,
         }
     }
 
@@ -92,6 +92,7 @@ pub fn retry_after(fetched: &Fetched, now: SystemTime) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::config::RawCrawlerConfig;
 
     fn answer(status: u16, retry_after: Option<&str>) -> Fetched {
         Fetched {
@@ -107,12 +108,16 @@ mod tests {
     }
 
     fn policy() -> RetryPolicy {
-        RetryPolicy::new(&CrawlerConfig {
-            page_attempts: 3,
-            retry_ms: 1_000,
-            max_retry_after_ms: 60_000,
-            ..CrawlerConfig::default()
-        })
+        RetryPolicy::new(
+            &RawCrawlerConfig {
+                page_attempts: 3,
+                retry_ms: 1_000,
+                max_retry_after_ms: 60_000,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        )
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //!
 //! Every stored page has a [`RevisitRecord`]. The interval starts at `revisit_ms`, halves
 //! after a visit that found a change and doubles after one that found none (a 304, or the same
-//! status and text), always within `[min_revisit_ms, max_revisit_ms]`. A page's
+//! status and text), always within `[min_revisit_ms, max_revisit_ms]` (the config's
+//! `revisit`, `min_revisit` and `max_revisit`). A page's
 //! `<meta name="revisit-after">` sets the interval instead (within the same bounds): the site
 //! owner knows best how often it changes.
+
+use std::time::Duration;
 
 use shared::config::CrawlerConfig;
 use shared::record::{PageRecord, RevisitRecord};
@@ -21,18 +24,19 @@ pub enum Visit<'a> {
 /// The schedule's settings.
 #[derive(Clone, Copy, Debug)]
 pub struct RevisitPolicy {
-    first_ms: u64,
-    min_ms: u64,
-    max_ms: u64,
+    first: Duration,
+    min: Duration,
+    max: Duration,
 }
 
 impl RevisitPolicy {
     /// From the crawler config.
     pub fn new(config: &CrawlerConfig) -> Self {
         Self {
-            first_ms: config.revisit_ms,
-            min_ms: config.min_revisit_ms,
-            max_ms: config.max_revisit_ms.max(config.min_revisit_ms),
+            first: config.revisit,
+            min: config.min_revisit,
+            // Validation keeps min <= max; `clamp` panics otherwise, so make sure.
+            max: config.max_revisit.max(config.min_revisit),
         }
     }
 
@@ -46,25 +50,28 @@ impl RevisitPolicy {
         let mut next = previous.cloned().unwrap_or_default();
         next.queued = false;
         next.visits = next.visits.saturating_add(1);
+        let previous_interval = |prev: &RevisitRecord| Duration::from_millis(prev.interval_ms);
         let interval = match (previous, visit) {
             (None, Visit::Fetched(page)) => page
                 .revisit_after_secs
-                .map_or(self.first_ms, |secs| secs.saturating_mul(1000)),
-            (None, Visit::NotModified) => self.first_ms,
-            (Some(prev), Visit::NotModified) => prev.interval_ms.saturating_mul(2),
+                .map_or(self.first, Duration::from_secs),
+            (None, Visit::NotModified) => self.first,
+            (Some(prev), Visit::NotModified) => previous_interval(prev).saturating_mul(2),
             (Some(prev), Visit::Fetched(page)) => {
                 let changed = prev.status != page.status || prev.content_hash != page.content_hash;
                 if changed {
                     next.changes = next.changes.saturating_add(1);
                 }
                 match page.revisit_after_secs {
-                    Some(secs) => secs.saturating_mul(1000),
-                    None if changed => prev.interval_ms / 2,
-                    None => prev.interval_ms.saturating_mul(2),
+                    Some(secs) => Duration::from_secs(secs),
+                    None if changed => previous_interval(prev) / 2,
+                    None => previous_interval(prev).saturating_mul(2),
                 }
             }
         };
-        next.interval_ms = interval.clamp(self.min_ms, self.max_ms);
+        // The record keeps milliseconds; the bounds fit (they came from milliseconds).
+        let interval = interval.clamp(self.min, self.max);
+        next.interval_ms = u64::try_from(interval.as_millis()).unwrap_or(u64::MAX);
         next.due_ms = now_ms.saturating_add(next.interval_ms);
         if let Visit::Fetched(page) = visit {
             next.depth = page.depth;
@@ -86,16 +93,21 @@ impl RevisitPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::config::RawCrawlerConfig;
 
     const HOUR: u64 = 3_600_000;
 
     fn policy() -> RevisitPolicy {
-        RevisitPolicy::new(&CrawlerConfig {
-            revisit_ms: 24 * HOUR,
-            min_revisit_ms: HOUR,
-            max_revisit_ms: 30 * 24 * HOUR,
-            ..CrawlerConfig::default()
-        })
+        RevisitPolicy::new(
+            &RawCrawlerConfig {
+                revisit_ms: 24 * HOUR,
+                min_revisit_ms: HOUR,
+                max_revisit_ms: 30 * 24 * HOUR,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        )
     }
 
     fn page(hash: u64, revisit_after_secs: Option<u64>) -> PageRecord {

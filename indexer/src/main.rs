@@ -57,16 +57,8 @@ fn main() -> ExitCode {
     // Created hidden: drawn only at a terminal, and log lines go above it.
     let bar = ProgressBar::hidden();
     shared::logging::init_above_bar(cli.log_format, &bar);
-    match run(cli, &bar) {
-        Ok(summary) => {
-            println!("{summary}");
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("indexer: {}", shared::one_line_error(error.as_ref()));
-            ExitCode::FAILURE
-        }
-    }
+    let outcome = run(cli, &bar).map(|summary| println!("{summary}"));
+    shared::logging::exit_code("indexer", outcome, &mut std::io::stderr())
 }
 
 fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
@@ -141,6 +133,39 @@ fn phase(total: u64, done: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `indexer ARGS...` to its end: the one line it prints on stderr, and its exit code.
+    fn failed_run(args: &[&str]) -> (String, ExitCode) {
+        let cli = Cli::try_parse_from(std::iter::once("indexer").chain(args.iter().copied()))
+            .expect("the arguments parse");
+        let outcome = run(cli, &ProgressBar::hidden()).map(|_| ());
+        let mut stderr = Vec::new();
+        let code = shared::logging::exit_code("indexer", outcome, &mut stderr);
+        let line = String::from_utf8(stderr).expect("UTF-8");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        (line, code)
+    }
+
+    #[test]
+    fn a_bad_config_stops_the_build_in_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().to_str().expect("UTF-8 path");
+        let config = dir.path().join("sift.toml");
+        let config_arg = config.to_str().expect("UTF-8 path");
+        std::fs::write(&config, "[ranking]\ntitle_boost = -3.0\n").expect("written");
+        let (line, code) = failed_run(&["build", "--data", data, "--config", config_arg]);
+        assert_eq!(code, ExitCode::FAILURE);
+        assert!(
+            line.starts_with(&format!(
+                "indexer: config {config_arg}: ranking.title_boost: "
+            )),
+            "{line}"
+        );
+        assert!(
+            !dir.path().join("index").exists(),
+            "checked before anything is built"
+        );
+    }
 
     #[test]
     fn the_template_parses() {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use crawler::{CrawlOptions, Crawler, StopReason};
-use shared::config::{Config, HostOverride};
+use shared::config::{BadValue, Config, RawConfig, RawHostOverride};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -115,21 +115,22 @@ async fn bind_site(data: &Path, docs: &Path) -> Result<TcpListener> {
     Ok(listener)
 }
 
-/// The crawler settings for our own site: loopback allowed, no delay, 8 requests at a time.
-fn crawl_config() -> Config {
-    let mut config = Config::default();
-    config.crawler.allow_loopback = true;
-    config.crawler.max_in_flight = 16;
-    config.crawler.max_body_bytes = 32 * 1024 * 1024;
-    config.crawler.hosts.insert(
+/// The settings for our own site: loopback allowed, no delay, 8 requests at a time; the
+/// rest the defaults.
+fn crawl_config() -> Result<Config, BadValue> {
+    let mut raw = RawConfig::default();
+    raw.crawler.allow_loopback = true;
+    raw.crawler.max_in_flight = 16;
+    raw.crawler.max_body_bytes = 32 * 1024 * 1024;
+    raw.crawler.hosts.insert(
         "127.0.0.1".into(),
-        HostOverride {
+        RawHostOverride {
             delay_ms: Some(0),
             concurrency: Some(8),
-            ..HostOverride::default()
+            ..RawHostOverride::default()
         },
     );
-    config
+    raw.validate()
 }
 
 /// Runs the demo until `shutdown`.
@@ -168,7 +169,7 @@ pub async fn run(
     let site_task = tokio::spawn(site);
     println!("Serving {} at http://{site_addr}/", docs.display());
 
-    let config = crawl_config();
+    let config = crawl_config()?;
     let root = format!("http://{site_addr}/");
     let started = Instant::now();
     let crawler = Crawler::open(CrawlOptions {

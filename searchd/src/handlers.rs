@@ -47,8 +47,8 @@ impl AppState {
     pub fn new(searcher: Searcher, config: &shared::config::SearchdConfig) -> Self {
         Self {
             searcher,
-            per_page: config.per_page,
-            searches: Arc::new(tokio::sync::Semaphore::new(config.max_searches.max(1))),
+            per_page: config.per_page.get(),
+            searches: Arc::new(tokio::sync::Semaphore::new(config.max_searches.get())),
         }
     }
 }

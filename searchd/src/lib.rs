@@ -85,7 +85,7 @@ pub async fn serve(
 ) -> Result<(), AppError> {
     let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, config.ranking))
         .await??
-        .with_max_query_len(config.searchd.max_query_len);
+        .with_max_query_len(config.searchd.max_query_len.get());
     let state = AppState::new(searcher, &config.searchd);
     let limits = server::Limits::of(&config.searchd);
     run(listener, Arc::new(state), limits, shutdown).await;

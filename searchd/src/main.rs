@@ -69,15 +69,7 @@ async fn serve(
     config: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let config = shared::Config::load(config.as_deref())?;
-    let listen = match listen {
-        Some(addr) => addr,
-        None => config.searchd.listen.parse().with_context(|| {
-            format!(
-                "bad searchd.listen {:?} in the config",
-                config.searchd.listen
-            )
-        })?,
-    };
+    let listen = listen.unwrap_or(config.searchd.listen);
     if !shared::store::store_dir(&data).is_dir() && indexer::current_generation(&data)?.is_none() {
         bail!(
             "{} holds no crawl and no index: run `crawler crawl --data {0}` and `indexer build --data {0}` first",
@@ -130,11 +122,54 @@ fn main() -> ExitCode {
     // An index build interrupted by Ctrl-C runs on a blocking thread: do not wait for it
     // (the build lock and the generation switch make stopping it safe).
     runtime.shutdown_timeout(Duration::from_secs(1));
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("searchd: {}", shared::one_line_error(error.as_ref()));
-            ExitCode::FAILURE
+    shared::logging::exit_code("searchd", outcome, &mut std::io::stderr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `searchd serve` with the config file `text`: the line the binary prints, checked to be
+    /// one line, with a failure exit code.
+    async fn failed_serve(text: Option<&str>) -> (String, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = dir.path().join("searchd.toml");
+        if let Some(text) = text {
+            std::fs::write(&config, text).expect("config written");
         }
+        let outcome = serve(dir.path().to_path_buf(), None, Some(config.clone())).await;
+        let mut stderr = Vec::new();
+        let code = shared::logging::exit_code("searchd", outcome, &mut stderr);
+        assert_eq!(code, ExitCode::FAILURE);
+        let line = String::from_utf8(stderr).expect("UTF-8");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        (line, config)
+    }
+
+    #[tokio::test]
+    async fn config_errors_stop_serve_in_one_line() {
+        let (line, config) = failed_serve(None).await;
+        assert!(
+            line.starts_with(&format!(
+                "searchd: cannot read config {}: ",
+                config.display()
+            )),
+            "{line}"
+        );
+        let (line, config) = failed_serve(Some("[searchd]\nlisten = \"localhost\"\n")).await;
+        assert!(
+            line.starts_with(&format!(
+                "searchd: config {}: searchd.listen: \"localhost\" is not an address",
+                config.display()
+            )),
+            "{line}"
+        );
+        let (line, _) = failed_serve(Some("[searchd]\nlisten_on = 1\n")).await;
+        assert!(
+            line.contains(
+                "line 2: searchd.listen_on: unknown key `listen_on` (did you mean `listen`?)"
+            ),
+            "{line}"
+        );
     }
 }

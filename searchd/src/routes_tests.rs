@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use shared::config::{RankingConfig, SearchdConfig};
+use shared::config::{RankingConfig, RawSearchdConfig, SearchdConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::handlers::AppState;
@@ -25,7 +25,7 @@ struct Server {
 }
 
 async fn start(data: &Path) -> Server {
-    start_with(data, SearchdConfig::default()).await
+    start_with(data, RawSearchdConfig::default().validate().unwrap()).await
 }
 
 async fn start_with(data: &Path, config: SearchdConfig) -> Server {
@@ -458,13 +458,15 @@ async fn a_running_server_picks_up_the_first_and_next_generations() {
 
 /// Settings with short limits, for the tests of slow and many clients.
 fn tight(max_connections: usize, header_timeout_ms: u64) -> SearchdConfig {
-    SearchdConfig {
+    RawSearchdConfig {
         max_connections,
         header_timeout_ms,
         request_timeout_ms: 300,
         max_searches: 1,
-        ..SearchdConfig::default()
+        ..RawSearchdConfig::default()
     }
+    .validate()
+    .unwrap()
 }
 
 #[tokio::test]

@@ -145,7 +145,7 @@ impl Searcher {
         let searcher = Self {
             data: data.to_path_buf(),
             ranking,
-            max_query_len: shared::config::SearchdConfig::default().max_query_len,
+            max_query_len: shared::config::RawSearchdConfig::default().max_query_len,
             loaded: RwLock::new(None),
         };
         searcher.refresh()?;

@@ -38,9 +38,9 @@ impl Limits {
     /// The limits of the `[searchd]` settings.
     pub fn of(config: &shared::config::SearchdConfig) -> Self {
         Self {
-            max_connections: config.max_connections.max(1),
-            header_timeout: Duration::from_millis(config.header_timeout_ms),
-            request_timeout: Duration::from_millis(config.request_timeout_ms),
+            max_connections: config.max_connections.get(),
+            header_timeout: config.header_timeout,
+            request_timeout: config.request_timeout,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! - [`url`]: [`CanonicalUrl`], the one spelling of a URL the seen-set, store and index use.
 //! - [`record`]: the records of the content store and their versioned encoding.
 //! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
-//! - [`config`]: the TOML configuration with its defaults.
+//! - [`config`]: the TOML configuration: the file's shape with its defaults, and the checked,
+//!   typed settings the programs use.
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`fields`]: the names of the index fields, shared by indexer and searchd.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.

@@ -106,6 +106,26 @@ pub fn one_line_error(error: &(dyn std::error::Error + 'static)) -> String {
     line
 }
 
+/// How a program's run ends: success, or its name and [`one_line_error`] written to `stderr`
+/// (one line) and a failure exit code. The `main` of each program ends here.
+pub fn exit_code<E>(
+    program: &str,
+    outcome: Result<(), E>,
+    stderr: &mut dyn std::io::Write,
+) -> std::process::ExitCode
+where
+    E: AsRef<dyn std::error::Error + 'static>,
+{
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // Nothing better to do when stderr itself fails: the exit code still says it.
+            let _ = writeln!(stderr, "{program}: {}", one_line_error(error.as_ref()));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// A message's lines joined with `: `, blank lines and source excerpts (lines that start,
 /// after an optional line number, with `|`) left out.
 fn one_line(message: &str) -> String {
@@ -185,13 +205,36 @@ mod tests {
 
     #[test]
     fn a_toml_error_becomes_one_line_naming_the_key() {
-        let error =
-            toml::from_str::<crate::Config>("[crawler]\nbogus_key = 1\n").expect_err("unknown key");
+        let error = toml::from_str::<crate::config::RawConfig>("[crawler]\nbogus_key = 1\n")
+            .expect_err("unknown key");
         let line = one_line_error(&error);
         assert!(!line.contains('\n'), "{line}");
         assert!(line.contains("bogus_key"), "{line}");
         assert!(line.contains("line 2"), "{line}");
         assert!(!line.contains('^'), "{line}");
+    }
+
+    #[test]
+    fn a_failed_run_is_one_line_and_a_failure_exit_code() {
+        let mut stderr = Vec::new();
+        let error = crate::ConfigError::Read {
+            path: "/nowhere/sift.toml".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        let failed: Result<(), Box<dyn std::error::Error>> = Err(Box::new(error));
+        let code = exit_code("crawler", failed, &mut stderr);
+        assert_eq!(code, std::process::ExitCode::FAILURE);
+        assert_eq!(
+            String::from_utf8_lossy(&stderr),
+            "crawler: cannot read config /nowhere/sift.toml: entity not found\n"
+        );
+        let mut stderr = Vec::new();
+        let ok: Result<(), Box<dyn std::error::Error>> = Ok(());
+        assert_eq!(
+            exit_code("crawler", ok, &mut stderr),
+            std::process::ExitCode::SUCCESS
+        );
+        assert!(stderr.is_empty());
     }
 
     #[test]

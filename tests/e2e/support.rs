@@ -7,19 +7,20 @@ use std::path::Path;
 use crawler::{CrawlOptions, CrawlSummary, Crawler};
 use indexer::BuildMode;
 use shared::StoreReader;
-use shared::config::{Config, CrawlerConfig};
+use shared::config::{Config, RawCrawlerConfig};
 use testweb::TestWeb;
 
-/// A crawler config for the test web: its host names resolve to loopback, which is allowed,
-/// and the politeness delay is short (the test web is ours).
-pub fn crawler_config(web: &TestWeb) -> CrawlerConfig {
-    let mut config = CrawlerConfig {
+/// A crawler config for the test web, as a file would give it (tests change its values;
+/// [`crawl`] checks them): its host names resolve to loopback, which is allowed, and the
+/// politeness delay is short (the test web is ours).
+pub fn crawler_config(web: &TestWeb) -> RawCrawlerConfig {
+    let mut config = RawCrawlerConfig {
         allow_loopback: true,
         delay_ms: 0,
         robots_retry_ms: 50,
         retry_ms: 20,
         breaker_pause_ms: 200,
-        ..CrawlerConfig::default()
+        ..RawCrawlerConfig::default()
     };
     for host in web.hosts() {
         config.resolve.insert(
@@ -43,7 +44,7 @@ pub fn write_config_file(web: &TestWeb, path: &Path, extra: &str) {
 }
 
 /// Crawls in-process until done, within the seeds' hosts.
-pub async fn crawl(data: &Path, seeds: &[String], config: CrawlerConfig) -> CrawlSummary {
+pub async fn crawl(data: &Path, seeds: &[String], config: RawCrawlerConfig) -> CrawlSummary {
     crawl_in_scope(data, seeds, &[], config).await
 }
 
@@ -52,13 +53,13 @@ pub async fn crawl_in_scope(
     data: &Path,
     seeds: &[String],
     scope: &[String],
-    config: CrawlerConfig,
+    config: RawCrawlerConfig,
 ) -> CrawlSummary {
     let options = CrawlOptions {
         data: data.to_path_buf(),
         seeds: seeds.to_vec(),
         scope: scope.to_vec(),
-        config,
+        config: config.validate().expect("the test's settings are valid"),
         max_time: None,
     };
     Crawler::open(options)
@@ -135,7 +136,8 @@ impl Searchd {
             let shutdown = async {
                 let _ = stopped.await;
             };
-            searchd::serve(listener, data, Config::default(), shutdown)
+            let config = Config::load(None).expect("the defaults are valid");
+            searchd::serve(listener, data, config, shutdown)
                 .await
                 .expect("searchd serves");
         });

@@ -66,17 +66,14 @@ impl Crawler {
             _ => 1,
         };
         let config = &self.options.config;
-        if attempts >= config.robots_attempts {
+        if attempts >= config.robots_attempts.get() {
             warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
             return Ok(RobotsState::Parked);
         }
-        let backoff = Duration::from_millis(
-            config
-                .robots_retry_ms
-                .saturating_mul(1 << (attempts - 1).min(16)),
-        );
-        let asked =
-            retry_after.map(|wait| wait.min(Duration::from_millis(config.max_retry_after_ms)));
+        let backoff = config
+            .robots_retry
+            .saturating_mul(1 << (attempts - 1).min(16));
+        let asked = retry_after.map(|wait| wait.min(config.max_retry_after));
         let wait = backoff.max(asked.unwrap_or_default());
         info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
         Ok(RobotsState::Waiting {

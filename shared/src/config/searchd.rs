@@ -1,0 +1,55 @@
+//! [`SearchdConfig`]: the search server's settings as searchd uses them, made from
+//! `[searchd]` by [`RawSearchdConfig::validate`].
+
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use super::check::{at_least_one, positive_millis};
+use super::{BadValue, RawSearchdConfig};
+
+/// The search server's settings, checked and typed. Each field is the `[searchd]` key of the
+/// same name (durations without their `_ms`).
+#[derive(Clone, Debug)]
+pub struct SearchdConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Results per page in the HTML pages.
+    pub per_page: NonZeroUsize,
+    /// Longest query accepted, in bytes.
+    pub max_query_len: NonZeroUsize,
+    /// Connections open at once.
+    pub max_connections: NonZeroUsize,
+    /// Time a client has to send a request's headers (`header_timeout_ms`).
+    pub header_timeout: Duration,
+    /// Time to read a request and answer it (`request_timeout_ms`).
+    pub request_timeout: Duration,
+    /// Searches (and other index or store reads) running at once.
+    pub max_searches: NonZeroUsize,
+}
+
+impl RawSearchdConfig {
+    /// Checks every value and gives the typed settings; the first bad value is the error,
+    /// named by its full key (`searchd.listen`).
+    pub fn validate(&self) -> Result<SearchdConfig, BadValue> {
+        let key = |name: &str| format!("searchd.{name}");
+        let s = self;
+        Ok(SearchdConfig {
+            listen: s.listen.trim().parse().map_err(|_| {
+                BadValue::new(
+                    key("listen"),
+                    format!(
+                        "{:?} is not an address and port such as 127.0.0.1:8080",
+                        s.listen
+                    ),
+                )
+            })?,
+            per_page: at_least_one(&key("per_page"), s.per_page)?,
+            max_query_len: at_least_one(&key("max_query_len"), s.max_query_len)?,
+            max_connections: at_least_one(&key("max_connections"), s.max_connections)?,
+            header_timeout: positive_millis(&key("header_timeout_ms"), s.header_timeout_ms)?,
+            request_timeout: positive_millis(&key("request_timeout_ms"), s.request_timeout_ms)?,
+            max_searches: at_least_one(&key("max_searches"), s.max_searches)?,
+        })
+    }
+}
