@@ -221,7 +221,19 @@ impl PageStore {
         let key = commit.page.url.as_bytes();
         let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
         batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
-        self.add_to_history(&mut batch, &commit.page.url, FetchEvent::of(commit.page))?;
+        // A URL stored for the first time has no history to read: a first crawl pays no
+        // extra read per page.
+        let earlier = if is_new {
+            FetchHistory::default()
+        } else {
+            self.history(&commit.page.url)?
+        };
+        self.add_to_history(
+            &mut batch,
+            &commit.page.url,
+            earlier,
+            FetchEvent::of(commit.page),
+        );
         batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
             batch.put_cf(
@@ -266,7 +278,8 @@ impl PageStore {
                 error: None,
                 content_hash: record.content_hash,
             };
-            self.add_to_history(&mut batch, url, event)?;
+            let earlier = self.history(url)?;
+            self.add_to_history(&mut batch, url, earlier, event);
         }
         let queued = self.queue_unseen(&mut batch, discovered)?;
         self.done(&mut batch, done, revisit.map(|(url, _)| url));
@@ -276,17 +289,21 @@ impl PageStore {
         Ok(queued)
     }
 
-    /// Adds a fetch to a URL's history in `batch`.
+    /// A URL's fetches so far (empty for one never fetched).
+    fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
+        Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
+    }
+
+    /// Writes `history` with `event` added in `batch`.
     fn add_to_history(
         &self,
         batch: &mut WriteBatch,
         url: &str,
+        mut history: FetchHistory,
         event: FetchEvent,
-    ) -> Result<(), StoreError> {
-        let mut history: FetchHistory = self.get(Cf::History, url.as_bytes())?.unwrap_or_default();
+    ) {
         history.push(event);
         batch.put_cf(self.cf(Cf::History), url.as_bytes(), history.encode());
-        Ok(())
     }
 
     /// Rewrites a queued entry in place (a retry's attempt count); its place in the queue
