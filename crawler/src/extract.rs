@@ -10,14 +10,15 @@
 //! Broken HTML is not an error: the parser recovers as browsers do and extraction returns what
 //! it could read.
 
-use scraper::{ElementRef, Html, Node, Selector};
 use shared::CanonicalUrl;
-use shared::record::{Outlink, RobotsDirectives};
+use shared::record::RobotsDirectives;
 use shared::url::UrlError;
 use url::Url;
 use xxhash_rust::xxh3::xxh3_64;
 
 use shared::simhash;
+
+mod scan;
 
 /// Most links kept from one page: a bound on what one (hostile) page can add, above the
 /// largest real index pages (the Rust docs' `core/all.html` has 26,000 links, their x86 and
@@ -48,7 +49,7 @@ pub struct Extracted {
     /// there is none or it is no crawlable URL: not http(s), unparsable, too long).
     pub canonical: Option<String>,
     /// Links, canonical, deduplicated by (target, anchor), in document order.
-    pub links: Vec<Outlink>,
+    pub links: Vec<Link>,
     /// xxh3-64 of the whitespace-normalized visible text.
     pub text_hash: u64,
     /// Simhash of the main text (navigation, page header and footer, sidebars left out),
@@ -58,51 +59,38 @@ pub struct Extracted {
     pub too_long_links: usize,
 }
 
-struct Selectors {
-    base: Selector,
-    links: Selector,
-    title: Selector,
-    meta: Selector,
-    head_links: Selector,
-}
-
-fn selectors() -> &'static Selectors {
-    static SELECTORS: std::sync::OnceLock<Selectors> = std::sync::OnceLock::new();
-    SELECTORS.get_or_init(|| {
-        let parse = |s| Selector::parse(s).expect("static selector is valid");
-        Selectors {
-            base: parse("base[href]"),
-            links: parse("a[href], area[href], frame[src], iframe[src]"),
-            title: parse("title"),
-            meta: parse("meta[content]"),
-            head_links: parse("head link[rel][href]"),
-        }
-    })
+/// A link of a page, its target parsed once (the crawl queues it without reading it again).
+#[derive(Debug)]
+pub struct Link {
+    /// Where it leads.
+    pub target: CanonicalUrl,
+    /// Its anchor text, whitespace collapsed (an image link's `alt`).
+    pub anchor: String,
+    /// `rel` says `nofollow`, `ugc` or `sponsored`, or the page's robots META `nofollow`.
+    pub nofollow: bool,
 }
 
 /// Extracts from `html`, fetched from `page_url`; `agent` is our robots token.
 pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
-    let document = Html::parse_document(html);
-    let s = selectors();
+    let scanned = scan::scan(html);
 
-    let base = document
-        .select(&s.base)
-        .next()
-        .and_then(|base| base.value().attr("href"))
+    let base = scanned
+        .base_href
+        .as_deref()
         .and_then(|href| page_url.join(href.trim()).ok())
         .unwrap_or_else(|| page_url.clone());
 
-    let title = document
-        .select(&s.title)
-        .next()
-        .map(|t| collapse(&t.text().collect::<String>(), MAX_TITLE_CHARS));
+    let title = scanned
+        .title
+        .as_deref()
+        .map(|t| collapse(t, MAX_TITLE_CHARS));
 
     let mut robots = RobotsDirectives::default();
     let (mut description, mut keywords) = (String::new(), String::new());
     let (mut revisit_after_secs, mut refresh_to) = (None, None);
-    for meta in document.select(&s.meta) {
-        let content = meta.value().attr("content").unwrap_or_default();
-        if let Some(equiv) = meta.value().attr("http-equiv") {
+    for meta in &scanned.metas {
+        let content = meta.content.as_str();
+        if let Some(equiv) = &meta.http_equiv {
             if equiv.trim().eq_ignore_ascii_case("refresh") && refresh_to.is_none() {
                 refresh_to = refresh_target(content)
                     .and_then(|target| CanonicalUrl::join(&base, target).ok())
@@ -111,7 +99,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
             }
             continue;
         }
-        let name = meta.value().attr("name").unwrap_or_default().trim();
+        let name = meta.name.as_deref().unwrap_or_default().trim();
         if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(agent) {
             apply_directives(&mut robots, content);
         } else if name.eq_ignore_ascii_case("description") && description.is_empty() {
@@ -123,30 +111,21 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         }
     }
 
-    let canonical = document
-        .select(&s.head_links)
-        .find(|link| has_rel(link.value().attr("rel").unwrap_or_default(), "canonical"))
-        .and_then(|link| link.value().attr("href"))
+    let canonical = scanned
+        .canonical_href
+        .as_deref()
         .and_then(|href| CanonicalUrl::join(&base, href).ok())
         .map(String::from);
 
     let mut links = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut too_long = 0usize;
-    for element in document.select(&s.links) {
+    for link in scanned.links {
         if links.len() >= MAX_LINKS {
             tracing::info!(page = %page_url, limit = MAX_LINKS, "links after the limit not followed");
             break;
         }
-        let attr = if matches!(element.value().name(), "frame" | "iframe") {
-            "src"
-        } else {
-            "href"
-        };
-        let Some(href) = element.value().attr(attr) else {
-            continue;
-        };
-        let target = match CanonicalUrl::join(&base, href) {
+        let target = match CanonicalUrl::join(&base, &link.href) {
             Ok(target) => target,
             Err(UrlError::TooLong(_)) => {
                 too_long += 1;
@@ -154,22 +133,31 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
             }
             Err(_) => continue,
         };
-        let rel = element.value().attr("rel").unwrap_or_default();
         let nofollow = robots.nofollow
             || ["nofollow", "ugc", "sponsored"]
                 .iter()
-                .any(|token| has_rel(rel, token));
-        let anchor = anchor_text(element);
+                .any(|token| has_rel(&link.rel, token));
+        let mut anchor = collapse(&link.text, MAX_ANCHOR_CHARS);
+        if anchor.is_empty() {
+            // An image link: its alt text is the anchor.
+            anchor = link
+                .alt
+                .as_deref()
+                .map(|alt| collapse(alt, MAX_ANCHOR_CHARS))
+                .unwrap_or_default();
+        }
         if seen.insert((target.as_str().to_string(), anchor.clone(), nofollow)) {
-            links.push(Outlink {
-                target: target.into(),
+            links.push(Link {
+                target,
                 anchor,
                 nofollow,
             });
         }
     }
 
-    let text = page_text(&document);
+    if scanned.links_dropped > 0 {
+        tracing::info!(page = %page_url, links = scanned.links_dropped, "links past the reading limit not read");
+    }
     if too_long > 0 {
         // A classic trap (a session id appended on every hop); counted by the crawl.
         tracing::debug!(
@@ -188,8 +176,8 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         robots,
         canonical,
         links,
-        text_hash: xxh3_64(text.visible.as_bytes()),
-        simhash: simhash::simhash(&text.main),
+        text_hash: xxh3_64(scanned.visible.as_bytes()),
+        simhash: simhash::simhash(&scanned.main),
         too_long_links: too_long,
     }
 }
@@ -335,65 +323,6 @@ fn is_agent_prefix(prefix: &str) -> bool {
     !prefix.is_empty() && prefix != "unavailable_after" && !prefix.contains(' ')
 }
 
-fn anchor_text(element: ElementRef<'_>) -> String {
-    let text = collapse(&element.text().collect::<String>(), MAX_ANCHOR_CHARS);
-    if !text.is_empty() {
-        return text;
-    }
-    // An image link: its alt text is the anchor.
-    element
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .find_map(|e| e.value().attr("alt").or_else(|| e.value().attr("title")))
-        .map(|alt| collapse(alt, MAX_ANCHOR_CHARS))
-        .unwrap_or_default()
-}
-
-/// The text of a page, whitespace collapsed.
-struct PageText {
-    /// What a reader sees: scripts, styles and templates left out.
-    visible: String,
-    /// The visible text without navigation, page header and footer, and sidebars.
-    main: String,
-}
-
-fn page_text(document: &Html) -> PageText {
-    let mut text = PageText {
-        visible: String::new(),
-        main: String::new(),
-    };
-    for node in document.root_element().descendants() {
-        let Node::Text(words) = node.value() else {
-            continue;
-        };
-        let mut boilerplate = false;
-        for ancestor in node.ancestors() {
-            match ancestor.value().as_element().map(|e| e.name()) {
-                Some("script" | "style" | "noscript" | "template" | "head") => break,
-                Some("nav" | "header" | "footer" | "aside") => boilerplate = true,
-                Some("html") | None => {
-                    push_words(&mut text.visible, words);
-                    if !boilerplate {
-                        push_words(&mut text.main, words);
-                    }
-                    break;
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    text
-}
-
-fn push_words(out: &mut String, text: &str) {
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-}
-
 fn collapse(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     for word in text.split_whitespace() {
@@ -460,7 +389,7 @@ mod tests {
         );
 
         let based = page(r#"<head><base href="http://b.test/root/"></head><a href="x.html">x</a>"#);
-        assert_eq!(based.links[0].target, "http://b.test/root/x.html");
+        assert_eq!(based.links[0].target.as_str(), "http://b.test/root/x.html");
     }
 
     #[test]
@@ -664,6 +593,94 @@ mod tests {
     #[test]
     fn broken_html_is_read_as_far_as_possible() {
         let got = page("<p><a href='x'>x<a href=\"y\">y</div></p>\u{0}<b><i>");
-        assert!(got.links.iter().any(|l| l.target.ends_with("/y")));
+        assert!(got.links.iter().any(|l| l.target.as_str().ends_with("/y")));
+    }
+
+    /// The visible text of a page, as the tree builder would see it.
+    fn visible(html: &str) -> u64 {
+        page(html).text_hash
+    }
+
+    #[test]
+    fn text_is_read_as_the_tree_builder_reads_it() {
+        let hash = |text: &str| xxh3_64(text.as_bytes());
+        // Words of two text nodes never run together; character references are decoded.
+        assert_eq!(
+            visible("<p>one<b>two</b>&amp;three</p>"),
+            hash("one two &three")
+        );
+        assert_eq!(visible("one<!-- a comment -->two"), hash("one two"));
+        // The head holds no visible text: its title, scripts, styles; text that is not
+        // white space ends it, and a start tag that does not belong there too.
+        assert_eq!(
+            visible("<head><title>T</title><style>p{}</style> \n<meta name=x content=y>Body"),
+            hash("Body")
+        );
+        assert_eq!(
+            visible("<title>T</title><div>In</div><title>Two</title>"),
+            hash("In Two")
+        );
+        // Raw text: markup inside a script or a textarea is text.
+        assert_eq!(
+            visible("<script>if (a<b) { x('<p>no</p>') }</script><textarea><b>yes</b></textarea>"),
+            hash("<b>yes</b>")
+        );
+        // Templates hold no visible text.
+        assert_eq!(
+            visible("<template><p>hidden</p></template><p>shown</p>"),
+            hash("shown")
+        );
+    }
+
+    #[test]
+    fn navigation_and_page_furniture_are_left_out_of_the_main_text() {
+        let body = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod \
+                    tempor incididunt ut labore et dolore magna aliqua ut enim ad minim \
+                    veniam quis nostrud exercitation ullamco laboris nisi ut aliquip";
+        let plain = page(&format!("<main>{body}</main>"));
+        let furnished = page(&format!(
+            "<header>Site</header><nav><a href=/a>A</a> <a href=/b>B</a></nav>\
+             <main>{body}</main><aside>Related</aside><footer>(c) us</footer>"
+        ));
+        assert!(plain.simhash.is_some());
+        assert_eq!(plain.simhash, furnished.simhash);
+        assert_ne!(plain.text_hash, furnished.text_hash);
+    }
+
+    #[test]
+    fn anchors_end_where_a_browser_ends_them() {
+        let got = page(
+            "<a href=/one>first <b>half</b><a href='/two?a=1&amp;b=2'>second</a> after\
+             <a href=/three title=Tip></a><a href=/four><img src=i.png alt='An image'></a>\
+             <area href=/five alt=Map><iframe src=/six></iframe>",
+        );
+        let links: Vec<_> = got
+            .links
+            .iter()
+            .map(|l| (l.target.as_str(), l.anchor.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            vec![
+                ("http://a.test/one", "first half"),
+                ("http://a.test/two?a=1&b=2", "second"),
+                ("http://a.test/three", "Tip"),
+                ("http://a.test/four", "An image"),
+                ("http://a.test/five", "Map"),
+                ("http://a.test/six", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_canonical_link_counts_only_in_the_head() {
+        let after_body_text =
+            page("<head><title>T</title></head>Text<link rel=canonical href=/other>");
+        assert_eq!(after_body_text.canonical, None);
+        let implied_head = page("<link rel=canonical href=/other><p>Text</p>");
+        assert_eq!(
+            implied_head.canonical.as_deref(),
+            Some("http://a.test/other")
+        );
     }
 }

@@ -9,7 +9,9 @@
 //! it names the page itself.
 
 use shared::config::CrawlerConfig;
-use shared::record::{CompressedBody, FrontierEntry, Outlinks, PageRecord, RobotsDirectives};
+use shared::record::{
+    CompressedBody, FrontierEntry, Outlink, Outlinks, PageRecord, RobotsDirectives,
+};
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
 
@@ -24,6 +26,8 @@ pub struct StoredPage {
     pub record: PageRecord,
     /// Its links.
     pub outlinks: Outlinks,
+    /// The targets of `outlinks`, parsed, in the same order.
+    pub targets: Vec<CanonicalUrl>,
     /// Whether its links may be followed.
     pub follow: bool,
     /// The simhash of its main text (see [`shared::simhash`]), if it has one.
@@ -60,10 +64,16 @@ pub fn answered(
         apply_robots_header(&mut robots_header, value, reading.agent);
     }
     let robots = extracted.robots.or(robots_header);
-    let mut links = extracted.links;
-    for link in &mut links {
-        link.nofollow |= robots.nofollow;
-        link.target = reading.params.apply_str(std::mem::take(&mut link.target));
+    let mut links = Vec::with_capacity(extracted.links.len());
+    let mut targets = Vec::with_capacity(extracted.links.len());
+    for link in extracted.links {
+        let target = reading.params.apply(link.target);
+        links.push(Outlink {
+            target: target.as_str().to_string(),
+            anchor: link.anchor,
+            nofollow: link.nofollow || robots.nofollow,
+        });
+        targets.push(target);
     }
     let text = fetched.text.take().unwrap_or_default();
     let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
@@ -125,6 +135,7 @@ pub fn answered(
     Ok(StoredPage {
         record,
         outlinks: Outlinks(links),
+        targets,
         follow,
         simhash: extracted.simhash.filter(|_| is_page),
     })
@@ -164,6 +175,7 @@ pub fn failed(
     StoredPage {
         record,
         outlinks: Outlinks::default(),
+        targets: Vec::new(),
         follow: false,
         simhash: None,
     }
@@ -218,16 +230,14 @@ pub fn discovered(
         }
     }
     if page.follow && entry.depth < config.max_depth {
-        for link in page.outlinks.0.iter().filter(|l| !l.nofollow) {
-            let Ok(target) = CanonicalUrl::parse(&link.target) else {
-                continue;
-            };
-            if scope.contains(&target) {
+        let links = page.outlinks.0.iter().zip(&page.targets);
+        for (link, target) in links.filter(|(link, _)| !link.nofollow) {
+            if scope.contains(target) {
                 let next = FrontierEntry {
                     referrer: Some(url.as_str().to_string()),
                     ..FrontierEntry::page(link.target.clone(), entry.depth + 1)
                 };
-                out.push((target, next));
+                out.push((target.clone(), next));
             }
         }
     }

@@ -1,0 +1,372 @@
+//! One streaming pass over a page with html5ever's tokenizer (the WHATWG tokenizer, character
+//! references decoded as a browser decodes them), without building a document tree: the tree
+//! and its allocations were most of a crawl's CPU, and what the crawler reads needs only the
+//! few pieces of tree-builder knowledge kept here.
+//!
+//! What the tree builder would decide and this pass decides alike:
+//! - raw text: `<script>`, `<style>`, `<noscript>` (scripting on), `<title>`, `<textarea>`,
+//!   `<iframe>`, `<xmp>`, `<noembed>`, `<noframes>` and `<plaintext>` switch the tokenizer to
+//!   their raw states, so markup inside them is text;
+//! - the head ends at `</head>`, `<body>`, a start tag that does not belong in a head, or
+//!   text other than white space (which then belongs to the body);
+//! - a new `<a>` ends the open one (the adoption agency's result for nested links);
+//! - a comment or a tag ends a text node: words of two nodes never run together.
+//!
+//! What it does not model: implied end tags of `nav`/`header`/`footer`/`aside` and
+//! `template` (each ends at its own end tag or at the end of the page), foreign content
+//! (SVG/MathML), and the re-opening of formatting elements.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::{LocalName, local_name};
+
+/// Raw text kept of one anchor or title before it is collapsed: far above any real one, a
+/// bound on what a page without end tags can make us hold.
+const MAX_RAW_TEXT: usize = 64 * 1024;
+
+/// Links read at most, before they are resolved and deduplicated (the caller keeps at most
+/// `MAX_LINKS` of them).
+pub const MAX_RAW_LINKS: usize = 4 * super::MAX_LINKS;
+
+/// A `<meta>` element that has a `content` attribute.
+#[derive(Debug, Default)]
+pub struct Meta {
+    /// Its `name`, if any.
+    pub name: Option<String>,
+    /// Its `http-equiv`, if any.
+    pub http_equiv: Option<String>,
+    /// Its `content`.
+    pub content: String,
+}
+
+/// A link as written: `a[href]`, `area[href]`, `frame[src]`, `iframe[src]`.
+#[derive(Debug, Default)]
+pub struct RawLink {
+    /// The `href` (or `src`), character references decoded.
+    pub href: String,
+    /// Its `rel` attribute.
+    pub rel: String,
+    /// The text inside it, as written (not collapsed, at most [`MAX_RAW_TEXT`] bytes).
+    pub text: String,
+    /// The first `alt` or `title` of the element itself or an element inside it: the
+    /// anchor of an image link.
+    pub alt: Option<String>,
+}
+
+/// What one pass reads.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    /// The first `<base href>`.
+    pub base_href: Option<String>,
+    /// The text of the first `<title>`, as written.
+    pub title: Option<String>,
+    /// Every `<meta>` with a `content` attribute, in order.
+    pub metas: Vec<Meta>,
+    /// The `href` of the first `<link rel=canonical href>` in the head.
+    pub canonical_href: Option<String>,
+    /// Links in document order (at most [`MAX_RAW_LINKS`]).
+    pub links: Vec<RawLink>,
+    /// Links past [`MAX_RAW_LINKS`], not read.
+    pub links_dropped: usize,
+    /// The visible text (outside scripts, styles, templates and the head), words joined by
+    /// single spaces.
+    pub visible: String,
+    /// The visible text outside navigation, page header and footer and sidebars.
+    pub main: String,
+}
+
+/// Reads `html` in one pass.
+pub fn scan(html: &str) -> Scanned {
+    let tokenizer = Tokenizer::new(Scanner::default(), TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    // The sink never asks to run a script, so one feed reads everything.
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let mut state = tokenizer.sink.state.into_inner();
+    state.flush_text();
+    state.out
+}
+
+#[derive(Default)]
+struct Scanner {
+    state: RefCell<State>,
+}
+
+#[derive(Default)]
+struct State {
+    out: Scanned,
+    /// Still in the head (see the module's rules).
+    in_head: bool,
+    /// Whether the head has been left (so `in_head` is not set again).
+    head_done: bool,
+    /// The raw-text element whose content the tokenizer is reading, if any.
+    raw: Option<LocalName>,
+    /// Open `<template>` elements.
+    templates: u32,
+    /// Open `nav`, `header`, `footer` and `aside` elements.
+    boilerplate: u32,
+    /// The open link (an `a` or `iframe`) whose text is being read: its index in `links`.
+    anchor: Option<usize>,
+    /// Whether the first `<title>` is being read.
+    reading_title: bool,
+    /// The text node being read (tokens of one node arrive in pieces).
+    text: String,
+}
+
+impl TokenSink for Scanner {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut state = self.state.borrow_mut();
+        match token {
+            Token::CharacterTokens(text) => {
+                state.text.push_str(&text);
+                TokenSinkResult::Continue
+            }
+            Token::TagToken(tag) => {
+                state.flush_text();
+                match tag.kind {
+                    TagKind::StartTag => state.start(tag),
+                    TagKind::EndTag => {
+                        state.end(&tag.name);
+                        TokenSinkResult::Continue
+                    }
+                }
+            }
+            Token::CommentToken(_) | Token::DoctypeToken(_) | Token::EOFToken => {
+                state.flush_text();
+                TokenSinkResult::Continue
+            }
+            // The tree builder drops NUL characters in text; parse errors are recovered.
+            Token::NullCharacterToken | Token::ParseError(_) => TokenSinkResult::Continue,
+        }
+    }
+}
+
+/// Start tags that keep the parser in the head.
+fn belongs_in_head(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("html")
+            | local_name!("head")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("title")
+            | local_name!("noscript")
+            | local_name!("noframes")
+            | local_name!("style")
+            | local_name!("script")
+            | local_name!("template")
+    )
+}
+
+fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
+    tag.attrs
+        .iter()
+        .find(|a| a.name.local == name)
+        .map(|a| &*a.value)
+}
+
+impl State {
+    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
+        let name = &tag.name;
+        if !self.head_done {
+            if *name == local_name!("body") || !belongs_in_head(name) {
+                self.leave_head();
+            } else {
+                self.in_head = true;
+            }
+        }
+        if self.anchor.is_some() {
+            if matches!(*name, local_name!("a")) {
+                self.anchor = None;
+            } else if let Some(link) = self.anchor.map(|i| &mut self.out.links[i])
+                && link.alt.is_none()
+            {
+                link.alt = alt_of(&tag);
+            }
+        }
+        match *name {
+            local_name!("a") | local_name!("area") => {
+                if let Some(href) = attr(&tag, local_name!("href")) {
+                    let open = *name == local_name!("a");
+                    self.push_link(href, &tag, open);
+                }
+            }
+            local_name!("frame") | local_name!("iframe") => {
+                if let Some(src) = attr(&tag, local_name!("src")) {
+                    let open = *name == local_name!("iframe");
+                    self.push_link(src, &tag, open);
+                }
+            }
+            local_name!("base") if self.out.base_href.is_none() => {
+                self.out.base_href = attr(&tag, local_name!("href")).map(str::to_string);
+            }
+            local_name!("meta") => {
+                if let Some(content) = attr(&tag, local_name!("content")) {
+                    self.out.metas.push(Meta {
+                        name: attr(&tag, local_name!("name")).map(str::to_string),
+                        http_equiv: attr(&tag, local_name!("http-equiv")).map(str::to_string),
+                        content: content.to_string(),
+                    });
+                }
+            }
+            local_name!("link") if self.in_head && self.out.canonical_href.is_none() => {
+                if let (Some(rel), Some(href)) = (
+                    attr(&tag, local_name!("rel")),
+                    attr(&tag, local_name!("href")),
+                ) && super::has_rel(rel, "canonical")
+                {
+                    self.out.canonical_href = Some(href.to_string());
+                }
+            }
+            local_name!("template") => self.templates += 1,
+            local_name!("nav")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("aside") => self.boilerplate += 1,
+            _ => {}
+        }
+        let raw = match *name {
+            local_name!("title") => {
+                if self.out.title.is_none() {
+                    self.out.title = Some(String::new());
+                    self.reading_title = true;
+                }
+                RawKind::Rcdata
+            }
+            local_name!("textarea") => RawKind::Rcdata,
+            local_name!("script") => RawKind::ScriptData,
+            local_name!("style")
+            | local_name!("noscript")
+            | local_name!("iframe")
+            | local_name!("xmp")
+            | local_name!("noembed")
+            | local_name!("noframes") => RawKind::Rawtext,
+            local_name!("plaintext") => {
+                self.raw = Some(tag.name);
+                return TokenSinkResult::Plaintext;
+            }
+            _ => return TokenSinkResult::Continue,
+        };
+        self.raw = Some(tag.name);
+        TokenSinkResult::RawData(raw)
+    }
+
+    fn end(&mut self, name: &LocalName) {
+        if self.raw.as_ref() == Some(name) {
+            self.raw = None;
+            self.reading_title = false;
+        }
+        match *name {
+            local_name!("head") => self.leave_head(),
+            local_name!("a") | local_name!("iframe") => self.anchor = None,
+            local_name!("template") => self.templates = self.templates.saturating_sub(1),
+            local_name!("nav")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("aside") => self.boilerplate = self.boilerplate.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    fn leave_head(&mut self) {
+        self.in_head = false;
+        self.head_done = true;
+    }
+
+    fn push_link(&mut self, href: &str, tag: &Tag, open: bool) {
+        if self.out.links.len() >= MAX_RAW_LINKS {
+            self.out.links_dropped += 1;
+            return;
+        }
+        self.out.links.push(RawLink {
+            href: href.to_string(),
+            rel: attr(tag, local_name!("rel"))
+                .unwrap_or_default()
+                .to_string(),
+            text: String::new(),
+            alt: alt_of(tag),
+        });
+        if open {
+            self.anchor = Some(self.out.links.len() - 1);
+        }
+    }
+
+    /// Ends the text node being read: its words go where the open elements say.
+    fn flush_text(&mut self) {
+        if self.text.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.text);
+        let hidden = matches!(
+            self.raw,
+            Some(local_name!("script") | local_name!("style") | local_name!("noscript"))
+        );
+        if !self.head_done && self.raw.is_none() && self.templates == 0 {
+            // White space before the body is dropped; other text ends the head, and the
+            // body gets it.
+            if text.trim_start_matches(is_html_space).is_empty() {
+                self.text = text;
+                self.text.clear();
+                return;
+            }
+            self.leave_head();
+        }
+        if self.reading_title {
+            append_bounded(self.out.title.get_or_insert_default(), &text);
+        }
+        if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
+            append_bounded(&mut link.text, &text);
+        }
+        if !hidden && !self.in_head && self.templates == 0 {
+            push_words(&mut self.out.visible, &text);
+            if self.boilerplate == 0 {
+                push_words(&mut self.out.main, &text);
+            }
+        }
+        // Keep the buffer's capacity for the next node.
+        self.text = text;
+        self.text.clear();
+    }
+}
+
+/// The `alt`, else `title`, of an element.
+fn alt_of(tag: &Tag) -> Option<String> {
+    attr(tag, local_name!("alt"))
+        .or_else(|| attr(tag, local_name!("title")))
+        .map(str::to_string)
+}
+
+/// HTML's white space (the tree builder's test for text that may stay in the head).
+fn is_html_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0C' | '\r')
+}
+
+fn append_bounded(out: &mut String, text: &str) {
+    let room = MAX_RAW_TEXT.saturating_sub(out.len());
+    let mut end = text.len().min(room);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(&text[..end]);
+}
+
+/// Appends the words of `text` to `out`, separated by single spaces.
+pub fn push_words(out: &mut String, text: &str) {
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
