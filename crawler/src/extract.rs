@@ -673,6 +673,18 @@ mod tests {
     }
 
     #[test]
+    fn links_inside_noscript_are_followed_and_its_text_is_not_the_pages() {
+        // mdBook's full table of contents, for readers without scripts.
+        let got = page(
+            "<body><noscript><iframe src=toc.html></iframe><p>Enable scripts</p></noscript>\
+             <p>Chapter</p></body>",
+        );
+        let links: Vec<_> = got.links.iter().map(|l| l.target.as_str()).collect();
+        assert_eq!(links, vec!["http://a.test/dir/toc.html"]);
+        assert_eq!(got.text_hash, xxh3_64(b"Chapter"));
+    }
+
+    #[test]
     fn a_canonical_link_counts_only_in_the_head() {
         let after_body_text =
             page("<head><title>T</title></head>Text<link rel=canonical href=/other>");

@@ -4,9 +4,12 @@
 //! few pieces of tree-builder knowledge kept here.
 //!
 //! What the tree builder would decide and this pass decides alike:
-//! - raw text: `<script>`, `<style>`, `<noscript>` (scripting on), `<title>`, `<textarea>`,
-//!   `<iframe>`, `<xmp>`, `<noembed>`, `<noframes>` and `<plaintext>` switch the tokenizer to
-//!   their raw states, so markup inside them is text;
+//! - raw text: `<script>`, `<style>`, `<title>`, `<textarea>`, `<iframe>`, `<xmp>`,
+//!   `<noembed>`, `<noframes>` and `<plaintext>` switch the tokenizer to their raw states, so
+//!   markup inside them is text;
+//! - `<noscript>` is read as a browser without scripts reads it (we run none): its markup
+//!   counts, so its links are followed (mdBook's only full table of contents is an
+//!   `<iframe src=toc.html>` there), and its text is left out of the page's text as before;
 //! - the head ends at `</head>`, `<body>`, a start tag that does not belong in a head, or
 //!   text other than white space (which then belongs to the body);
 //! - a new `<a>` ends the open one (the adoption agency's result for nested links);
@@ -73,7 +76,7 @@ pub struct Scanned {
     pub links: Vec<RawLink>,
     /// Links past [`MAX_RAW_LINKS`], not read.
     pub links_dropped: usize,
-    /// The visible text (outside scripts, styles, templates and the head), words joined by
+    /// The visible text (outside scripts, styles, templates, `noscript` and the head), words joined by
     /// single spaces.
     pub visible: String,
     /// The visible text outside navigation, page header and footer and sidebars.
@@ -107,7 +110,7 @@ struct State {
     head_done: bool,
     /// The raw-text element whose content the tokenizer is reading, if any.
     raw: Option<LocalName>,
-    /// Open `<template>` elements.
+    /// Open `<template>` and `<noscript>` elements: their text is not the page's.
     templates: u32,
     /// Open `nav`, `header`, `footer` and `aside` elements.
     boilerplate: u32,
@@ -229,7 +232,7 @@ impl State {
                     self.out.canonical_href = Some(href.to_string());
                 }
             }
-            local_name!("template") => self.templates += 1,
+            local_name!("template") | local_name!("noscript") => self.templates += 1,
             local_name!("nav")
             | local_name!("header")
             | local_name!("footer")
@@ -247,7 +250,6 @@ impl State {
             local_name!("textarea") => RawKind::Rcdata,
             local_name!("script") => RawKind::ScriptData,
             local_name!("style")
-            | local_name!("noscript")
             | local_name!("iframe")
             | local_name!("xmp")
             | local_name!("noembed")
@@ -270,7 +272,9 @@ impl State {
         match *name {
             local_name!("head") => self.leave_head(),
             local_name!("a") | local_name!("iframe") => self.anchor = None,
-            local_name!("template") => self.templates = self.templates.saturating_sub(1),
+            local_name!("template") | local_name!("noscript") => {
+                self.templates = self.templates.saturating_sub(1)
+            }
             local_name!("nav")
             | local_name!("header")
             | local_name!("footer")
@@ -308,10 +312,7 @@ impl State {
             return;
         }
         let text = std::mem::take(&mut self.text);
-        let hidden = matches!(
-            self.raw,
-            Some(local_name!("script") | local_name!("style") | local_name!("noscript"))
-        );
+        let hidden = matches!(self.raw, Some(local_name!("script") | local_name!("style")));
         if !self.head_done && self.raw.is_none() && self.templates == 0 {
             // White space before the body is dropped; other text ends the head, and the
             // body gets it.
