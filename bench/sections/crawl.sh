@@ -169,7 +169,6 @@ crawl_section() {
     tools=${BENCH_TOOLS:-$work/tools}
     crawl_timeout=${BENCH_PEER_TIMEOUT:-600}
     mkdir -p "$tools"
-    cargo build --release --quiet -p crawler
     # Installs first, so that no build runs beside a measured crawl.
     crawl_install_spider_cli || echo "spider_cli: $crawl_spider_missing" >&2
     crawl_install_scrapy || echo "Scrapy: $crawl_scrapy_missing" >&2

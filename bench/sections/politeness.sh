@@ -1,0 +1,66 @@
+# The politeness section: one crawl over 50 hosts with the default politeness (1 s between two
+# requests to a host, one at a time), each host a whole copy of the corpus on an address of its
+# own, so every host always has work. Does the crawler keep every host busy at its allowed
+# rate, and never faster? Sourced by bench/run, which defines measure, polite_hosts,
+# polite_address and the nginx server that logs "$host $msec $status" for each request.
+#
+# Host I is polite-I.test, pinned to its address by the config's [crawler.resolve]. The crawl
+# runs $BENCH_POLITE_SECONDS (default 60) with --max-time. From nginx's log, per host: the
+# requests it answered and the least gap between two of them. Allowed: from a host's first
+# request to the last request of the crawl, one request per second, plus the first. The
+# crawler's OS threads are read from /proc five seconds in.
+
+politeness_section() {
+    local seconds=${BENCH_POLITE_SECONDS:-60}
+    local config="$work/polite.toml" seeds="$work/polite-seeds.txt" log="$work/polite-access.log"
+    local i
+    {
+        echo "[crawler]"
+        echo "allow_loopback = true"
+        echo "[crawler.resolve]"
+        for i in $(seq 1 "$polite_hosts"); do
+            echo "\"polite-$i.test\" = \"$(polite_address "$i")\""
+        done
+    } >"$config"
+    for i in $(seq 1 "$polite_hosts"); do
+        echo "http://polite-$i.test:$polite_port/"
+    done >"$seeds"
+    rm -rf "$work/polite"
+    : >"$log"
+
+    measure politeness target/release/crawler crawl --data "$work/polite" --seeds "$seeds" \
+        --config "$config" --max-time "${seconds}s" >"$work/politeness.figures" &
+    local measured=$!
+    sleep 5
+    local threads
+    threads=$(awk '/^Threads/ {print $2}' "/proc/$(pgrep -n -f "crawler crawl --data $work/polite")/status" 2>/dev/null || echo "?")
+    wait $measured
+    local figures
+    figures=$(cat "$work/politeness.figures")
+
+    {
+        echo "| hosts | seconds | requests | allowed | achieved / allowed | worst host | least gap to one host, ms | crawler threads | CPU s | peak RSS MiB |"
+        echo "|---|---|---|---|---|---|---|---|---|---|"
+        sort -k1,1 -k2,2n "$log" | awk -v f="$figures" -v threads="$threads" '
+            BEGIN { gap = 1e9 }
+            { host[$1]++; if (!($1 in first)) first[$1] = $2
+              if ($1 in last && $2 - last[$1] < gap) gap = $2 - last[$1]
+              last[$1] = $2; if ($2 > end) end = $2; if (start == 0 || $2 < start) start = $2 }
+            END {
+                split(f, m, " ")
+                worst = 1e9
+                for (h in host) {
+                    hosts++; requests += host[h]
+                    allowed_h = int(end - first[h]) + 1
+                    allowed += allowed_h
+                    if (host[h] / allowed_h < worst) worst = host[h] / allowed_h
+                }
+                printf "| %d | %.1f | %d | %d | %.3f | %.3f | %.0f | %s | %.1f | %.0f |\n",
+                    hosts, end - start, requests, allowed, requests / allowed, worst, gap * 1000,
+                    threads, m[2], m[3] / 1024
+            }'
+        echo
+        echo "Each host: the corpus at http://polite-I.test:$polite_port/ (I = 1..$polite_hosts) on its own address, crawled with the default delay (1 s) and host concurrency (1) for ${seconds} s; the first column counts the hosts that were asked anything."
+    } >"$work/politeness.md"
+    cat "$work/politeness.md"
+}
