@@ -4,10 +4,11 @@
 //! outlinks, the frontier entries it adds, their seen-set entries, the removal of its own
 //! frontier entry and the counters. A `kill -9` at any moment leaves either all of it or none.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use rocksdb::{DB, Direction, IteratorMode, WriteBatch};
+use rocksdb::{DB, Direction, IteratorMode, ReadOptions, WriteBatch};
 use shared::record::{
     CrawlCounters, EntryKind, FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord,
     Record, RevisitRecord, RobotsRecord, SkipReason, SkipRecord,
@@ -73,6 +74,12 @@ pub struct PageStore {
     skips_recorded: u64,
     /// Frontier keys handed to a fetch and not done yet: they keep their place.
     handed_out: HashSet<Vec<u8>>,
+    /// Per origin, a key at or below its first queued entry. A fetched entry's delete stays
+    /// in RocksDB as a tombstone until compaction, and an iterator steps over every one: a
+    /// refill that started at the origin's first key would step over every URL of the origin
+    /// fetched so far, again at each refill. Lowered when a key is queued below it, raised to
+    /// the first queued key each refill finds. (A cache: [`PageStore::queued_for`] reads.)
+    queue_floor: RefCell<HashMap<String, Vec<u8>>>,
 }
 
 impl PageStore {
@@ -89,6 +96,7 @@ impl PageStore {
             trapped: BTreeMap::new(),
             skips_recorded: 0,
             handed_out: HashSet::new(),
+            queue_floor: RefCell::default(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)
@@ -368,6 +376,7 @@ impl PageStore {
                 self.counters.next_seq += 1;
                 self.counters.frontier_len += 1;
                 batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
+                self.lower_floor(&key);
                 let queued = RevisitRecord {
                     queued: true,
                     ..record.clone()
@@ -480,6 +489,7 @@ impl PageStore {
             self.counters.frontier_len += 1;
             batch.put_cf(self.cf(Cf::Seen), fingerprint, position.to_bytes());
             batch.put_cf(self.cf(Cf::Frontier), &key, entry.encode());
+            self.lower_floor(&key);
             queued.push(QueuedUrl {
                 key,
                 entry,
@@ -527,6 +537,7 @@ impl PageStore {
         let new_key = frontier_key(&origin, raised);
         batch.delete_cf(self.cf(Cf::Frontier), &key);
         batch.put_cf(self.cf(Cf::Frontier), &new_key, entry.encode());
+        self.lower_floor(&new_key);
         batch.put_cf(self.cf(Cf::Seen), fingerprint, raised.to_bytes());
         Ok(Some(QueuedUrl {
             key: new_key,
@@ -599,14 +610,29 @@ impl PageStore {
     ) -> Result<Vec<QueuedUrl>, StoreError> {
         let mut prefix = origin.as_bytes().to_vec();
         prefix.push(0);
-        let mut out = Vec::new();
-        let iter = self.db.iterator_cf(
+        let mut end = origin.as_bytes().to_vec();
+        end.push(1);
+        let start = self
+            .queue_floor
+            .borrow()
+            .get(origin)
+            .cloned()
+            .unwrap_or_else(|| prefix.clone());
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(end);
+        let iter = self.db.iterator_cf_opt(
             self.cf(Cf::Frontier),
-            IteratorMode::From(&prefix, Direction::Forward),
+            options,
+            IteratorMode::From(&start, Direction::Forward),
         );
+        let mut out = Vec::new();
+        let mut first = None;
         for item in iter {
             let (key, value) = item?;
-            if !key.starts_with(&prefix) || out.len() >= limit {
+            if first.is_none() {
+                first = Some(key.to_vec());
+            }
+            if out.len() >= limit {
                 break;
             }
             if skip(&key) {
@@ -618,7 +644,24 @@ impl PageStore {
                 replaces: None,
             });
         }
+        // Nothing queued: above every key the origin can have, until one is queued.
+        let floor = first.unwrap_or_else(|| [prefix.as_slice(), &[0xFF; 13]].concat());
+        self.queue_floor
+            .borrow_mut()
+            .insert(origin.to_string(), floor);
         Ok(out)
+    }
+
+    /// A frontier key was written: its origin's floor comes down to it if it was above.
+    fn lower_floor(&self, key: &[u8]) {
+        let Some(origin) = frontier_key_origin(key) else {
+            return;
+        };
+        if let Some(floor) = self.queue_floor.borrow_mut().get_mut(origin)
+            && key < floor.as_slice()
+        {
+            *floor = key.to_vec();
+        }
     }
 
     /// Every origin with queued URLs, with one entry each as a sample.
@@ -884,6 +927,44 @@ mod tests {
             store.queued_for("http://a.test", 1, &|_| false).unwrap()[0].key,
             key
         );
+    }
+
+    #[test]
+    fn a_refill_starts_past_fetched_entries_and_finds_those_queued_below_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let deep: Vec<String> = (0..5).map(|i| format!("http://a.test/deep{i}")).collect();
+        let deep: Vec<&str> = deep.iter().map(String::as_str).collect();
+        store
+            .enqueue(links_from("http://a.test/", &deep[..3], 3))
+            .unwrap();
+        // The first two are fetched: the next refill starts at the third.
+        for queued in store.queued_for("http://a.test", 2, &|_| false).unwrap() {
+            store.hand_out(&queued.key);
+            store.commit_done(&queued.key, None, Vec::new()).unwrap();
+        }
+        assert_eq!(queue_order(&store, "http://a.test"), [deep[2]]);
+        // Queued later, above the floor and below it (a shallower link ranks first).
+        store
+            .enqueue(links_from("http://a.test/", &deep[3..], 3))
+            .unwrap();
+        store
+            .enqueue(links_from("http://a.test/", &["http://a.test/shallow"], 0))
+            .unwrap();
+        assert_eq!(
+            queue_order(&store, "http://a.test"),
+            ["http://a.test/shallow", deep[2], deep[3], deep[4]]
+        );
+        // Emptied, then queued again.
+        for queued in store.queued_for("http://a.test", 10, &|_| false).unwrap() {
+            store.hand_out(&queued.key);
+            store.commit_done(&queued.key, None, Vec::new()).unwrap();
+        }
+        assert!(queue_order(&store, "http://a.test").is_empty());
+        store
+            .enqueue(links_from("http://a.test/", &["http://a.test/late"], 5))
+            .unwrap();
+        assert_eq!(queue_order(&store, "http://a.test"), ["http://a.test/late"]);
     }
 
     #[test]

@@ -101,13 +101,23 @@ struct Scanner {
     state: RefCell<State>,
 }
 
+/// Before, in or after the head.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Head {
+    /// Nothing but white space and head elements read yet, and no `<head>` or head element.
+    #[default]
+    Before,
+    /// In the head: its text is not the page's, a canonical `<link>` counts.
+    In,
+    /// The body (or what follows the head).
+    Left,
+}
+
 #[derive(Default)]
 struct State {
     out: Scanned,
-    /// Still in the head (see the module's rules).
-    in_head: bool,
-    /// Whether the head has been left (so `in_head` is not set again).
-    head_done: bool,
+    /// Where the page stands with its head (see the module's rules).
+    head: Head,
     /// The raw-text element whose content the tokenizer is reading, if any.
     raw: Option<LocalName>,
     /// Open `<template>` and `<noscript>` elements: their text is not the page's.
@@ -129,7 +139,10 @@ impl TokenSink for Scanner {
         let mut state = self.state.borrow_mut();
         match token {
             Token::CharacterTokens(text) => {
-                state.text.push_str(&text);
+                // A script's or style's text goes nowhere unless a link holds it: not kept.
+                if state.anchor.is_some() || !state.in_hidden_raw() {
+                    state.text.push_str(&text);
+                }
                 TokenSinkResult::Continue
             }
             Token::TagToken(tag) => {
@@ -182,12 +195,12 @@ fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
 impl State {
     fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
         let name = &tag.name;
-        if !self.head_done {
-            if *name == local_name!("body") || !belongs_in_head(name) {
-                self.leave_head();
+        if self.head != Head::Left {
+            self.head = if *name == local_name!("body") || !belongs_in_head(name) {
+                Head::Left
             } else {
-                self.in_head = true;
-            }
+                Head::In
+            };
         }
         if self.anchor.is_some() {
             if matches!(*name, local_name!("a")) {
@@ -223,7 +236,7 @@ impl State {
                     });
                 }
             }
-            local_name!("link") if self.in_head && self.out.canonical_href.is_none() => {
+            local_name!("link") if self.head == Head::In && self.out.canonical_href.is_none() => {
                 if let (Some(rel), Some(href)) = (
                     attr(&tag, local_name!("rel")),
                     attr(&tag, local_name!("href")),
@@ -270,7 +283,7 @@ impl State {
             self.reading_title = false;
         }
         match *name {
-            local_name!("head") => self.leave_head(),
+            local_name!("head") => self.head = Head::Left,
             local_name!("a") | local_name!("iframe") => self.anchor = None,
             local_name!("template") | local_name!("noscript") => {
                 self.templates = self.templates.saturating_sub(1)
@@ -281,11 +294,6 @@ impl State {
             | local_name!("aside") => self.boilerplate = self.boilerplate.saturating_sub(1),
             _ => {}
         }
-    }
-
-    fn leave_head(&mut self) {
-        self.in_head = false;
-        self.head_done = true;
     }
 
     fn push_link(&mut self, href: &str, tag: &Tag, open: bool) {
@@ -312,32 +320,38 @@ impl State {
             return;
         }
         let text = std::mem::take(&mut self.text);
-        let hidden = matches!(self.raw, Some(local_name!("script") | local_name!("style")));
-        if !self.head_done && self.raw.is_none() && self.templates == 0 {
-            // White space before the body is dropped; other text ends the head, and the
-            // body gets it.
-            if text.trim_start_matches(is_html_space).is_empty() {
-                self.text = text;
-                self.text.clear();
-                return;
-            }
-            self.leave_head();
-        }
-        if self.reading_title {
-            append_bounded(self.out.title.get_or_insert_default(), &text);
-        }
-        if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
-            append_bounded(&mut link.text, &text);
-        }
-        if !hidden && !self.in_head && self.templates == 0 {
-            push_words(&mut self.out.visible, &text);
-            if self.boilerplate == 0 {
-                push_words(&mut self.out.main, &text);
-            }
-        }
+        self.place_text(&text);
         // Keep the buffer's capacity for the next node.
         self.text = text;
         self.text.clear();
+    }
+
+    /// Inside a `<script>` or `<style>`: text that is never the page's.
+    fn in_hidden_raw(&self) -> bool {
+        matches!(self.raw, Some(local_name!("script") | local_name!("style")))
+    }
+
+    fn place_text(&mut self, text: &str) {
+        if self.head != Head::Left && self.raw.is_none() && self.templates == 0 {
+            // White space before the body is dropped; other text ends the head, and the
+            // body gets it.
+            if text.trim_start_matches(is_html_space).is_empty() {
+                return;
+            }
+            self.head = Head::Left;
+        }
+        if self.reading_title {
+            append_bounded(self.out.title.get_or_insert_default(), text);
+        }
+        if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
+            append_bounded(&mut link.text, text);
+        }
+        if !self.in_hidden_raw() && self.head != Head::In && self.templates == 0 {
+            push_words(&mut self.out.visible, text);
+            if self.boilerplate == 0 {
+                push_words(&mut self.out.main, text);
+            }
+        }
     }
 }
 
@@ -363,7 +377,7 @@ fn append_bounded(out: &mut String, text: &str) {
 }
 
 /// Appends the words of `text` to `out`, separated by single spaces.
-pub fn push_words(out: &mut String, text: &str) {
+fn push_words(out: &mut String, text: &str) {
     for word in text.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
