@@ -1,7 +1,7 @@
 # The politeness section: one crawl over 50 hosts with the default politeness (1 s between two
 # requests to a host, one at a time), each host a whole copy of the corpus on an address of its
-# own, so every host always has work. Does the crawler keep every host busy at its allowed
-# rate, and never faster? Sourced by bench/run, which defines measure, polite_hosts,
+# own, seeded at a module of its own, so every host has work. Does the crawler keep every
+# host busy at its allowed rate, and never faster? Sourced by bench/run, which defines measure, polite_hosts,
 # polite_address and the nginx server that logs "$host $msec $status" for each request.
 #
 # Host I is polite-I.test, pinned to its address by the config's [crawler.resolve]. The crawl
@@ -22,8 +22,16 @@ politeness_section() {
             echo "\"polite-$i.test\" = \"$(polite_address "$i")\""
         done
     } >"$config"
+    # Host I starts at the I-th largest module of std (by HTML files): every host serves the
+    # same corpus, and the crawler rightly follows no links of a page it has stored from
+    # another host (a duplicate), so hosts seeded at one page would all stop after it but
+    # one, and a host seeded at a small module runs out of work.
+    local modules
+    mapfile -t modules < <(cd "$corpus" && for dir in std/*/; do
+        echo "$(find "$dir" -name '*.html' | wc -l) ${dir}index.html"
+    done | sort -rn | head -n "$polite_hosts" | awk '{print $2}')
     for i in $(seq 1 "$polite_hosts"); do
-        echo "http://polite-$i.test:$polite_port/"
+        echo "http://polite-$i.test:$polite_port/${modules[$((i - 1))]}"
     done >"$seeds"
     rm -rf "$work/polite"
     : >"$log"
