@@ -31,7 +31,8 @@ index_row() {
                  t, d, b / 1e6, e, d / e, b / 1e6 / e, c, r / 1024, n }'
 }
 
-# index_summary FIELD: a count from the indexer's summary line ("... (N indexed, ...").
+# index_summary FIELD RUN: a count (N FIELD) from the summary line the indexer printed in run
+# RUN ("... (N indexed, ...").
 index_summary() {
     grep -oE "[0-9]+ $1" "$work/$2.out" | head -n 1 | awk '{print $1}'
 }

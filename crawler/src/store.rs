@@ -15,7 +15,8 @@ use shared::record::{
 };
 use shared::store::{
     COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, QueuePosition,
-    cf_handle, frontier_key, frontier_key_origin, meta_key, open_options, read_record, store_dir,
+    cf_handle, frontier_key, frontier_key_origin, frontier_origin_range, meta_key, open_options,
+    read_record, store_dir,
 };
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
@@ -608,18 +609,15 @@ impl PageStore {
         limit: usize,
         skip: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Vec<QueuedUrl>, StoreError> {
-        let mut prefix = origin.as_bytes().to_vec();
-        prefix.push(0);
-        let mut end = origin.as_bytes().to_vec();
-        end.push(1);
+        let range = frontier_origin_range(origin);
         let start = self
             .queue_floor
             .borrow()
             .get(origin)
             .cloned()
-            .unwrap_or_else(|| prefix.clone());
+            .unwrap_or_else(|| range.start.clone());
         let mut options = ReadOptions::default();
-        options.set_iterate_upper_bound(end);
+        options.set_iterate_upper_bound(range.end.clone());
         let iter = self.db.iterator_cf_opt(
             self.cf(Cf::Frontier),
             options,
@@ -644,8 +642,9 @@ impl PageStore {
                 replaces: None,
             });
         }
-        // Nothing queued: above every key the origin can have, until one is queued.
-        let floor = first.unwrap_or_else(|| [prefix.as_slice(), &[0xFF; 13]].concat());
+        // Nothing queued: the end of the range, above every key of the origin, until one is
+        // queued.
+        let floor = first.unwrap_or(range.end);
         self.queue_floor
             .borrow_mut()
             .insert(origin.to_string(), floor);
@@ -674,9 +673,8 @@ impl PageStore {
                 iter.next();
                 continue;
             };
-            // Jump past this origin: its keys all start with `origin \0`.
-            let mut next = origin.as_bytes().to_vec();
-            next.push(1);
+            // Jump past this origin's keys.
+            let next = frontier_origin_range(&origin).end;
             origins.push(origin);
             iter.seek(&next);
         }

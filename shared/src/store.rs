@@ -241,6 +241,13 @@ pub fn frontier_key(origin: &str, position: QueuePosition) -> Vec<u8> {
     key
 }
 
+/// The keys of one origin's frontier entries: every key [`frontier_key`] makes for `origin`
+/// is at or above the start (`origin \0`) and below the end (`origin \1`).
+pub fn frontier_origin_range(origin: &str) -> std::ops::Range<Vec<u8>> {
+    let key = |byte| [origin.as_bytes(), &[byte]].concat();
+    key(0)..key(1)
+}
+
 /// The origin part of a frontier key.
 pub fn frontier_key_origin(key: &[u8]) -> Option<&str> {
     let end = key.iter().position(|&b| b == 0)?;
