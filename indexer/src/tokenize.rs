@@ -58,71 +58,149 @@ fn is_cjk(c: char) -> bool {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WordsAndBigrams;
 
-/// The tokens of one text, cut up front.
-pub struct Tokens {
-    tokens: Vec<Token>,
-    next: usize,
+/// The tokens of one text, cut as they are asked for: one [`Token`] whose text buffer is
+/// reused, as tantivy's own tokenizers do (a `String` per token was a tenth of a build).
+pub struct Tokens<'a> {
+    spans: Spans<'a>,
+    token: Token,
 }
 
 impl Tokenizer for WordsAndBigrams {
-    type TokenStream<'a> = Tokens;
+    type TokenStream<'a> = Tokens<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
-        let mut tokens = Vec::new();
-        let mut position = 0;
-        let mut push = |from: usize, to: usize, tokens: &mut Vec<Token>| {
-            tokens.push(Token {
-                offset_from: from,
-                offset_to: to,
-                position,
-                text: text[from..to].to_string(),
-                position_length: 1,
-            });
-            position += 1;
-        };
-        let mut chars = text.char_indices().peekable();
-        while let Some(&(start, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
-                chars.next();
-                continue;
-            }
-            let cjk = is_cjk(c);
-            // One run: alphanumerics of the same kind (CJK or not).
-            let mut run: Vec<(usize, char)> = Vec::new();
-            while let Some(&(i, c)) = chars.peek() {
-                if !c.is_alphanumeric() || is_cjk(c) != cjk {
-                    break;
-                }
-                run.push((i, c));
-                chars.next();
-            }
-            let end = run.last().map_or(start, |&(i, c)| i + c.len_utf8());
-            if !cjk || run.len() == 1 {
-                push(start, end, &mut tokens);
-                continue;
-            }
-            for pair in run.windows(2) {
-                let (from, _) = pair[0];
-                let (last, c) = pair[1];
-                push(from, last + c.len_utf8(), &mut tokens);
-            }
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens<'a> {
+        Tokens {
+            spans: spans(text),
+            token: Token::default(),
         }
-        Tokens { tokens, next: 0 }
     }
 }
 
-impl TokenStream for Tokens {
+/// The byte ranges of the tokens [`WordsAndBigrams`] cuts `text` into, in order, before any
+/// filter: what a reader that must find tokens again (searchd's snippets) walks without
+/// allocating.
+pub fn spans(text: &str) -> Spans<'_> {
+    Spans {
+        text,
+        at: 0,
+        bigram_from: None,
+    }
+}
+
+/// Iterator of [`spans`].
+#[derive(Clone, Debug)]
+pub struct Spans<'a> {
+    text: &'a str,
+    /// Where the rest of the text starts.
+    at: usize,
+    /// Inside a CJK run: where its last character starts, the first of the next bigram.
+    bigram_from: Option<usize>,
+}
+
+impl Spans<'_> {
+    /// The character at `at`, if any.
+    fn char_at(&self, at: usize) -> Option<char> {
+        match self.text.as_bytes().get(at) {
+            Some(&byte) if byte.is_ascii() => Some(char::from(byte)),
+            Some(_) => self.text[at..].chars().next(),
+            None => None,
+        }
+    }
+
+    /// Whether `c` continues a CJK run.
+    fn continues_cjk(c: Option<char>) -> bool {
+        c.is_some_and(|c| c.is_alphanumeric() && is_cjk(c))
+    }
+
+    /// A CJK character at `start`: its bigram with the next one, or itself when alone.
+    fn cjk_from(&mut self, start: usize, first: char) -> std::ops::Range<usize> {
+        let second = start + first.len_utf8();
+        let next = self.char_at(second);
+        match next {
+            Some(c) if Self::continues_cjk(next) => {
+                self.bigram_from = Some(second);
+                self.at = second + c.len_utf8();
+                start..self.at
+            }
+            _ => {
+                self.at = second;
+                start..second
+            }
+        }
+    }
+}
+
+impl Iterator for Spans<'_> {
+    type Item = std::ops::Range<usize>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(from) = self.bigram_from.take() {
+            let next = self.char_at(self.at);
+            if let Some(c) = next.filter(|_| Self::continues_cjk(next)) {
+                self.bigram_from = Some(self.at);
+                self.at += c.len_utf8();
+                return Some(from..self.at);
+            }
+        }
+        let bytes = self.text.as_bytes();
+        // Skip to the next alphanumeric, bytewise over ASCII.
+        let (start, first) = loop {
+            let &byte = bytes.get(self.at)?;
+            if byte.is_ascii() {
+                if byte.is_ascii_alphanumeric() {
+                    break (self.at, char::from(byte));
+                }
+                self.at += 1;
+                continue;
+            }
+            let c = self.char_at(self.at)?;
+            if c.is_alphanumeric() {
+                break (self.at, c);
+            }
+            self.at += c.len_utf8();
+        };
+        if is_cjk(first) {
+            return Some(self.cjk_from(start, first));
+        }
+        // A run of alphanumerics that are not CJK.
+        self.at = start + first.len_utf8();
+        while let Some(&byte) = bytes.get(self.at) {
+            if byte.is_ascii() {
+                if !byte.is_ascii_alphanumeric() {
+                    break;
+                }
+                self.at += 1;
+                continue;
+            }
+            match self.char_at(self.at) {
+                Some(c) if c.is_alphanumeric() && !is_cjk(c) => self.at += c.len_utf8(),
+                _ => break,
+            }
+        }
+        Some(start..self.at)
+    }
+}
+
+impl TokenStream for Tokens<'_> {
     fn advance(&mut self) -> bool {
-        self.next += 1;
-        self.next <= self.tokens.len()
+        let Some(span) = self.spans.next() else {
+            return false;
+        };
+        let token = &mut self.token;
+        token.position = token.position.wrapping_add(1);
+        token.text.clear();
+        token.text.push_str(&self.spans.text[span.clone()]);
+        token.offset_from = span.start;
+        token.offset_to = span.end;
+        true
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next - 1]
+        &self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.next - 1]
+        &mut self.token
     }
 }
 
@@ -163,6 +241,22 @@ mod tests {
         assert_eq!(tokens(EXACT, "러스트"), ["러스", "스트"]);
         assert_eq!(tokens(EXACT, "값 Vec벡터"), ["값", "vec", "벡터"]);
         assert_eq!(tokens(EXACT, "所有権"), ["所有", "有権"]);
+        assert_eq!(tokens(EXACT, "漢 字"), ["漢", "字"]);
+        assert_eq!(tokens(EXACT, "é漢字x"), ["é", "漢字", "x"]);
+    }
+
+    #[test]
+    fn spans_are_byte_ranges_of_the_tokens() {
+        let text = "-- Vec<T>: 러스트는, naïve 1.6.0 値";
+        let cut: Vec<&str> = spans(text).map(|span| &text[span]).collect();
+        assert_eq!(
+            cut,
+            [
+                "Vec", "T", "러스", "스트", "트는", "naïve", "1", "6", "0", "値"
+            ]
+        );
+        assert_eq!(spans("").count(), 0);
+        assert_eq!(spans(" ,;").count(), 0);
     }
 
     #[test]

@@ -18,7 +18,6 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::ColumnValues;
 use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::error::AppError;
@@ -27,7 +26,7 @@ use crate::ranking::{
     Candidate, PageSignals, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, prose_prior,
     rank_boost, thin_prior,
 };
-use crate::snippet::{SNIPPET_CHARS, Snippet, SnippetFields, snippet_for};
+use crate::snippet::{Passages, Snippet, SnippetFields};
 
 /// Most results per page.
 pub const MAX_PER_PAGE: usize = 50;
@@ -388,14 +387,14 @@ impl Searcher {
             demote_repeats(&mut candidates);
         }
 
-        let mut generator = SnippetGenerator::create(&searcher, &*query, loaded.fields.body)?;
-        generator.set_max_num_chars(SNIPPET_CHARS);
+        let mut passages = Passages::new(&searcher, &*query, loaded.fields.body)?;
         for candidate in candidates.into_iter().skip(offset).take(per_page) {
             let doc = match docs.remove(&candidate.address) {
                 Some(doc) => doc,
                 None => searcher.doc(candidate.address)?,
             };
-            let mut hit = hit(&doc, &loaded.fields, &generator, candidate.score);
+            let mut hit = hit(&doc, &loaded.fields, candidate.score);
+            hit.snippet = passages.snippet_for(&doc, snippet_fields(&loaded.fields));
             if explain {
                 hit.explanation = Some(self.explain(&searcher, &*query, &candidate, &hit)?);
             }
@@ -465,14 +464,7 @@ impl Searcher {
             return Ok(None);
         };
         let doc: TantivyDocument = searcher.doc(address)?;
-        let mut hit = hit(
-            &doc,
-            &loaded.fields,
-            &SnippetGenerator::create(&searcher, &query, loaded.fields.body)?,
-            0.0,
-        );
-        hit.snippet = Snippet::default();
-        Ok(Some(hit))
+        Ok(Some(hit(&doc, &loaded.fields, 0.0)))
     }
 }
 
@@ -491,22 +483,21 @@ fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
 }
 
-fn hit(
-    doc: &TantivyDocument,
-    fields: &IndexFields,
-    generator: &SnippetGenerator,
-    score: Score,
-) -> Hit {
-    let snippet_fields = SnippetFields {
+fn snippet_fields(fields: &IndexFields) -> SnippetFields {
+    SnippetFields {
         body: fields.body,
         description: fields.description,
         nosnippet: fields.nosnippet,
-    };
+    }
+}
+
+/// A result without its snippet.
+fn hit(doc: &TantivyDocument, fields: &IndexFields, score: Score) -> Hit {
     Hit {
         url: text(doc, fields.url),
         title: text(doc, fields.title),
         host: text(doc, fields.host),
-        snippet: snippet_for(generator, doc, snippet_fields),
+        snippet: Snippet::default(),
         score,
         signals: PageSignals {
             inlinks: number(doc, fields.inlinks),

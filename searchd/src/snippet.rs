@@ -1,25 +1,42 @@
 //! Snippets: the passage of a page shown under its title, with the query terms marked.
 //!
-//! The passage comes from tantivy's [`SnippetGenerator`] over the `body` field; when the body
-//! has none of the terms (the page matched on its title or anchors) it is the page's
-//! description, else the start of its body. A page that asked for `nosnippet` shows none.
+//! [`Passages`] finds, in the start of a page's `body`, the window of [`SNIPPET_CHARS`] that
+//! holds the most of the query's terms (weighted by their rarity), and marks every token in it
+//! that the body's analyzer turns into a query term: "Reads" and "reading" for `read`. When
+//! the body has none of the terms (the page matched on its title or anchors) the passage is
+//! the page's description, else the start of its body. A page that asked for `nosnippet`
+//! shows none.
+//!
+//! Only words that could be a term are analyzed: a stem starts with its word's first letter,
+//! so a word whose first letter starts no term is passed over without being lowercased or
+//! stemmed, and a word analyzed once is remembered for the rest of the query. (tantivy's
+//! `SnippetGenerator` tokenized and stemmed every word of every result, which was 80% of a
+//! query's CPU.)
+//!
 //! A [`Snippet`] is plain text plus byte ranges: the HTML templates escape the text and wrap
 //! the ranges in `<mark>` themselves, so no HTML from the web ever reaches a page unescaped.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
-use tantivy::TantivyDocument;
+use tantivy::query::Query;
 use tantivy::schema::{Field, Value};
-use tantivy::snippet::SnippetGenerator;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{Searcher, TantivyDocument, Term};
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 200;
 
-/// How much of a body is searched for a passage, in bytes. Each result's scan is tokenized
-/// and stemmed again, which was most of a query's time: at 256 KiB a Rust docs query took
-/// 12.8 ms at p50, at 32 KiB 7.3 ms. The start of a page is its summary, where a passage is
-/// best taken from anyway.
+/// How much of a body is searched for a passage, in bytes: a huge page costs no more than a
+/// big one, and the start of a page is its summary, where a passage is best taken from.
 const SCAN_BYTES: usize = 32 * 1024;
+
+/// Most characters of context shown before a passage's first term.
+const LEAD_CHARS: usize = 40;
+
+/// Most query terms a passage is scored on (a bit each).
+const MAX_TERMS: usize = 64;
 
 /// A passage: plain text and the byte ranges of the query terms in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,43 +95,248 @@ pub struct SnippetFields {
     pub nosnippet: Field,
 }
 
-/// The snippet of one stored document.
-pub fn snippet_for(
-    generator: &SnippetGenerator,
-    doc: &TantivyDocument,
-    fields: SnippetFields,
-) -> Snippet {
-    let nosnippet = doc.get_first(fields.nosnippet).and_then(|v| v.as_u64()) == Some(1);
-    if nosnippet {
-        return Snippet::default();
+/// One query's passage finder: its terms in the body field, and the analyzer that turns a
+/// body's words into terms.
+pub struct Passages {
+    /// Terms as indexed (lowercased, stemmed), with their weights.
+    terms: Vec<(String, f32)>,
+    /// Bit `b` set when some term starts with the ASCII byte `b`.
+    ascii_firsts: u128,
+    /// The body field's analyzer, run on one word at a time.
+    analyzer: TextAnalyzer,
+    /// Words analyzed so far, as they appear in bodies: the term each one is, if any.
+    known: HashMap<String, Option<usize>, Xxh3DefaultBuilder>,
+    /// Longest passage, in characters.
+    max_chars: usize,
+}
+
+/// A query term found in a body.
+#[derive(Clone, Debug)]
+struct Found {
+    range: Range<usize>,
+    term: usize,
+}
+
+impl Passages {
+    /// The passage finder for `query`'s terms in `field` (a text field), each weighted by its
+    /// inverse document frequency; terms no document holds are left out.
+    pub fn new(searcher: &Searcher, query: &dyn Query, field: Field) -> tantivy::Result<Self> {
+        let mut terms: Vec<&Term> = Vec::new();
+        query.query_terms(&mut |term, _| {
+            if term.field() == field && !terms.contains(&term) {
+                terms.push(term);
+            }
+        });
+        let docs = searcher.num_docs() as f32;
+        let mut weighted = Vec::new();
+        for term in terms {
+            let value = term.value();
+            let Some(text) = value.as_str() else {
+                continue;
+            };
+            let freq = searcher.doc_freq(term)? as f32;
+            if freq > 0.0 {
+                let idf = (1.0 + (docs - freq + 0.5) / (freq + 0.5)).ln();
+                weighted.push((text.to_string(), idf));
+            }
+        }
+        let analyzer = searcher.index().tokenizer_for_field(field)?;
+        Ok(Self::with_terms(analyzer, weighted, SNIPPET_CHARS))
     }
-    let text = |field| {
-        doc.get_first(field)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-    };
-    // Passages are looked for in the first SCAN_BYTES of the body: a huge page costs no more
-    // than a big one.
-    let body = text(fields.body).trim();
-    let mut scan_end = body.len().min(SCAN_BYTES);
-    while !body.is_char_boundary(scan_end) {
-        scan_end -= 1;
+
+    /// A finder for these terms (as `analyzer` makes them) and weights, passages of at most
+    /// `max_chars` characters.
+    pub fn with_terms(
+        analyzer: TextAnalyzer,
+        mut terms: Vec<(String, f32)>,
+        max_chars: usize,
+    ) -> Self {
+        terms.truncate(MAX_TERMS);
+        let ascii_firsts = terms
+            .iter()
+            .filter_map(|(text, _)| text.bytes().next().filter(u8::is_ascii))
+            .fold(0u128, |bits, byte| bits | 1 << byte);
+        Self {
+            terms,
+            ascii_firsts,
+            analyzer,
+            known: HashMap::default(),
+            max_chars,
+        }
     }
-    let found = generator.snippet(&body[..scan_end]);
-    if !found.is_empty() && !found.fragment().trim().is_empty() {
-        let range = found.fragment_range();
-        return ellipsized(
-            found.fragment(),
-            found.highlighted(),
-            range.start > 0,
-            range.end < body.len(),
-        );
+
+    /// The snippet of one stored document.
+    pub fn snippet_for(&mut self, doc: &TantivyDocument, fields: SnippetFields) -> Snippet {
+        let nosnippet = doc.get_first(fields.nosnippet).and_then(|v| v.as_u64()) == Some(1);
+        if nosnippet {
+            return Snippet::default();
+        }
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+        };
+        let body = text(fields.body).trim();
+        if let Some(passage) = self.passage(body) {
+            return passage;
+        }
+        let fallback = match text(fields.description).trim() {
+            "" => text(fields.body),
+            description => description,
+        };
+        Snippet::plain(shorten(fallback, SNIPPET_CHARS))
     }
-    let fallback = match text(fields.description).trim() {
-        "" => text(fields.body),
-        description => description,
-    };
-    Snippet::plain(shorten(fallback, SNIPPET_CHARS))
+
+    /// The best passage of `body`'s first [`SCAN_BYTES`], if they hold any term.
+    pub fn passage(&mut self, body: &str) -> Option<Snippet> {
+        let mut scan_end = body.len().min(SCAN_BYTES);
+        while !body.is_char_boundary(scan_end) {
+            scan_end -= 1;
+        }
+        let (found, starts) = self.find(&body[..scan_end]);
+        let (first, last) = self.best_window(&found, starts)?;
+        let window = found[first].range.start..found[last].range.end;
+        let cut = cut_around(body, window, self.max_chars);
+        // Overlapping tokens (CJK bigrams) are marked as one.
+        let mut highlights: Vec<Range<usize>> = Vec::new();
+        for f in found.iter().skip_while(|f| f.range.start < cut.start) {
+            if f.range.end > cut.end {
+                break;
+            }
+            let range = f.range.start - cut.start..f.range.end - cut.start;
+            match highlights.last_mut() {
+                Some(last) if range.start < last.end => last.end = last.end.max(range.end),
+                _ => highlights.push(range),
+            }
+        }
+        Some(ellipsized(
+            &body[cut.clone()],
+            &highlights,
+            cut.start > 0,
+            cut.end < body.len(),
+        ))
+    }
+
+    /// The tokens of `text` that are query terms, in order, and how many of them may start
+    /// the passage's window. The scan ends soon after the first window of `max_chars` that
+    /// holds every term (no later window weighs more, and the start of a page is where a
+    /// passage is best taken from): once past any text a passage starting in that window
+    /// can show, so every term shown is found and marked.
+    fn find(&mut self, text: &str) -> (Vec<Found>, usize) {
+        let mut found: Vec<Found> = Vec::new();
+        if self.terms.is_empty() {
+            return (found, 0);
+        }
+        let every_term = u64::MAX >> (64 - self.terms.len());
+        // Once every term is in a window: the number of terms found by then, and where the
+        // text a passage starting at them can show ends (characters are at most 4 bytes).
+        let mut complete: Option<(usize, usize)> = None;
+        for span in indexer::tokenize::spans(text) {
+            if let Some((_, shown_end)) = complete
+                && span.start >= shown_end
+            {
+                break;
+            }
+            let first = text.as_bytes()[span.start];
+            // A stem keeps its word's first letter: an ASCII word whose lowercased first
+            // letter starts no term is no term.
+            if first.is_ascii() && self.ascii_firsts & (1 << first.to_ascii_lowercase()) == 0 {
+                continue;
+            }
+            let Some(term) = self.term_of(&text[span.clone()]) else {
+                continue;
+            };
+            let end = span.end;
+            found.push(Found { range: span, term });
+            if complete.is_none() {
+                let window = found
+                    .iter()
+                    .rev()
+                    .take_while(|f| end - f.range.start <= self.max_chars);
+                if window.fold(0u64, |bits, f| bits | 1 << f.term) == every_term {
+                    complete = Some((found.len(), end + 4 * self.max_chars));
+                }
+            }
+        }
+        let starts = complete.map_or(found.len(), |(count, _)| count);
+        (found, starts)
+    }
+
+    /// The term a body word is, once analyzed.
+    fn term_of(&mut self, word: &str) -> Option<usize> {
+        if let Some(&known) = self.known.get(word) {
+            return known;
+        }
+        let mut stream = self.analyzer.token_stream(word);
+        let term = stream
+            .next()
+            .and_then(|token| self.terms.iter().position(|(text, _)| *text == token.text));
+        self.known.insert(word.to_string(), term);
+        term
+    }
+
+    /// The first and last found term of the window of at most `max_chars` bytes (so at most
+    /// as many characters), starting at one of the first `starts` found terms, with the most
+    /// weight of distinct terms, then the most terms, then the earliest.
+    fn best_window(&self, found: &[Found], starts: usize) -> Option<(usize, usize)> {
+        let mut best: Option<(f32, usize, (usize, usize))> = None;
+        for first in 0..starts {
+            let start = found[first].range.start;
+            let mut bits = 0u64;
+            let mut weight = 0.0;
+            let mut last = first;
+            for (i, f) in found.iter().enumerate().skip(first) {
+                if f.range.end - start > self.max_chars {
+                    break;
+                }
+                if bits & (1 << f.term) == 0 {
+                    bits |= 1 << f.term;
+                    weight += self.terms[f.term].1;
+                }
+                last = i;
+            }
+            let count = last - first + 1;
+            let better = best.is_none_or(|(w, c, _)| weight > w || (weight == w && count > c));
+            if better {
+                best = Some((weight, count, (first, last)));
+            }
+        }
+        best.map(|(_, _, window)| window)
+    }
+}
+
+/// The byte range of at most `max_chars` characters of `text` that holds `window` (when it
+/// fits): up to [`LEAD_CHARS`] of context before it, cut at spaces where it can be.
+fn cut_around(text: &str, window: Range<usize>, max_chars: usize) -> Range<usize> {
+    let window_chars = text[window.clone()].chars().count();
+    let lead = LEAD_CHARS.min(max_chars.saturating_sub(window_chars) / 2);
+    let mut start = text[..window.start]
+        .char_indices()
+        .rev()
+        .take(lead)
+        .last()
+        .map_or(window.start, |(i, _)| i);
+    if start > 0 {
+        // Start after a space, so no word is cut; none in the lead: start at the window.
+        start = match text[start..window.start].find(char::is_whitespace) {
+            Some(space) => start + space,
+            None => window.start,
+        };
+    }
+    let mut end = text.len();
+    if let Some((at, _)) = text[start..].char_indices().nth(max_chars) {
+        end = start + at;
+        // End before a space when a word would be cut, but never inside the window.
+        let cuts_word = !text[end..].starts_with(char::is_whitespace);
+        if cuts_word && let Some(space) = text[window.end.min(end)..end].rfind(char::is_whitespace)
+        {
+            end = window.end.min(end) + space;
+        }
+    }
+    let kept = text[start..end].trim_end();
+    let trimmed = kept.trim_start();
+    let start = start + (kept.len() - trimmed.len());
+    start..start + trimmed.len()
 }
 
 /// A fragment with `…` where it was cut from a longer text; highlights shifted to match.
@@ -161,6 +383,128 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn analyzer() -> TextAnalyzer {
+        let index = tantivy::Index::create_in_ram(indexer::schema());
+        indexer::tokenize::register(&index);
+        index
+            .tokenizers()
+            .get(indexer::tokenize::STEMMED)
+            .expect("registered")
+    }
+
+    /// A finder for the terms `query` analyzes into, all of weight 1.
+    fn passages(query: &str) -> Passages {
+        let mut analyzer = analyzer();
+        let mut stream = analyzer.token_stream(query);
+        let mut terms = Vec::new();
+        while let Some(token) = stream.next() {
+            terms.push((token.text.clone(), 1.0));
+        }
+        drop(stream);
+        Passages::with_terms(analyzer, terms, SNIPPET_CHARS)
+    }
+
+    fn marked(snippet: &Snippet) -> Vec<&str> {
+        snippet
+            .runs()
+            .into_iter()
+            .filter_map(|(marked, run)| marked.then_some(run))
+            .collect()
+    }
+
+    #[test]
+    fn every_form_of_a_term_is_marked() {
+        let mut finder = passages("reading");
+        let snippet = finder
+            .passage("Reads the file. Already reading? Ready, READ.")
+            .expect("a passage");
+        assert_eq!(
+            snippet.text,
+            "Reads the file. Already reading? Ready, READ."
+        );
+        assert_eq!(marked(&snippet), ["Reads", "reading", "READ"]);
+        assert_eq!(finder.passage("Ready? Already."), None);
+    }
+
+    #[test]
+    fn cjk_bigrams_and_accented_words_are_found() {
+        let mut finder = passages("러스트 élan");
+        let snippet = finder
+            .passage("Über 러스트는 빠르다. Élan vital")
+            .expect("a passage");
+        assert_eq!(marked(&snippet), ["러스트", "Élan"]);
+    }
+
+    #[test]
+    fn the_window_with_the_most_distinct_terms_wins() {
+        let filler = "mud flat ".repeat(40);
+        let body = format!("tide tide tide tide. {filler} the heron waits for the tide. {filler}");
+        let snippet = passages("heron tide").passage(&body).expect("a passage");
+        assert!(
+            snippet.text.contains("heron waits for the tide"),
+            "{snippet:?}"
+        );
+        assert_eq!(marked(&snippet), ["heron", "tide"]);
+    }
+
+    #[test]
+    fn long_bodies_are_cut_between_words_with_ellipses() {
+        let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+        let mut body = words[..150].join(" ");
+        body.push_str(" needle ");
+        body.push_str(&words[150..].join(" "));
+        let snippet = passages("needle").passage(&body).expect("a passage");
+        let inner = snippet
+            .text
+            .strip_prefix("… ")
+            .and_then(|t| t.strip_suffix(" …"))
+            .expect("cut at both ends");
+        assert!(inner.chars().count() <= SNIPPET_CHARS, "{inner}");
+        assert!(inner.chars().count() > SNIPPET_CHARS - 10, "{inner}");
+        for word in inner.split(' ') {
+            assert!(
+                word == "needle" || words.iter().any(|w| w == word),
+                "{word:?} cut"
+            );
+        }
+        let lead = inner.find("needle").expect("needle shown");
+        assert!((1..=LEAD_CHARS).contains(&lead), "context before: {inner}");
+        assert_eq!(marked(&snippet), ["needle"]);
+    }
+
+    #[test]
+    fn marks_agree_with_the_analyzer() {
+        // Every token the analyzer turns into a term is inside a mark, and every mark holds
+        // only such tokens.
+        let body = "Iterators: an iterator iterates; iter_mut() ITERATES. Itérateur 반복자 \
+                    反復子 iteration items iterate.";
+        let mut finder = passages("iterate 반복 iteration");
+        let snippet = finder.passage(body).expect("a passage");
+        assert_eq!(snippet.text, body);
+        let mut analyzer = analyzer();
+        let terms: Vec<String> = finder.terms.iter().map(|(t, _)| t.clone()).collect();
+        let mut stream = analyzer.token_stream(body);
+        let mut covered = vec![false; body.len()];
+        while let Some(token) = stream.next() {
+            let inside = snippet
+                .highlights
+                .iter()
+                .any(|h| h.start <= token.offset_from && token.offset_to <= h.end);
+            let is_term = terms.contains(&token.text);
+            assert_eq!(inside, is_term, "{:?}", token.text);
+            if is_term {
+                covered[token.offset_from..token.offset_to].fill(true);
+            }
+        }
+        for h in &snippet.highlights {
+            assert!(
+                covered[h.clone()].iter().all(|&c| c),
+                "{:?}",
+                &body[h.clone()]
+            );
+        }
+    }
 
     #[test]
     fn runs_skip_bad_ranges() {
