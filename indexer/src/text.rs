@@ -6,11 +6,27 @@
 //! `article` or `main` belongs to that content (an article's title and byline) and is kept.
 //!
 //! Whitespace is collapsed to single spaces; block elements separate words, inline ones do
-//! not (`para<b>graph</b>` is one word). The page is parsed once, by html5ever, which recovers
-//! from broken HTML as browsers do: extraction returns what it could read and never fails.
+//! not (`para<b>graph</b>` is one word).
+//!
+//! The page is read in one streaming pass of html5ever's tokenizer ([`shared::html`]), without
+//! a document tree: the tree and its allocations were a fifth of a build's CPU. What the tree
+//! builder would decide and this pass decides alike:
+//! - raw text: `<script>`, `<style>`, `<title>`, `<textarea>`, `<iframe>`, `<xmp>`,
+//!   `<noembed>`, `<noframes>` and `<plaintext>` switch the tokenizer to their raw states;
+//! - the head ends at `</head>`, `<body>`, a start tag that does not belong in a head, or
+//!   text other than white space (which then belongs to the body);
+//! - a left-out element ends at its own end tag (nested ones of its name counted); a void
+//!   element (`<input hidden>`) and a self-closing `<svg/>` have no content to leave out;
+//! - a heading start tag ends an open heading;
+//! - a comment or a tag ends a text node.
+//!
+//! What it does not model: end tags a parent implies (`<p hidden>` ends at `</p>`, not at the
+//! next block), foreign content and the re-opening of formatting elements. Extraction
+//! returns what it could read and never fails.
 
-use scraper::node::Element;
-use scraper::{Html, Node};
+use html5ever::tokenizer::{Tag, TokenSinkResult};
+use html5ever::{LocalName, local_name};
+use shared::html::{Head, PageReader, enter_raw, text_ends_head};
 
 /// Longest body text kept, in bytes; the rest of a huge page is left out.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -55,90 +71,163 @@ impl PageText {
 
 /// Extracts the text of an HTML page.
 pub fn extract(html: &str) -> PageText {
-    let document = Html::parse_document(html);
-    let mut walker = Walker::default();
-    let mut stack = vec![Step::Enter(document.tree.root())];
-    while let Some(step) = stack.pop() {
-        match step {
-            Step::Enter(node) => match node.value() {
-                Node::Text(text) => walker.text(text),
-                Node::Element(element) => {
-                    if walker.skips(element) {
-                        continue;
-                    }
-                    walker.open(element);
-                    stack.push(Step::Leave(element));
-                    stack.extend(node.children().rev().map(Step::Enter));
-                }
-                Node::Document | Node::Fragment => {
-                    stack.extend(node.children().rev().map(Step::Enter))
-                }
-                _ => {}
-            },
-            Step::Leave(element) => walker.close(element),
-        }
-    }
-    walker.finish()
+    shared::html::read(html, Walker::default()).finish()
 }
 
-/// A depth-first walk without recursion (deeply nested pages cannot overflow the stack).
-enum Step<N, E> {
-    Enter(N),
-    Leave(E),
+impl PageReader for Walker {
+    fn wants_text(&self) -> bool {
+        self.skipping.is_none()
+    }
+
+    fn text(&mut self, text: &str) {
+        self.place_text(text);
+    }
+
+    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
+        self.start_tag(tag)
+    }
+
+    fn end(&mut self, name: &LocalName) {
+        self.end_tag(name);
+    }
+}
+
+/// An element left out with everything inside it.
+struct Skipping {
+    name: LocalName,
+    /// Open elements of that name, itself included.
+    depth: u32,
 }
 
 #[derive(Default)]
 struct Walker {
     text: PageText,
+    head: Head,
+    /// The element being left out, if any.
+    skipping: Option<Skipping>,
+    /// The raw-text element whose content the tokenizer is reading, if any.
+    raw: Option<LocalName>,
     /// Open `article` / `main` elements.
     in_content: usize,
-    in_head: usize,
-    in_title: usize,
+    /// Inside a `<title>`.
+    in_title: bool,
     /// Open `pre` elements.
     in_pre: usize,
     /// Open `h1`-`h4` elements, with the heading being collected.
     heading: Option<Line>,
     heading_depth: usize,
     headings_bytes: usize,
+    /// The first title, while it is read.
     title: Option<Line>,
     body: Line,
 }
 
 impl Walker {
-    fn skips(&self, element: &Element) -> bool {
-        match element.name() {
-            "script" | "style" | "noscript" | "template" | "svg" | "button" | "nav" | "aside" => {
-                true
+    /// A start tag; says which state the tokenizer goes on in.
+    fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
+        let name = &tag.name;
+        self.head = self.head.after_start_tag(name);
+        if let Some(skipping) = &mut self.skipping {
+            if skipping.name == *name {
+                skipping.depth += 1;
             }
-            "header" | "footer" => self.in_content == 0,
-            _ => {
-                element.attr("hidden").is_some()
-                    || element
-                        .attr("role")
-                        .is_some_and(|role| role.trim().eq_ignore_ascii_case("navigation"))
+        } else if self.skips(&tag) {
+            let empty = is_void(name) || (tag.self_closing && *name == local_name!("svg"));
+            if !empty {
+                self.skipping = Some(Skipping {
+                    name: name.clone(),
+                    depth: 1,
+                });
             }
+        } else {
+            self.open(name);
+        }
+        enter_raw(tag, &mut self.raw)
+    }
+
+    fn end_tag(&mut self, name: &LocalName) {
+        if self.raw.as_ref() == Some(name) {
+            self.raw = None;
+        }
+        if let Some(skipping) = &mut self.skipping {
+            if skipping.name == *name {
+                skipping.depth -= 1;
+                if skipping.depth == 0 {
+                    self.skipping = None;
+                }
+            }
+            return;
+        }
+        if *name == local_name!("head") {
+            self.head = Head::Left;
+        }
+        self.close(name);
+    }
+
+    fn skips(&self, tag: &Tag) -> bool {
+        match tag.name {
+            local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("svg")
+            | local_name!("button")
+            | local_name!("nav")
+            | local_name!("aside") => true,
+            local_name!("header") | local_name!("footer") => self.in_content == 0,
+            _ => tag.attrs.iter().any(|attr| match attr.name.local {
+                local_name!("hidden") => true,
+                local_name!("role") => attr.value.trim().eq_ignore_ascii_case("navigation"),
+                _ => false,
+            }),
         }
     }
 
-    fn open(&mut self, element: &Element) {
-        let name = element.name();
-        match name {
-            "article" | "main" => {
+    fn open(&mut self, name: &LocalName) {
+        match *name {
+            local_name!("article") | local_name!("main") => {
                 self.in_content += 1;
                 self.text.content_words.get_or_insert(0);
             }
-            "head" => self.in_head += 1,
-            "pre" => self.in_pre += 1,
-            "title" => {
-                self.in_title += 1;
+            local_name!("pre") => self.in_pre += 1,
+            local_name!("title") => {
+                self.in_title = true;
                 if self.title.is_none() && self.text.title.is_empty() {
                     self.title = Some(Line::default());
                 }
             }
-            "h1" | "h2" | "h3" | "h4" => {
-                self.heading_depth += 1;
-                if self.heading.is_none() {
-                    self.heading = Some(Line::default());
+            local_name!("h1") | local_name!("h2") | local_name!("h3") | local_name!("h4") => {
+                self.end_heading();
+                self.heading_depth = 1;
+                self.heading = Some(Line::default());
+            }
+            local_name!("h5") | local_name!("h6") => self.end_heading(),
+            _ => {}
+        }
+        if !is_inline(name) {
+            self.body.space();
+            if let Some(heading) = &mut self.heading {
+                heading.space();
+            }
+        }
+    }
+
+    fn close(&mut self, name: &LocalName) {
+        match *name {
+            local_name!("article") | local_name!("main") => {
+                self.in_content = self.in_content.saturating_sub(1)
+            }
+            local_name!("pre") => self.in_pre = self.in_pre.saturating_sub(1),
+            local_name!("title") => {
+                self.in_title = false;
+                if let Some(title) = self.title.take() {
+                    self.text.title = title.text;
+                }
+            }
+            local_name!("h1") | local_name!("h2") | local_name!("h3") | local_name!("h4") => {
+                self.heading_depth = self.heading_depth.saturating_sub(1);
+                if self.heading_depth == 0 {
+                    self.end_heading();
                 }
             }
             _ => {}
@@ -151,45 +240,33 @@ impl Walker {
         }
     }
 
-    fn close(&mut self, element: &Element) {
-        let name = element.name();
-        match name {
-            "article" | "main" => self.in_content = self.in_content.saturating_sub(1),
-            "head" => self.in_head = self.in_head.saturating_sub(1),
-            "pre" => self.in_pre = self.in_pre.saturating_sub(1),
-            "title" => {
-                self.in_title = self.in_title.saturating_sub(1);
-                if let Some(title) = self.title.take() {
-                    self.text.title = title.text;
-                }
-            }
-            "h1" | "h2" | "h3" | "h4" => {
-                self.heading_depth = self.heading_depth.saturating_sub(1);
-                if self.heading_depth == 0
-                    && let Some(heading) = self.heading.take()
-                    && !heading.text.is_empty()
-                    && self.headings_bytes + heading.text.len() <= MAX_HEADINGS_BYTES
-                {
-                    self.headings_bytes += heading.text.len();
-                    self.text.headings.push(heading.text);
-                }
-            }
-            _ => {}
-        }
-        if !is_inline(name) {
-            self.body.space();
+    /// Keeps the heading being collected, if any (within [`MAX_HEADINGS_BYTES`]).
+    fn end_heading(&mut self) {
+        self.heading_depth = 0;
+        if let Some(heading) = self.heading.take()
+            && !heading.text.is_empty()
+            && self.headings_bytes + heading.text.len() <= MAX_HEADINGS_BYTES
+        {
+            self.headings_bytes += heading.text.len();
+            self.text.headings.push(heading.text);
         }
     }
 
-    fn text(&mut self, text: &str) {
-        if self.in_title > 0 {
+    /// A text node: its words go where the open elements say.
+    fn place_text(&mut self, text: &str) {
+        if self.in_title {
             if let Some(title) = &mut self.title {
                 title.push(text, MAX_LINE_BYTES);
             }
             return;
         }
-        if self.in_head > 0 {
-            return;
+        if self.head != Head::Left {
+            // White space before the body is dropped; other text ends the head, and the
+            // body gets it.
+            if self.raw.is_some() || !text_ends_head(text) {
+                return;
+            }
+            self.head = Head::Left;
         }
         if let Some(heading) = &mut self.heading {
             heading.push(text, MAX_LINE_BYTES);
@@ -207,9 +284,35 @@ impl Walker {
     }
 
     fn finish(mut self) -> PageText {
+        self.end_heading();
         self.text.body = self.body.text;
         self.text
     }
+}
+
+/// Elements that never have content or an end tag.
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("frame")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("keygen")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
 }
 
 /// Text being collected with whitespace collapsed.
@@ -341,6 +444,40 @@ mod tests {
         assert_eq!(extract("plain text, no tags").body, "plain text, no tags");
         let nested = "<div>".repeat(5_000) + "bottom";
         assert_eq!(extract(&nested).body, "bottom");
+    }
+
+    #[test]
+    fn a_left_out_element_ends_at_its_own_end_tag() {
+        let got = extract(
+            "<div hidden><div>inner</div>still hidden</div>shown \
+             <nav><script>if (a<b) { x = '</nav>'; }</script>menu</nav>after",
+        );
+        assert_eq!(got.body, "shown after");
+        // Void elements and a self-closing <svg/> have no content to leave out.
+        let got = extract("<p>a <input hidden> b <img role=navigation> c <svg/> d</p>");
+        assert_eq!(got.body, "a b c d");
+        assert_eq!(extract("<svg><text>icon</text></svg>after").body, "after");
+    }
+
+    #[test]
+    fn a_heading_start_ends_the_open_heading() {
+        let got = extract("<h2>One<h3>Two</h3><p>text<h5>Five</h5>");
+        assert_eq!(got.headings, ["One", "Two"]);
+        assert_eq!(got.body, "One Two text Five");
+    }
+
+    #[test]
+    fn text_in_the_head_belongs_to_the_body() {
+        let got = extract("<head><title>T</title>\n  stray</head><p>body</p>");
+        assert_eq!(got.title, "T");
+        assert_eq!(got.body, "stray body");
+    }
+
+    #[test]
+    fn character_references_do_not_split_words() {
+        let got = extract("<main><p>R&amp;D team caf&eacute;</p></main>");
+        assert_eq!(got.body, "R&D team café");
+        assert_eq!(got.content_words(), 3);
     }
 
     #[test]

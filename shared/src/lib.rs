@@ -7,6 +7,8 @@
 //!   typed settings the programs use.
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`fields`]: the names of the index fields, shared by indexer and searchd.
+//! - [`html`]: one streaming pass of html5ever's tokenizer over a page, and the tree-builder
+//!   rules the crawler and the indexer both read pages by.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //!
 //! ```
@@ -19,6 +21,7 @@
 pub mod config;
 pub mod docplan;
 pub mod fields;
+pub mod html;
 pub mod logging;
 pub mod record;
 pub mod simhash;

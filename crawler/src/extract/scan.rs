@@ -19,14 +19,9 @@
 //! `template` (each ends at its own end tag or at the end of the page), foreign content
 //! (SVG/MathML), and the re-opening of formatting elements.
 
-use std::cell::RefCell;
-
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::{Tag, TokenSinkResult};
 use html5ever::{LocalName, local_name};
+use shared::html::{Head, PageReader, enter_raw, text_ends_head};
 
 /// Raw text kept of one anchor or title before it is collapsed: far above any real one, a
 /// bound on what a page without end tags can make us hold.
@@ -85,32 +80,7 @@ pub struct Scanned {
 
 /// Reads `html` in one pass.
 pub fn scan(html: &str) -> Scanned {
-    let tokenizer = Tokenizer::new(Scanner::default(), TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    // The sink never asks to run a script, so one feed reads everything.
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    let mut state = tokenizer.sink.state.into_inner();
-    state.flush_text();
-    state.out
-}
-
-#[derive(Default)]
-struct Scanner {
-    state: RefCell<State>,
-}
-
-/// Before, in or after the head.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Head {
-    /// Nothing but white space and head elements read yet, and no `<head>` or head element.
-    #[default]
-    Before,
-    /// In the head: its text is not the page's, a canonical `<link>` counts.
-    In,
-    /// The body (or what follows the head).
-    Left,
+    shared::html::read(html, State::default()).out
 }
 
 #[derive(Default)]
@@ -128,61 +98,25 @@ struct State {
     anchor: Option<usize>,
     /// Whether the first `<title>` is being read.
     reading_title: bool,
-    /// The text node being read (tokens of one node arrive in pieces).
-    text: String,
 }
 
-impl TokenSink for Scanner {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let mut state = self.state.borrow_mut();
-        match token {
-            Token::CharacterTokens(text) => {
-                // A script's or style's text goes nowhere unless a link holds it: not kept.
-                if state.anchor.is_some() || !state.in_hidden_raw() {
-                    state.text.push_str(&text);
-                }
-                TokenSinkResult::Continue
-            }
-            Token::TagToken(tag) => {
-                state.flush_text();
-                match tag.kind {
-                    TagKind::StartTag => state.start(tag),
-                    TagKind::EndTag => {
-                        state.end(&tag.name);
-                        TokenSinkResult::Continue
-                    }
-                }
-            }
-            Token::CommentToken(_) | Token::DoctypeToken(_) | Token::EOFToken => {
-                state.flush_text();
-                TokenSinkResult::Continue
-            }
-            // The tree builder drops NUL characters in text; parse errors are recovered.
-            Token::NullCharacterToken | Token::ParseError(_) => TokenSinkResult::Continue,
-        }
+impl PageReader for State {
+    fn wants_text(&self) -> bool {
+        // A script's or style's text goes nowhere unless a link holds it: not kept.
+        self.anchor.is_some() || !self.in_hidden_raw()
     }
-}
 
-/// Start tags that keep the parser in the head.
-fn belongs_in_head(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("html")
-            | local_name!("head")
-            | local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("link")
-            | local_name!("meta")
-            | local_name!("title")
-            | local_name!("noscript")
-            | local_name!("noframes")
-            | local_name!("style")
-            | local_name!("script")
-            | local_name!("template")
-    )
+    fn text(&mut self, text: &str) {
+        self.place_text(text);
+    }
+
+    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
+        self.start_tag(tag)
+    }
+
+    fn end(&mut self, name: &LocalName) {
+        self.end_tag(name);
+    }
 }
 
 fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
@@ -193,15 +127,9 @@ fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
 }
 
 impl State {
-    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
+    fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
         let name = &tag.name;
-        if self.head != Head::Left {
-            self.head = if *name == local_name!("body") || !belongs_in_head(name) {
-                Head::Left
-            } else {
-                Head::In
-            };
-        }
+        self.head = self.head.after_start_tag(name);
         if self.anchor.is_some() {
             if matches!(*name, local_name!("a")) {
                 self.anchor = None;
@@ -245,6 +173,10 @@ impl State {
                     self.out.canonical_href = Some(href.to_string());
                 }
             }
+            local_name!("title") if self.out.title.is_none() => {
+                self.out.title = Some(String::new());
+                self.reading_title = true;
+            }
             local_name!("template") | local_name!("noscript") => self.templates += 1,
             local_name!("nav")
             | local_name!("header")
@@ -252,32 +184,10 @@ impl State {
             | local_name!("aside") => self.boilerplate += 1,
             _ => {}
         }
-        let raw = match *name {
-            local_name!("title") => {
-                if self.out.title.is_none() {
-                    self.out.title = Some(String::new());
-                    self.reading_title = true;
-                }
-                RawKind::Rcdata
-            }
-            local_name!("textarea") => RawKind::Rcdata,
-            local_name!("script") => RawKind::ScriptData,
-            local_name!("style")
-            | local_name!("iframe")
-            | local_name!("xmp")
-            | local_name!("noembed")
-            | local_name!("noframes") => RawKind::Rawtext,
-            local_name!("plaintext") => {
-                self.raw = Some(tag.name);
-                return TokenSinkResult::Plaintext;
-            }
-            _ => return TokenSinkResult::Continue,
-        };
-        self.raw = Some(tag.name);
-        TokenSinkResult::RawData(raw)
+        enter_raw(tag, &mut self.raw)
     }
 
-    fn end(&mut self, name: &LocalName) {
+    fn end_tag(&mut self, name: &LocalName) {
         if self.raw.as_ref() == Some(name) {
             self.raw = None;
             self.reading_title = false;
@@ -314,18 +224,6 @@ impl State {
         }
     }
 
-    /// Ends the text node being read: its words go where the open elements say.
-    fn flush_text(&mut self) {
-        if self.text.is_empty() {
-            return;
-        }
-        let text = std::mem::take(&mut self.text);
-        self.place_text(&text);
-        // Keep the buffer's capacity for the next node.
-        self.text = text;
-        self.text.clear();
-    }
-
     /// Inside a `<script>` or `<style>`: text that is never the page's.
     fn in_hidden_raw(&self) -> bool {
         matches!(self.raw, Some(local_name!("script") | local_name!("style")))
@@ -335,7 +233,7 @@ impl State {
         if self.head != Head::Left && self.raw.is_none() && self.templates == 0 {
             // White space before the body is dropped; other text ends the head, and the
             // body gets it.
-            if text.trim_start_matches(is_html_space).is_empty() {
+            if !text_ends_head(text) {
                 return;
             }
             self.head = Head::Left;
@@ -360,11 +258,6 @@ fn alt_of(tag: &Tag) -> Option<String> {
     attr(tag, local_name!("alt"))
         .or_else(|| attr(tag, local_name!("title")))
         .map(str::to_string)
-}
-
-/// HTML's white space (the tree builder's test for text that may stay in the head).
-fn is_html_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\x0C' | '\r')
 }
 
 fn append_bounded(out: &mut String, text: &str) {
