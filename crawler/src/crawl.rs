@@ -307,6 +307,7 @@ impl Crawler {
         if !self.store.trapped().is_empty() {
             info!(trapped = ?self.store.trapped(), "URLs kept out by trap rules");
         }
+        self.store.flush()?;
         info!(?summary, "crawl finished");
         Ok(summary)
     }

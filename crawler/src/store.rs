@@ -714,6 +714,17 @@ impl PageStore {
             .put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
         Ok(())
     }
+
+    /// Writes every column family's in-memory writes to sorted files. RocksDB keeps them in
+    /// its write-ahead log until a memtable fills, and every later opener (the indexer,
+    /// searchd, `crawler status`) replays that log before its first read: after a crawl of
+    /// the Rust docs, 330 MB and 1.2 s per open. Called at the end of a crawl.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let families: Vec<_> = Cf::ALL.iter().map(|&cf| self.cf(cf)).collect();
+        self.db
+            .flush_cfs_opt(&families, &rocksdb::FlushOptions::default())?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
