@@ -17,7 +17,7 @@ use crate::schema::IndexFields;
 use crate::text;
 
 /// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// The hash of everything a document is made of, without its body: see the module docs. A
 /// page stored before change numbers existed (change 0) is identified by its whole record.
@@ -111,6 +111,7 @@ impl DocInput {
             doc.add_text(fields.headings_exact, heading);
         }
         doc.add_text(fields.body, &text.body);
+        doc.add_text(fields.body_start, body_start(&text.body));
         doc.add_text(fields.body_exact, &text.body);
         doc.add_u64(
             fields.simhash,
@@ -129,6 +130,18 @@ impl DocInput {
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc
     }
+}
+
+/// The start of a body text that is stored: at most [`BODY_START_BYTES`], cut at a character
+/// boundary.
+///
+/// [`BODY_START_BYTES`]: crate::schema::BODY_START_BYTES
+fn body_start(body: &str) -> &str {
+    let mut end = body.len().min(crate::schema::BODY_START_BYTES);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    &body[..end]
 }
 
 /// The URL as words, scheme left out, camel-case names also split:
@@ -219,6 +232,17 @@ pub fn url_depth(path: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stored_body_start_is_cut_at_a_character() {
+        use crate::schema::BODY_START_BYTES;
+        assert_eq!(body_start("short body"), "short body");
+        // 'é' is two bytes: the cut falls inside one and moves back before it.
+        let body = format!("a{}", "é".repeat(BODY_START_BYTES));
+        let start = body_start(&body);
+        assert_eq!(start.len(), BODY_START_BYTES - 1);
+        assert!(start.ends_with('é'));
+    }
 
     #[test]
     fn url_words_split_paths_and_camel_case() {

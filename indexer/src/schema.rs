@@ -6,8 +6,9 @@
 //! | `url`, `host` | one token (`STRING`), stored |
 //! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
-//! | `title`, `body`, `description` | text with positions, stored (snippets need the body) |
-//! | `headings`, `anchor` | text with positions, not stored |
+//! | `title`, `description` | text with positions, stored |
+//! | `body`, `headings`, `anchor` | text with positions, not stored |
+//! | `body_start` | the first [`BODY_START_BYTES`] of the body text, stored, not indexed (snippets) |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `external_inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 //! | `simhash` | `u64` simhash of the body text, fast and stored |
@@ -21,6 +22,12 @@ use shared::fields;
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
+
+/// How much of a body's text is stored, in bytes (cut at a character boundary): searchd cuts
+/// snippets from it. A result's stored fields are read whole, so a smaller copy than the up
+/// to 1 MiB of body makes every result cheaper to show; a passage is best taken from the
+/// start of a page anyway.
+pub const BODY_START_BYTES: usize = 32 * 1024;
 
 use crate::Error;
 
@@ -57,7 +64,8 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::COPIES, STRING);
     builder.add_text_field(fields::TITLE, text(true));
     builder.add_text_field(fields::HEADINGS, text(false));
-    builder.add_text_field(fields::BODY, text(true));
+    builder.add_text_field(fields::BODY, text(false));
+    builder.add_text_field(fields::BODY_START, STORED);
     builder.add_text_field(fields::TITLE_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::HEADINGS_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::BODY_EXACT, text_with(EXACT_TOKENIZER, false));
@@ -93,6 +101,8 @@ pub struct IndexFields {
     pub headings: Field,
     /// Visible body text.
     pub body: Field,
+    /// The start of the body text, stored.
+    pub body_start: Field,
     /// The title, not stemmed.
     pub title_exact: Field,
     /// The headings, not stemmed.
@@ -141,6 +151,7 @@ impl IndexFields {
             title: get(fields::TITLE)?,
             headings: get(fields::HEADINGS)?,
             body: get(fields::BODY)?,
+            body_start: get(fields::BODY_START)?,
             title_exact: get(fields::TITLE_EXACT)?,
             headings_exact: get(fields::HEADINGS_EXACT)?,
             body_exact: get(fields::BODY_EXACT)?,

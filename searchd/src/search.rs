@@ -485,7 +485,7 @@ fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
 
 fn snippet_fields(fields: &IndexFields) -> SnippetFields {
     SnippetFields {
-        body: fields.body,
+        body_start: fields.body_start,
         description: fields.description,
         nosnippet: fields.nosnippet,
     }

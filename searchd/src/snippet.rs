@@ -1,6 +1,7 @@
 //! Snippets: the passage of a page shown under its title, with the query terms marked.
 //!
-//! [`Passages`] finds, in the start of a page's `body`, the window of [`SNIPPET_CHARS`] that
+//! [`Passages`] finds, in the start of a page's body (`body_start`, the first 32 KiB the index
+//! stores: a huge page costs no more than a big one), the window of [`SNIPPET_CHARS`] that
 //! holds the most of the query's terms (weighted by their rarity), and marks every token in it
 //! that the body's analyzer turns into a query term: "Reads" and "reading" for `read`. When
 //! the body has none of the terms (the page matched on its title or anchors) the passage is
@@ -27,10 +28,6 @@ use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 200;
-
-/// How much of a body is searched for a passage, in bytes: a huge page costs no more than a
-/// big one, and the start of a page is its summary, where a passage is best taken from.
-const SCAN_BYTES: usize = 32 * 1024;
 
 /// Most characters of context shown before a passage's first term.
 const LEAD_CHARS: usize = 40;
@@ -87,8 +84,8 @@ impl Snippet {
 /// The fields a snippet is made from.
 #[derive(Clone, Copy, Debug)]
 pub struct SnippetFields {
-    /// Where passages are searched.
-    pub body: Field,
+    /// The stored start of the body, where passages are searched.
+    pub body_start: Field,
     /// The fallback.
     pub description: Field,
     /// 1 when no snippet may be shown.
@@ -176,24 +173,20 @@ impl Passages {
                 .and_then(|v| v.as_str())
                 .unwrap_or_default()
         };
-        let body = text(fields.body).trim();
+        let body = text(fields.body_start).trim();
         if let Some(passage) = self.passage(body) {
             return passage;
         }
         let fallback = match text(fields.description).trim() {
-            "" => text(fields.body),
+            "" => text(fields.body_start),
             description => description,
         };
         Snippet::plain(shorten(fallback, SNIPPET_CHARS))
     }
 
-    /// The best passage of `body`'s first [`SCAN_BYTES`], if they hold any term.
+    /// The best passage of `body`, if it holds any term.
     pub fn passage(&mut self, body: &str) -> Option<Snippet> {
-        let mut scan_end = body.len().min(SCAN_BYTES);
-        while !body.is_char_boundary(scan_end) {
-            scan_end -= 1;
-        }
-        let (found, starts) = self.find(&body[..scan_end]);
+        let (found, starts) = self.find(body);
         let (first, last) = self.best_window(&found, starts)?;
         let window = found[first].range.start..found[last].range.end;
         let cut = cut_around(body, window, self.max_chars);

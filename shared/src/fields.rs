@@ -10,8 +10,10 @@ pub const HOST: &str = "host";
 pub const TITLE: &str = "title";
 /// Headings `h1`-`h3`.
 pub const HEADINGS: &str = "headings";
-/// Visible body text, boilerplate left out.
+/// Visible body text, boilerplate left out (searchable, not stored).
 pub const BODY: &str = "body";
+/// The start of the body text, stored (not searchable): what snippets are cut from.
+pub const BODY_START: &str = "body_start";
 /// The title, lowercased but not stemmed: exact word forms score above stemmed ones.
 pub const TITLE_EXACT: &str = "title_exact";
 /// The headings, not stemmed.
