@@ -3,7 +3,8 @@
 -- with one line the section parses:
 --   RESULT requests=N seconds=S qps=Q p50_ms=A p90_ms=B p99_ms=C max_ms=D errors=E
 -- wrk -t T -c C -d 30s -s bench/query.lua http://127.0.0.1:PORT  (QUERIES=path, default
--- bench/queries.txt)
+-- bench/queries.txt; THINK_MS=N: each connection waits N ms after an answer before its next
+-- query, a crowd of C users at a bounded rate instead of C clients asking flat out)
 
 local queries = {}
 local next_index = 1
@@ -34,6 +35,12 @@ function init(args)
     queries = load(os.getenv("QUERIES") or "bench/queries.txt")
     -- Threads start spread over the list so they do not ask the same query at once.
     next_index = ((thread_number or 0) * 97) % #queries + 1
+end
+
+local think_ms = tonumber(os.getenv("THINK_MS") or "0")
+
+function delay()
+    return think_ms
 end
 
 function request()
