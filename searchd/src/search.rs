@@ -394,7 +394,8 @@ impl Searcher {
                 None => searcher.doc(candidate.address)?,
             };
             let mut hit = hit(&doc, &loaded.fields, candidate.score);
-            hit.snippet = passages.snippet_for(&doc, snippet_fields(&loaded.fields));
+            let held = passages.held_by(&searcher, candidate.address);
+            hit.snippet = passages.snippet_for(&doc, snippet_fields(&loaded.fields), held);
             if explain {
                 hit.explanation = Some(self.explain(&searcher, &*query, &candidate, &hit)?);
             }

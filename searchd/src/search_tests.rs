@@ -876,3 +876,66 @@ fn documents_are_found_by_url() {
             .is_none()
     );
 }
+
+#[test]
+fn a_result_is_scanned_for_the_terms_its_body_holds() {
+    use tantivy::collector::TopDocs;
+    use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+    use tantivy::schema::IndexRecordOption;
+    use tantivy::{DocAddress, Term};
+
+    let data = tempfile::tempdir().expect("tempdir");
+    let index = write_generation(
+        data.path(),
+        1,
+        &[
+            Doc::new(
+                "http://a.test/both",
+                "Both",
+                "The heron waits for the tide.",
+            ),
+            Doc::new(
+                "http://a.test/tide",
+                "Heron",
+                "The tide comes in twice a day.",
+            ),
+            Doc::new(
+                "http://a.test/none",
+                "Heron tide",
+                "Nothing about birds here.",
+            ),
+        ],
+    );
+    let fields = indexer::IndexFields::new(&index.schema()).expect("fields");
+    let searcher = index.reader().expect("reader").searcher();
+    let term = |word: &str| -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(fields.body, word),
+            IndexRecordOption::WithFreqsAndPositions,
+        ))
+    };
+    let query = BooleanQuery::new(vec![
+        (Occur::Should, term("heron")),
+        (Occur::Should, term("tide")),
+    ]);
+    let passages = crate::snippet::Passages::new(&searcher, &query, fields.body).expect("passages");
+    // The writer may spread the documents over segments: each is found by its URL.
+    let address = |url: &str| -> DocAddress {
+        let by_url = TermQuery::new(
+            Term::from_field_text(fields.url, url),
+            IndexRecordOption::Basic,
+        );
+        let top = TopDocs::with_limit(1).order_by_score();
+        searcher.search(&by_url, &top).expect("search")[0].1
+    };
+    let held: Vec<u64> = [
+        "http://a.test/both",
+        "http://a.test/tide",
+        "http://a.test/none",
+    ]
+    .into_iter()
+    .map(|url| passages.held_by(&searcher, address(url)))
+    .collect();
+    // Terms in query order: heron is bit 0, tide bit 1; a title word is not in the body.
+    assert_eq!(held, [0b11, 0b10, 0b00]);
+}

@@ -21,9 +21,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use tantivy::query::Query;
-use tantivy::schema::{Field, Value};
+use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 /// Longest snippet, in characters.
@@ -97,6 +97,9 @@ pub struct SnippetFields {
 pub struct Passages {
     /// Terms as indexed (lowercased, stemmed), with their weights.
     terms: Vec<(String, f32)>,
+    /// The same terms in the index, when the finder was made from a query: what
+    /// [`Passages::held_by`] looks up.
+    index_terms: Vec<Term>,
     /// Bit `b` set when some term starts with the ASCII byte `b`.
     ascii_firsts: u128,
     /// The body field's analyzer, run on one word at a time.
@@ -126,19 +129,58 @@ impl Passages {
         });
         let docs = searcher.num_docs() as f32;
         let mut weighted = Vec::new();
+        let mut index_terms = Vec::new();
         for term in terms {
             let value = term.value();
             let Some(text) = value.as_str() else {
                 continue;
             };
             let freq = searcher.doc_freq(term)? as f32;
-            if freq > 0.0 {
+            if freq > 0.0 && weighted.len() < MAX_TERMS {
                 let idf = (1.0 + (docs - freq + 0.5) / (freq + 0.5)).ln();
                 weighted.push((text.to_string(), idf));
+                index_terms.push(term.clone());
             }
         }
         let analyzer = searcher.index().tokenizer_for_field(field)?;
-        Ok(Self::with_terms(analyzer, weighted, SNIPPET_CHARS))
+        let mut passages = Self::with_terms(analyzer, weighted, SNIPPET_CHARS);
+        passages.index_terms = index_terms;
+        Ok(passages)
+    }
+
+    /// The terms (a bit each, in order) that the document at `address` holds in its body
+    /// anywhere: a passage is looked for among those alone, so the scan of a page that lacks
+    /// one (it matched by title or anchors) ends as soon as it holds the others, and a page
+    /// that holds none is not scanned. Every term when the finder was not made from a query
+    /// or the index cannot say.
+    pub fn held_by(&self, searcher: &Searcher, address: DocAddress) -> u64 {
+        let every_term = every_term(self.terms.len());
+        if self.index_terms.is_empty() {
+            return every_term;
+        }
+        let segment = searcher.segment_reader(address.segment_ord);
+        let Some(field) = self.index_terms.first().map(Term::field) else {
+            return every_term;
+        };
+        let Ok(inverted) = segment.inverted_index(field) else {
+            return every_term;
+        };
+        let mut held = 0;
+        for (i, term) in self.index_terms.iter().enumerate() {
+            let holds = match inverted.read_postings(term, IndexRecordOption::Basic) {
+                // A seek may not go back: a list that starts past the document lacks it.
+                Ok(Some(mut postings)) => {
+                    postings.doc() <= address.doc_id
+                        && postings.seek(address.doc_id) == address.doc_id
+                }
+                Ok(None) => false,
+                Err(_) => true,
+            };
+            if holds {
+                held |= 1 << i;
+            }
+        }
+        held
     }
 
     /// A finder for these terms (as `analyzer` makes them) and weights, passages of at most
@@ -155,6 +197,7 @@ impl Passages {
             .fold(0u128, |bits, byte| bits | 1 << byte);
         Self {
             terms,
+            index_terms: Vec::new(),
             ascii_firsts,
             analyzer,
             known: HashMap::default(),
@@ -162,8 +205,14 @@ impl Passages {
         }
     }
 
-    /// The snippet of one stored document.
-    pub fn snippet_for(&mut self, doc: &TantivyDocument, fields: SnippetFields) -> Snippet {
+    /// The snippet of one stored document, whose body holds the terms `held` (see
+    /// [`Passages::held_by`]).
+    pub fn snippet_for(
+        &mut self,
+        doc: &TantivyDocument,
+        fields: SnippetFields,
+        held: u64,
+    ) -> Snippet {
         let nosnippet = doc.get_first(fields.nosnippet).and_then(|v| v.as_u64()) == Some(1);
         if nosnippet {
             return Snippet::default();
@@ -174,7 +223,7 @@ impl Passages {
                 .unwrap_or_default()
         };
         let body = text(fields.body_start).trim();
-        if let Some(passage) = self.passage(body) {
+        if let Some(passage) = self.passage_among(body, held) {
             return passage;
         }
         let fallback = match text(fields.description).trim() {
@@ -186,7 +235,12 @@ impl Passages {
 
     /// The best passage of `body`, if it holds any term.
     pub fn passage(&mut self, body: &str) -> Option<Snippet> {
-        let (found, starts) = self.find(body);
+        self.passage_among(body, every_term(self.terms.len()))
+    }
+
+    /// The best passage of `body` for the terms `held` (a bit each), if it holds any.
+    fn passage_among(&mut self, body: &str, held: u64) -> Option<Snippet> {
+        let (found, starts) = self.find(body, held);
         let (first, last) = self.best_window(&found, starts)?;
         let window = found[first].range.start..found[last].range.end;
         let cut = cut_around(body, window, self.max_chars);
@@ -212,15 +266,14 @@ impl Passages {
 
     /// The tokens of `text` that are query terms, in order, and how many of them may start
     /// the passage's window. The scan ends soon after the first window of `max_chars` that
-    /// holds every term (no later window weighs more, and the start of a page is where a
+    /// holds every term of `held` (no later window weighs more, and the start of a page is where a
     /// passage is best taken from): once past any text a passage starting in that window
     /// can show, so every term shown is found and marked.
-    fn find(&mut self, text: &str) -> (Vec<Found>, usize) {
+    fn find(&mut self, text: &str, held: u64) -> (Vec<Found>, usize) {
         let mut found: Vec<Found> = Vec::new();
-        if self.terms.is_empty() {
+        if held == 0 {
             return (found, 0);
         }
-        let every_term = u64::MAX >> (64 - self.terms.len());
         // Once every term is in a window: the number of terms found by then, and where the
         // text a passage starting at them can show ends (characters are at most 4 bytes).
         let mut complete: Option<(usize, usize)> = None;
@@ -246,7 +299,7 @@ impl Passages {
                     .iter()
                     .rev()
                     .take_while(|f| end - f.range.start <= self.max_chars);
-                if window.fold(0u64, |bits, f| bits | 1 << f.term) == every_term {
+                if window.fold(0u64, |bits, f| bits | 1 << f.term) & held == held {
                     complete = Some((found.len(), end + 4 * self.max_chars));
                 }
             }
@@ -295,6 +348,14 @@ impl Passages {
             }
         }
         best.map(|(_, _, window)| window)
+    }
+}
+
+/// The mask of `count` terms, a bit each.
+fn every_term(count: usize) -> u64 {
+    match count {
+        0 => 0,
+        _ => u64::MAX >> (64 - count.min(64)),
     }
 }
 
