@@ -79,16 +79,76 @@ impl PageReader for Walker {
         self.skipping.is_none()
     }
 
+    /// A text node: its words go where the open elements say.
     fn text(&mut self, text: &str) {
-        self.place_text(text);
+        if self.in_title {
+            if let Some(title) = &mut self.title {
+                title.push(text, MAX_LINE_BYTES);
+            }
+            return;
+        }
+        if self.head != Head::Left {
+            // White space before the body is dropped; other text ends the head, and the
+            // body gets it.
+            if self.raw.is_some() || !text_ends_head(text) {
+                return;
+            }
+            self.head = Head::Left;
+        }
+        if let Some(heading) = &mut self.heading {
+            heading.push(text, MAX_LINE_BYTES);
+        }
+        let before = self.body.text.len();
+        self.body.push(text, MAX_BODY_BYTES);
+        if self.in_content > 0
+            && let Some(words) = &mut self.text.content_words
+        {
+            *words += text.split_whitespace().count();
+        }
+        if self.in_pre > 0 {
+            self.text.code_bytes += self.body.text.len() - before;
+        }
     }
 
+    /// A start tag; says which state the tokenizer goes on in.
     fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
-        self.start_tag(tag)
+        let name = &tag.name;
+        self.head = self.head.after_start_tag(name);
+        if let Some(skipping) = &mut self.skipping {
+            if skipping.name == *name {
+                skipping.depth += 1;
+            }
+        } else if self.skips(&tag) {
+            let empty = is_void(name) || (tag.self_closing && *name == local_name!("svg"));
+            if !empty {
+                self.skipping = Some(Skipping {
+                    name: name.clone(),
+                    depth: 1,
+                });
+            }
+        } else {
+            self.open(name);
+        }
+        enter_raw(tag, &mut self.raw)
     }
 
     fn end(&mut self, name: &LocalName) {
-        self.end_tag(name);
+        if self.raw.as_ref() == Some(name) {
+            self.raw = None;
+        }
+        if let Some(skipping) = &mut self.skipping {
+            if skipping.name == *name {
+                skipping.depth -= 1;
+                if skipping.depth == 0 {
+                    self.skipping = None;
+                }
+            }
+            return;
+        }
+        if *name == local_name!("head") {
+            self.head = Head::Left;
+        }
+        self.close(name);
     }
 }
 
@@ -123,47 +183,6 @@ struct Walker {
 }
 
 impl Walker {
-    /// A start tag; says which state the tokenizer goes on in.
-    fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
-        let name = &tag.name;
-        self.head = self.head.after_start_tag(name);
-        if let Some(skipping) = &mut self.skipping {
-            if skipping.name == *name {
-                skipping.depth += 1;
-            }
-        } else if self.skips(&tag) {
-            let empty = is_void(name) || (tag.self_closing && *name == local_name!("svg"));
-            if !empty {
-                self.skipping = Some(Skipping {
-                    name: name.clone(),
-                    depth: 1,
-                });
-            }
-        } else {
-            self.open(name);
-        }
-        enter_raw(tag, &mut self.raw)
-    }
-
-    fn end_tag(&mut self, name: &LocalName) {
-        if self.raw.as_ref() == Some(name) {
-            self.raw = None;
-        }
-        if let Some(skipping) = &mut self.skipping {
-            if skipping.name == *name {
-                skipping.depth -= 1;
-                if skipping.depth == 0 {
-                    self.skipping = None;
-                }
-            }
-            return;
-        }
-        if *name == local_name!("head") {
-            self.head = Head::Left;
-        }
-        self.close(name);
-    }
-
     fn skips(&self, tag: &Tag) -> bool {
         match tag.name {
             local_name!("script")
@@ -204,12 +223,7 @@ impl Walker {
             local_name!("h5") | local_name!("h6") => self.end_heading(),
             _ => {}
         }
-        if !is_inline(name) {
-            self.body.space();
-            if let Some(heading) = &mut self.heading {
-                heading.space();
-            }
-        }
+        self.break_words(name);
     }
 
     fn close(&mut self, name: &LocalName) {
@@ -232,6 +246,11 @@ impl Walker {
             }
             _ => {}
         }
+        self.break_words(name);
+    }
+
+    /// At the edge of an element that is not inline: words on either side stay apart.
+    fn break_words(&mut self, name: &LocalName) {
         if !is_inline(name) {
             self.body.space();
             if let Some(heading) = &mut self.heading {
@@ -249,37 +268,6 @@ impl Walker {
         {
             self.headings_bytes += heading.text.len();
             self.text.headings.push(heading.text);
-        }
-    }
-
-    /// A text node: its words go where the open elements say.
-    fn place_text(&mut self, text: &str) {
-        if self.in_title {
-            if let Some(title) = &mut self.title {
-                title.push(text, MAX_LINE_BYTES);
-            }
-            return;
-        }
-        if self.head != Head::Left {
-            // White space before the body is dropped; other text ends the head, and the
-            // body gets it.
-            if self.raw.is_some() || !text_ends_head(text) {
-                return;
-            }
-            self.head = Head::Left;
-        }
-        if let Some(heading) = &mut self.heading {
-            heading.push(text, MAX_LINE_BYTES);
-        }
-        let before = self.body.text.len();
-        self.body.push(text, MAX_BODY_BYTES);
-        if self.in_content > 0
-            && let Some(words) = &mut self.text.content_words
-        {
-            *words += text.split_whitespace().count();
-        }
-        if self.in_pre > 0 {
-            self.text.code_bytes += self.body.text.len() - before;
         }
     }
 

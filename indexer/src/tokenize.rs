@@ -107,17 +107,17 @@ impl Spans<'_> {
         }
     }
 
-    /// Whether `c` continues a CJK run.
-    fn continues_cjk(c: Option<char>) -> bool {
-        c.is_some_and(|c| c.is_alphanumeric() && is_cjk(c))
+    /// The character at `at` when it continues a CJK run.
+    fn cjk_at(&self, at: usize) -> Option<char> {
+        self.char_at(at)
+            .filter(|&c| c.is_alphanumeric() && is_cjk(c))
     }
 
     /// A CJK character at `start`: its bigram with the next one, or itself when alone.
     fn cjk_from(&mut self, start: usize, first: char) -> std::ops::Range<usize> {
         let second = start + first.len_utf8();
-        let next = self.char_at(second);
-        match next {
-            Some(c) if Self::continues_cjk(next) => {
+        match self.cjk_at(second) {
+            Some(c) => {
                 self.bigram_from = Some(second);
                 self.at = second + c.len_utf8();
                 start..self.at
@@ -134,13 +134,12 @@ impl Iterator for Spans<'_> {
     type Item = std::ops::Range<usize>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(from) = self.bigram_from.take() {
-            let next = self.char_at(self.at);
-            if let Some(c) = next.filter(|_| Self::continues_cjk(next)) {
-                self.bigram_from = Some(self.at);
-                self.at += c.len_utf8();
-                return Some(from..self.at);
-            }
+        if let Some(from) = self.bigram_from.take()
+            && let Some(c) = self.cjk_at(self.at)
+        {
+            self.bigram_from = Some(self.at);
+            self.at += c.len_utf8();
+            return Some(from..self.at);
         }
         let bytes = self.text.as_bytes();
         // Skip to the next alphanumeric, bytewise over ASCII.

@@ -394,8 +394,12 @@ impl Searcher {
                 None => searcher.doc(candidate.address)?,
             };
             let mut hit = hit(&doc, &loaded.fields, candidate.score);
-            let held = passages.held_by(&searcher, candidate.address);
-            hit.snippet = passages.snippet_for(&doc, snippet_fields(&loaded.fields), held);
+            hit.snippet = passages.snippet_for(
+                &searcher,
+                candidate.address,
+                &doc,
+                snippet_fields(&loaded.fields),
+            );
             if explain {
                 hit.explanation = Some(self.explain(&searcher, &*query, &candidate, &hit)?);
             }

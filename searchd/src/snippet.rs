@@ -155,13 +155,10 @@ impl Passages {
     /// or the index cannot say.
     pub fn held_by(&self, searcher: &Searcher, address: DocAddress) -> u64 {
         let every_term = every_term(self.terms.len());
-        if self.index_terms.is_empty() {
-            return every_term;
-        }
-        let segment = searcher.segment_reader(address.segment_ord);
         let Some(field) = self.index_terms.first().map(Term::field) else {
             return every_term;
         };
+        let segment = searcher.segment_reader(address.segment_ord);
         let Ok(inverted) = segment.inverted_index(field) else {
             return every_term;
         };
@@ -205,18 +202,19 @@ impl Passages {
         }
     }
 
-    /// The snippet of one stored document, whose body holds the terms `held` (see
-    /// [`Passages::held_by`]).
+    /// The snippet of `doc`, the stored document at `address`.
     pub fn snippet_for(
         &mut self,
+        searcher: &Searcher,
+        address: DocAddress,
         doc: &TantivyDocument,
         fields: SnippetFields,
-        held: u64,
     ) -> Snippet {
         let nosnippet = doc.get_first(fields.nosnippet).and_then(|v| v.as_u64()) == Some(1);
         if nosnippet {
             return Snippet::default();
         }
+        let held = self.held_by(searcher, address);
         let text = |field| {
             doc.get_first(field)
                 .and_then(|v| v.as_str())
@@ -266,9 +264,9 @@ impl Passages {
 
     /// The tokens of `text` that are query terms, in order, and how many of them may start
     /// the passage's window. The scan ends soon after the first window of `max_chars` that
-    /// holds every term of `held` (no later window weighs more, and the start of a page is where a
-    /// passage is best taken from): once past any text a passage starting in that window
-    /// can show, so every term shown is found and marked.
+    /// holds every term of `held` (no later window weighs more, and the start of a page is
+    /// where a passage is best taken from): once past any text a passage starting in that
+    /// window can show, so every term shown is found and marked.
     fn find(&mut self, text: &str, held: u64) -> (Vec<Found>, usize) {
         let mut found: Vec<Found> = Vec::new();
         if held == 0 {

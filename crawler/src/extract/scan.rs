@@ -107,27 +107,29 @@ impl PageReader for State {
     }
 
     fn text(&mut self, text: &str) {
-        self.place_text(text);
+        if self.head != Head::Left && self.raw.is_none() && self.templates == 0 {
+            // White space before the body is dropped; other text ends the head, and the
+            // body gets it.
+            if !text_ends_head(text) {
+                return;
+            }
+            self.head = Head::Left;
+        }
+        if self.reading_title {
+            append_bounded(self.out.title.get_or_insert_default(), text);
+        }
+        if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
+            append_bounded(&mut link.text, text);
+        }
+        if !self.in_hidden_raw() && self.head != Head::In && self.templates == 0 {
+            push_words(&mut self.out.visible, text);
+            if self.boilerplate == 0 {
+                push_words(&mut self.out.main, text);
+            }
+        }
     }
 
     fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
-        self.start_tag(tag)
-    }
-
-    fn end(&mut self, name: &LocalName) {
-        self.end_tag(name);
-    }
-}
-
-fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
-    tag.attrs
-        .iter()
-        .find(|a| a.name.local == name)
-        .map(|a| &*a.value)
-}
-
-impl State {
-    fn start_tag(&mut self, tag: Tag) -> TokenSinkResult<()> {
         let name = &tag.name;
         self.head = self.head.after_start_tag(name);
         if self.anchor.is_some() {
@@ -187,7 +189,7 @@ impl State {
         enter_raw(tag, &mut self.raw)
     }
 
-    fn end_tag(&mut self, name: &LocalName) {
+    fn end(&mut self, name: &LocalName) {
         if self.raw.as_ref() == Some(name) {
             self.raw = None;
             self.reading_title = false;
@@ -205,7 +207,16 @@ impl State {
             _ => {}
         }
     }
+}
 
+fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
+    tag.attrs
+        .iter()
+        .find(|a| a.name.local == name)
+        .map(|a| &*a.value)
+}
+
+impl State {
     fn push_link(&mut self, href: &str, tag: &Tag, open: bool) {
         if self.out.links.len() >= MAX_RAW_LINKS {
             self.out.links_dropped += 1;
@@ -227,29 +238,6 @@ impl State {
     /// Inside a `<script>` or `<style>`: text that is never the page's.
     fn in_hidden_raw(&self) -> bool {
         matches!(self.raw, Some(local_name!("script") | local_name!("style")))
-    }
-
-    fn place_text(&mut self, text: &str) {
-        if self.head != Head::Left && self.raw.is_none() && self.templates == 0 {
-            // White space before the body is dropped; other text ends the head, and the
-            // body gets it.
-            if !text_ends_head(text) {
-                return;
-            }
-            self.head = Head::Left;
-        }
-        if self.reading_title {
-            append_bounded(self.out.title.get_or_insert_default(), text);
-        }
-        if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
-            append_bounded(&mut link.text, text);
-        }
-        if !self.in_hidden_raw() && self.head != Head::In && self.templates == 0 {
-            push_words(&mut self.out.visible, text);
-            if self.boilerplate == 0 {
-                push_words(&mut self.out.main, text);
-            }
-        }
     }
 }
 
