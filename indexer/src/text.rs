@@ -8,7 +8,7 @@
 //! Whitespace is collapsed to single spaces; block elements separate words, inline ones do
 //! not (`para<b>graph</b>` is one word).
 //!
-//! The page is read in one streaming pass of html5ever's tokenizer ([`shared::html`]), without
+//! The page is read in one streaming pass of a WHATWG tokenizer ([`shared::html`]), without
 //! a document tree: the tree and its allocations were a fifth of a build's CPU. What the tree
 //! builder would decide and this pass decides alike:
 //! - raw text: `<script>`, `<style>`, `<title>`, `<textarea>`, `<iframe>`, `<xmp>`,
@@ -24,9 +24,7 @@
 //! next block), foreign content and the re-opening of formatting elements. Extraction
 //! returns what it could read and never fails.
 
-use html5ever::tokenizer::{Tag, TokenSinkResult};
-use html5ever::{LocalName, local_name};
-use shared::html::{Head, PageReader, enter_raw, text_ends_head};
+use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
 /// Longest body text kept, in bytes; the rest of a huge page is left out.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -110,30 +108,29 @@ impl PageReader for Walker {
         }
     }
 
-    /// A start tag; says which state the tokenizer goes on in.
-    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
-        let name = &tag.name;
+    fn start(&mut self, tag: &StartTag<'_>) {
+        let name = tag.name();
         self.head = self.head.after_start_tag(name);
         if let Some(skipping) = &mut self.skipping {
             if skipping.name == *name {
                 skipping.depth += 1;
             }
-        } else if self.skips(&tag) {
-            let empty = is_void(name) || (tag.self_closing && *name == local_name!("svg"));
+        } else if self.skips(tag) {
+            let empty = is_void(name) || (tag.self_closing() && name == "svg");
             if !empty {
                 self.skipping = Some(Skipping {
-                    name: name.clone(),
+                    name: name.to_string(),
                     depth: 1,
                 });
             }
         } else {
             self.open(name);
         }
-        enter_raw(tag, &mut self.raw)
+        self.raw = Content::of(name).raw_element();
     }
 
-    fn end(&mut self, name: &LocalName) {
-        if self.raw.as_ref() == Some(name) {
+    fn end(&mut self, name: &str) {
+        if self.raw == Some(name) {
             self.raw = None;
         }
         if let Some(skipping) = &mut self.skipping {
@@ -145,7 +142,7 @@ impl PageReader for Walker {
             }
             return;
         }
-        if *name == local_name!("head") {
+        if name == "head" {
             self.head = Head::Left;
         }
         self.close(name);
@@ -154,7 +151,7 @@ impl PageReader for Walker {
 
 /// An element left out with everything inside it.
 struct Skipping {
-    name: LocalName,
+    name: String,
     /// Open elements of that name, itself included.
     depth: u32,
 }
@@ -166,7 +163,7 @@ struct Walker {
     /// The element being left out, if any.
     skipping: Option<Skipping>,
     /// The raw-text element whose content the tokenizer is reading, if any.
-    raw: Option<LocalName>,
+    raw: Option<&'static str>,
     /// Open `article` / `main` elements.
     in_content: usize,
     /// Inside a `<title>`.
@@ -183,62 +180,55 @@ struct Walker {
 }
 
 impl Walker {
-    fn skips(&self, tag: &Tag) -> bool {
-        match tag.name {
-            local_name!("script")
-            | local_name!("style")
-            | local_name!("noscript")
-            | local_name!("template")
-            | local_name!("svg")
-            | local_name!("button")
-            | local_name!("nav")
-            | local_name!("aside") => true,
-            local_name!("header") | local_name!("footer") => self.in_content == 0,
-            _ => tag.attrs.iter().any(|attr| match attr.name.local {
-                local_name!("hidden") => true,
-                local_name!("role") => attr.value.trim().eq_ignore_ascii_case("navigation"),
+    fn skips(&self, tag: &StartTag<'_>) -> bool {
+        match tag.name() {
+            "script" | "style" | "noscript" | "template" | "svg" | "button" | "nav" | "aside" => {
+                true
+            }
+            "header" | "footer" => self.in_content == 0,
+            _ => tag.attrs().any(|(name, value)| match name {
+                "hidden" => true,
+                "role" => value.trim().eq_ignore_ascii_case("navigation"),
                 _ => false,
             }),
         }
     }
 
-    fn open(&mut self, name: &LocalName) {
-        match *name {
-            local_name!("article") | local_name!("main") => {
+    fn open(&mut self, name: &str) {
+        match name {
+            "article" | "main" => {
                 self.in_content += 1;
                 self.text.content_words.get_or_insert(0);
             }
-            local_name!("pre") => self.in_pre += 1,
-            local_name!("title") => {
+            "pre" => self.in_pre += 1,
+            "title" => {
                 self.in_title = true;
                 if self.title.is_none() && self.text.title.is_empty() {
                     self.title = Some(Line::default());
                 }
             }
-            local_name!("h1") | local_name!("h2") | local_name!("h3") | local_name!("h4") => {
+            "h1" | "h2" | "h3" | "h4" => {
                 self.end_heading();
                 self.heading_depth = 1;
                 self.heading = Some(Line::default());
             }
-            local_name!("h5") | local_name!("h6") => self.end_heading(),
+            "h5" | "h6" => self.end_heading(),
             _ => {}
         }
         self.break_words(name);
     }
 
-    fn close(&mut self, name: &LocalName) {
-        match *name {
-            local_name!("article") | local_name!("main") => {
-                self.in_content = self.in_content.saturating_sub(1)
-            }
-            local_name!("pre") => self.in_pre = self.in_pre.saturating_sub(1),
-            local_name!("title") => {
+    fn close(&mut self, name: &str) {
+        match name {
+            "article" | "main" => self.in_content = self.in_content.saturating_sub(1),
+            "pre" => self.in_pre = self.in_pre.saturating_sub(1),
+            "title" => {
                 self.in_title = false;
                 if let Some(title) = self.title.take() {
                     self.text.title = title.text;
                 }
             }
-            local_name!("h1") | local_name!("h2") | local_name!("h3") | local_name!("h4") => {
+            "h1" | "h2" | "h3" | "h4" => {
                 self.heading_depth = self.heading_depth.saturating_sub(1);
                 if self.heading_depth == 0 {
                     self.end_heading();
@@ -250,7 +240,7 @@ impl Walker {
     }
 
     /// At the edge of an element that is not inline: words on either side stay apart.
-    fn break_words(&mut self, name: &LocalName) {
+    fn break_words(&mut self, name: &str) {
         if !is_inline(name) {
             self.body.space();
             if let Some(heading) = &mut self.heading {
@@ -279,27 +269,27 @@ impl Walker {
 }
 
 /// Elements that never have content or an end tag.
-fn is_void(name: &LocalName) -> bool {
+fn is_void(name: &str) -> bool {
     matches!(
-        *name,
-        local_name!("area")
-            | local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("br")
-            | local_name!("col")
-            | local_name!("embed")
-            | local_name!("frame")
-            | local_name!("hr")
-            | local_name!("img")
-            | local_name!("input")
-            | local_name!("keygen")
-            | local_name!("link")
-            | local_name!("meta")
-            | local_name!("param")
-            | local_name!("source")
-            | local_name!("track")
-            | local_name!("wbr")
+        name,
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
     )
 }
 

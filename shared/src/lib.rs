@@ -7,7 +7,7 @@
 //!   typed settings the programs use.
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`fields`]: the names of the index fields, shared by indexer and searchd.
-//! - [`html`]: one streaming pass of html5ever's tokenizer over a page, and the tree-builder
+//! - [`html`]: one streaming pass of a WHATWG tokenizer over a page, and the tree-builder
 //!   rules the crawler and the indexer both read pages by.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //!

@@ -1,4 +1,4 @@
-//! One streaming pass over a page with html5ever's tokenizer (the WHATWG tokenizer, character
+//! One streaming pass over a page with the WHATWG tokenizer of [`shared::html`] (character
 //! references decoded as a browser decodes them), without building a document tree: the tree
 //! and its allocations were most of a crawl's CPU, and what the crawler reads needs only the
 //! few pieces of tree-builder knowledge kept here.
@@ -19,9 +19,7 @@
 //! `template` (each ends at its own end tag or at the end of the page), foreign content
 //! (SVG/MathML), and the re-opening of formatting elements.
 
-use html5ever::tokenizer::{Tag, TokenSinkResult};
-use html5ever::{LocalName, local_name};
-use shared::html::{Head, PageReader, enter_raw, text_ends_head};
+use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
 /// Raw text kept of one anchor or title before it is collapsed: far above any real one, a
 /// bound on what a page without end tags can make us hold.
@@ -89,7 +87,7 @@ struct State {
     /// Where the page stands with its head (see the module's rules).
     head: Head,
     /// The raw-text element whose content the tokenizer is reading, if any.
-    raw: Option<LocalName>,
+    raw: Option<&'static str>,
     /// Open `<template>` and `<noscript>` elements: their text is not the page's.
     templates: u32,
     /// Open `nav`, `header`, `footer` and `aside` elements.
@@ -129,104 +127,87 @@ impl PageReader for State {
         }
     }
 
-    fn start(&mut self, tag: Tag) -> TokenSinkResult<()> {
-        let name = &tag.name;
+    fn start(&mut self, tag: &StartTag<'_>) {
+        let name = tag.name();
         self.head = self.head.after_start_tag(name);
         if self.anchor.is_some() {
-            if matches!(*name, local_name!("a")) {
+            if name == "a" {
                 self.anchor = None;
             } else if let Some(link) = self.anchor.map(|i| &mut self.out.links[i])
                 && link.alt.is_none()
             {
-                link.alt = alt_of(&tag);
+                link.alt = alt_of(tag);
             }
         }
-        match *name {
-            local_name!("a") | local_name!("area") => {
-                if let Some(href) = attr(&tag, local_name!("href")) {
-                    let open = *name == local_name!("a");
-                    self.push_link(href, &tag, open);
+        match name {
+            "a" | "area" => {
+                if let Some(href) = tag.attr("href") {
+                    let open = name == "a";
+                    self.push_link(href, tag, open);
                 }
             }
-            local_name!("frame") | local_name!("iframe") => {
-                if let Some(src) = attr(&tag, local_name!("src")) {
-                    let open = *name == local_name!("iframe");
-                    self.push_link(src, &tag, open);
+            "frame" | "iframe" => {
+                if let Some(src) = tag.attr("src") {
+                    let open = name == "iframe";
+                    self.push_link(src, tag, open);
                 }
             }
-            local_name!("base") if self.out.base_href.is_none() => {
-                self.out.base_href = attr(&tag, local_name!("href")).map(str::to_string);
+            "base" if self.out.base_href.is_none() => {
+                self.out.base_href = tag.attr("href").map(str::to_string);
             }
-            local_name!("meta") => {
-                if let Some(content) = attr(&tag, local_name!("content")) {
+            "meta" => {
+                if let Some(content) = tag.attr("content") {
                     self.out.metas.push(Meta {
-                        name: attr(&tag, local_name!("name")).map(str::to_string),
-                        http_equiv: attr(&tag, local_name!("http-equiv")).map(str::to_string),
+                        name: tag.attr("name").map(str::to_string),
+                        http_equiv: tag.attr("http-equiv").map(str::to_string),
                         content: content.to_string(),
                     });
                 }
             }
-            local_name!("link") if self.head == Head::In && self.out.canonical_href.is_none() => {
-                if let (Some(rel), Some(href)) = (
-                    attr(&tag, local_name!("rel")),
-                    attr(&tag, local_name!("href")),
-                ) && super::has_rel(rel, "canonical")
+            "link" if self.head == Head::In && self.out.canonical_href.is_none() => {
+                if let (Some(rel), Some(href)) = (tag.attr("rel"), tag.attr("href"))
+                    && super::has_rel(rel, "canonical")
                 {
                     self.out.canonical_href = Some(href.to_string());
                 }
             }
-            local_name!("title") if self.out.title.is_none() => {
+            "title" if self.out.title.is_none() => {
                 self.out.title = Some(String::new());
                 self.reading_title = true;
             }
-            local_name!("template") | local_name!("noscript") => self.templates += 1,
-            local_name!("nav")
-            | local_name!("header")
-            | local_name!("footer")
-            | local_name!("aside") => self.boilerplate += 1,
+            "template" | "noscript" => self.templates += 1,
+            "nav" | "header" | "footer" | "aside" => self.boilerplate += 1,
             _ => {}
         }
-        enter_raw(tag, &mut self.raw)
+        self.raw = Content::of(name).raw_element();
     }
 
-    fn end(&mut self, name: &LocalName) {
-        if self.raw.as_ref() == Some(name) {
+    fn end(&mut self, name: &str) {
+        if self.raw == Some(name) {
             self.raw = None;
             self.reading_title = false;
         }
-        match *name {
-            local_name!("head") => self.head = Head::Left,
-            local_name!("a") | local_name!("iframe") => self.anchor = None,
-            local_name!("template") | local_name!("noscript") => {
-                self.templates = self.templates.saturating_sub(1)
+        match name {
+            "head" => self.head = Head::Left,
+            "a" | "iframe" => self.anchor = None,
+            "template" | "noscript" => self.templates = self.templates.saturating_sub(1),
+            "nav" | "header" | "footer" | "aside" => {
+                self.boilerplate = self.boilerplate.saturating_sub(1)
             }
-            local_name!("nav")
-            | local_name!("header")
-            | local_name!("footer")
-            | local_name!("aside") => self.boilerplate = self.boilerplate.saturating_sub(1),
             _ => {}
         }
     }
 }
 
-fn attr(tag: &Tag, name: LocalName) -> Option<&str> {
-    tag.attrs
-        .iter()
-        .find(|a| a.name.local == name)
-        .map(|a| &*a.value)
-}
-
 impl State {
-    fn push_link(&mut self, href: &str, tag: &Tag, open: bool) {
+    fn push_link(&mut self, href: &str, tag: &StartTag<'_>, open: bool) {
         if self.out.links.len() >= MAX_RAW_LINKS {
             self.out.links_dropped += 1;
             return;
         }
         self.out.links.push(RawLink {
             href: href.to_string(),
-            rel: attr(tag, local_name!("rel"))
-                .unwrap_or_default()
-                .to_string(),
+            rel: tag.attr("rel").unwrap_or_default().to_string(),
             text: String::new(),
             alt: alt_of(tag),
         });
@@ -237,14 +218,14 @@ impl State {
 
     /// Inside a `<script>` or `<style>`: text that is never the page's.
     fn in_hidden_raw(&self) -> bool {
-        matches!(self.raw, Some(local_name!("script") | local_name!("style")))
+        matches!(self.raw, Some("script" | "style"))
     }
 }
 
 /// The `alt`, else `title`, of an element.
-fn alt_of(tag: &Tag) -> Option<String> {
-    attr(tag, local_name!("alt"))
-        .or_else(|| attr(tag, local_name!("title")))
+fn alt_of(tag: &StartTag<'_>) -> Option<String> {
+    tag.attr("alt")
+        .or_else(|| tag.attr("title"))
         .map(str::to_string)
 }
 
