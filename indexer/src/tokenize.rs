@@ -87,6 +87,25 @@ pub fn spans(text: &str) -> Spans<'_> {
     }
 }
 
+/// The word (a run of alphanumerics that are not CJK) that starts at byte `at`, if one
+/// does: the span [`spans`] yields there, found without walking the text before it.
+pub fn word_at(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
+    let first = text.get(at..)?.chars().next()?;
+    if !first.is_alphanumeric() || is_cjk(first) {
+        return None;
+    }
+    let before = text[..at].chars().next_back();
+    if before.is_some_and(|c| c.is_alphanumeric() && !is_cjk(c)) {
+        return None;
+    }
+    Spans {
+        text,
+        at,
+        bigram_from: None,
+    }
+    .next()
+}
+
 /// Iterator of [`spans`].
 #[derive(Clone, Debug)]
 pub struct Spans<'a> {
@@ -256,6 +275,19 @@ mod tests {
         );
         assert_eq!(spans("").count(), 0);
         assert_eq!(spans(" ,;").count(), 0);
+    }
+
+    #[test]
+    fn word_at_finds_the_words_spans_yields_and_nothing_else() {
+        let text = "-- Vec<T>: 러스트는 Rust값, naïve x1.6.0 値abc ÉTÉ été_2 Ⅻ";
+        let words: Vec<_> = (0..=text.len())
+            .filter_map(|at| word_at(text, at))
+            .collect();
+        let latin: Vec<_> = spans(text)
+            .filter(|span| text[span.clone()].chars().all(|c| !is_cjk(c)))
+            .collect();
+        assert_eq!(words, latin);
+        assert!(words.len() > 10, "{words:?}");
     }
 
     #[test]
