@@ -438,20 +438,20 @@ impl Crawler {
     ) -> Result<Vec<crate::store::QueuedUrl>, Error> {
         let mut stored = match result {
             Ok((fetched, parsed)) => {
-                let extracted = match parsed {
-                    Parsed::Html(extracted) => Some(extracted),
+                let read = match parsed {
+                    Parsed::Html(read) => Some(read),
                     Parsed::Nothing | Parsed::Sitemap(_) => None,
                 };
-                if let Some(extracted) = &extracted {
+                if let Some(read) = &read {
                     self.store
-                        .note_trapped(TrapRule::TooLong, extracted.too_long_links as u64);
+                        .note_trapped(TrapRule::TooLong, read.extracted.too_long_links as u64);
                 }
                 let store = &self.store;
                 page::answered(
                     url,
                     entry,
                     fetched,
-                    extracted,
+                    read,
                     fetched_at_ms,
                     page::Reading {
                         agent: &self.options.config.agent,

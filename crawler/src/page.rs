@@ -34,6 +34,16 @@ pub struct StoredPage {
     pub simhash: Option<u64>,
 }
 
+/// A 2xx text answer as read off the async threads: what its HTML says, and its body
+/// compressed for the store (`None` when empty).
+#[derive(Debug)]
+pub struct ReadPage {
+    /// What the page says: links, title, META, hashes.
+    pub extracted: Extracted,
+    /// The decoded body, compressed.
+    pub body: Option<CompressedBody>,
+}
+
 /// What reading a page needs besides the page.
 #[derive(Clone, Copy, Debug)]
 pub struct Reading<'a> {
@@ -48,13 +58,13 @@ pub struct Reading<'a> {
 pub fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
-    mut fetched: Fetched,
-    extracted: Option<Extracted>,
+    fetched: Fetched,
+    read: Option<ReadPage>,
     fetched_at_ms: u64,
     reading: Reading<'_>,
     content_owner: impl FnOnce(u64, Option<(u64, &str)>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
-    let extracted = extracted.unwrap_or_default();
+    let (extracted, body) = read.map_or_else(Default::default, |read| (read.extracted, read.body));
     let mut robots_header = RobotsDirectives::default();
     for (_, value) in fetched
         .headers
@@ -75,8 +85,8 @@ pub fn answered(
         });
         targets.push(target);
     }
-    let text = fetched.text.take().unwrap_or_default();
-    let is_page = (200..300).contains(&fetched.status) && !text.is_empty();
+    let body = body.filter(|_| (200..300).contains(&fetched.status));
+    let is_page = body.is_some();
     let duplicate_of = if is_page {
         let near = extracted.simhash.map(|h| (h, extracted.title.as_str()));
         content_owner(extracted.text_hash, near)?
@@ -111,11 +121,7 @@ pub fn answered(
         error: None,
         truncated: fetched.truncated,
         headers: fetched.headers,
-        body: if is_page {
-            CompressedBody::compress(&text)
-        } else {
-            CompressedBody::default()
-        },
+        body: body.unwrap_or_default(),
         body_len: if is_page { fetched.body_len } else { 0 },
         fetched_at_ms,
         content_hash: if is_page { extracted.text_hash } else { 0 },

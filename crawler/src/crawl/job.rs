@@ -4,16 +4,17 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use shared::record::{EntryKind, FrontierEntry};
+use shared::record::{CompressedBody, EntryKind, FrontierEntry};
 
 use shared::{CanonicalUrl, now_ms};
 use tokio::time::Instant;
 
 use super::Crawler;
 use crate::error::Error;
-use crate::extract::{Extracted, extract};
+use crate::extract::extract;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
+use crate::page::ReadPage;
 use crate::robots_fetch::{RobotsResult, fetch_robots};
 use crate::sitemap::{self, Sitemap, SitemapError, SitemapLimits};
 
@@ -45,8 +46,8 @@ pub(super) enum Outcome {
 pub(super) enum Parsed {
     /// Nothing (not a 2xx, not HTML, or a parse that could not run).
     Nothing,
-    /// An HTML page.
-    Html(Extracted),
+    /// An HTML page (any 2xx text answer is read as one).
+    Html(ReadPage),
     /// A sitemap.
     Sitemap(Result<Sitemap, SitemapError>),
 }
@@ -162,16 +163,15 @@ async fn parse(
     }
     if let Some(text) = fetched.text.take() {
         let page_url = url.as_url().clone();
-        let parsed = tokio::task::spawn_blocking(move || {
-            let extracted = extract(&text, &page_url, &agent);
-            (text, extracted)
+        let parsed = tokio::task::spawn_blocking(move || ReadPage {
+            extracted: extract(&text, &page_url, &agent),
+            // Compressed here, not by the scheduler that writes it: it is most of a page
+            // write's CPU, and the scheduler is the one task that writes.
+            body: (!text.is_empty()).then(|| CompressedBody::compress(&text)),
         })
         .await;
         return match parsed {
-            Ok((text, extracted)) => {
-                fetched.text = Some(text);
-                (fetched, Parsed::Html(extracted))
-            }
+            Ok(page) => (fetched, Parsed::Html(page)),
             // Extraction never panics by design; if it did, keep the page without links.
             Err(_) => (fetched, Parsed::Nothing),
         };
