@@ -14,7 +14,7 @@ use shared::CanonicalUrl;
 use shared::record::RobotsDirectives;
 use shared::url::UrlError;
 use url::Url;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use shared::simhash;
 
@@ -118,6 +118,8 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         .map(String::from);
 
     let mut links = Vec::new();
+    // A link is dropped when one with the same target, anchor and nofollow came before it:
+    // their fingerprints are kept, not copies of the strings.
     let mut seen = std::collections::HashSet::new();
     let mut too_long = 0usize;
     for link in scanned.links {
@@ -146,7 +148,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
                 .map(|alt| collapse(alt, MAX_ANCHOR_CHARS))
                 .unwrap_or_default();
         }
-        if seen.insert((target.as_str().to_string(), anchor.clone(), nofollow)) {
+        if seen.insert(link_fingerprint(target.as_str(), &anchor, nofollow)) {
             links.push(Link {
                 target,
                 anchor,
@@ -180,6 +182,16 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         simhash: simhash::simhash(&scanned.main),
         too_long_links: too_long,
     }
+}
+
+/// A link's identity for dropping repeats: 128 bits of its target, anchor and nofollow (a
+/// target, percent-encoded, holds no NUL to blur where it ends).
+fn link_fingerprint(target: &str, anchor: &str, nofollow: bool) -> u128 {
+    let mut hasher = Xxh3::new();
+    hasher.update(target.as_bytes());
+    hasher.update(&[0, u8::from(nofollow)]);
+    hasher.update(anchor.as_bytes());
+    hasher.digest128()
 }
 
 /// Whether a `rel` attribute (a space-separated token list) holds `token`, ignoring case.

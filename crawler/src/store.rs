@@ -183,30 +183,32 @@ impl PageStore {
         title: &str,
         except: &str,
     ) -> Result<Option<String>, StoreError> {
+        // One iterator for every block: creating one is most of a short scan's cost.
+        let mut candidates = self.db.raw_iterator_cf(self.cf(Cf::Near));
         for key in simhash::block_keys(hash) {
             let prefix = &key[..3];
-            let candidates = self.db.iterator_cf(
-                self.cf(Cf::Near),
-                IteratorMode::From(prefix, Direction::Forward),
-            );
-            for item in candidates.take(NEAR_CANDIDATES) {
-                let (key, value) = item?;
+            candidates.seek(prefix);
+            for _ in 0..NEAR_CANDIDATES {
+                let (Some(key), Some(value)) = (candidates.key(), candidates.value()) else {
+                    break;
+                };
                 if !key.starts_with(prefix) {
                     break;
                 }
-                if !simhash::hash_of_key(&key).is_some_and(|other| simhash::is_near(hash, other)) {
-                    continue;
+                if simhash::hash_of_key(key).is_some_and(|other| simhash::is_near(hash, other)) {
+                    let (url, other_title) = match value.iter().position(|&b| b == 0) {
+                        Some(nul) => (&value[..nul], &value[nul + 1..]),
+                        None => (value, &[][..]),
+                    };
+                    if url != except.as_bytes()
+                        && simhash::similar_titles(title, &String::from_utf8_lossy(other_title))
+                    {
+                        return Ok(Some(String::from_utf8_lossy(url).into_owned()));
+                    }
                 }
-                let (url, other_title) = match value.iter().position(|&b| b == 0) {
-                    Some(nul) => (&value[..nul], &value[nul + 1..]),
-                    None => (&value[..], &[][..]),
-                };
-                if url != except.as_bytes()
-                    && simhash::similar_titles(title, &String::from_utf8_lossy(other_title))
-                {
-                    return Ok(Some(String::from_utf8_lossy(url).into_owned()));
-                }
+                candidates.next();
             }
+            candidates.status()?;
         }
         Ok(None)
     }
