@@ -287,6 +287,7 @@ impl Passages {
         // text a passage starting at them can show ends (characters are at most 4 bytes).
         let mut complete: Option<(usize, usize)> = None;
         let ascii_firsts = self.ascii_firsts;
+        // A clone (one reference count) to search with while `term_of` borrows `self`.
         let prefixes = self.prefixes.clone();
         let words: Box<dyn Iterator<Item = Range<usize>>> = match &prefixes {
             Some(prefixes) => Box::new(
