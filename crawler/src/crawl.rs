@@ -369,8 +369,12 @@ impl Crawler {
                 result,
             } => {
                 run.fetched += 1;
-                frontier.answered_in(&origin, elapsed, now);
                 let answer = result.as_ref().map(|(fetched, _)| fetched);
+                if answer.is_ok() {
+                    // How long the server took to answer; a request cut off measured only
+                    // our deadline, and its failure backs the host off below.
+                    frontier.answered_in(&origin, elapsed, now);
+                }
                 let failed = is_failure(answer);
                 if failed {
                     run.errors += 1;
@@ -393,12 +397,14 @@ impl Crawler {
                             .halt_host(&origin, "50 failures in a row (circuit breaker)")?;
                     }
                 }
-                match self.retry.verdict(answer, entry.attempts) {
+                let host_failures = frontier.failures_in_row(&origin);
+                match self.retry.verdict(answer, entry.attempts, host_failures) {
                     Verdict::RetryAfter(wait) => {
                         entry.attempts += 1;
-                        info!(%url, attempts = entry.attempts, ?wait, "not now: the host waits, the URL is retried");
-                        self.store.requeue(&key, &entry)?;
-                        frontier.page_retry(&origin, key, entry, wait, now);
+                        let failure = page::failure_event(answer, fetched_at_ms);
+                        info!(%url, attempts = entry.attempts, ?wait, why = failure.error.as_deref().unwrap_or_default(), "not now: the host waits, the URL goes to the back of its queue");
+                        let requeued = self.store.requeue(&key, &entry, &url, failure)?;
+                        frontier.page_retry(&origin, &key, requeued, entry, wait, now);
                         return Ok(());
                     }
                     Verdict::GiveUp if entry.kind == EntryKind::Revisit => {

@@ -5,13 +5,18 @@
 //! its target as a URL of its own, so every hop passes robots.txt, the scope, the seen-set
 //! and politeness like any other URL.
 
+mod deadlines;
+
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use shared::CanonicalUrl;
 use shared::config::CrawlerConfig;
+use tokio::time::{Instant, timeout_at};
 
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
+
+pub use deadlines::{Cutoff, Deadlines, MinRate, RateMeter};
 
 /// What the crawler asks for in `Accept`.
 const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
@@ -22,9 +27,9 @@ pub enum FetchError {
     /// The address is refused by the [`AddressPolicy`].
     #[error("address refused: {0}")]
     AddressRefused(String),
-    /// No answer within the timeout.
-    #[error("timed out")]
-    Timeout,
+    /// A deadline passed before the answer was whole: which one, and after how long.
+    #[error("{0}")]
+    Cut(Cutoff),
     /// Connection refused, reset, DNS failure ...
     #[error("connection failed: {0}")]
     Connect(String),
@@ -38,7 +43,7 @@ impl FetchError {
     pub fn kind(&self) -> &'static str {
         match self {
             FetchError::AddressRefused(_) => "address_refused",
-            FetchError::Timeout => "timeout",
+            FetchError::Cut(cutoff) => cutoff.kind(),
             FetchError::Connect(_) => "connect",
             FetchError::Body(_) => "body",
         }
@@ -103,6 +108,7 @@ pub struct Fetcher {
     dns: Dns,
     policy: AddressPolicy,
     max_body_bytes: usize,
+    deadlines: Deadlines,
 }
 
 impl Fetcher {
@@ -131,7 +137,6 @@ impl Fetcher {
             .referer(false)
             .no_proxy()
             .connect_timeout(config.connect_timeout)
-            .timeout(config.request_timeout)
             .pool_idle_timeout(Duration::from_secs(30))
             .dns_resolver(PolicyResolver(dns.clone()))
             .build()?;
@@ -140,6 +145,7 @@ impl Fetcher {
             dns,
             policy,
             max_body_bytes: config.max_body_bytes,
+            deadlines: Deadlines::new(config),
         })
     }
 
@@ -181,7 +187,13 @@ impl Fetcher {
                 request = request.header(header::IF_MODIFIED_SINCE, date);
             }
         }
-        let mut response = request.send().await.map_err(classify)?;
+        let deadlines = self.deadlines;
+        let sent = Instant::now();
+        let (headers_due, late_headers) = deadlines.headers_due(sent);
+        let mut response = timeout_at(headers_due, request.send())
+            .await
+            .map_err(|_| FetchError::Cut(late_headers))?
+            .map_err(|error| classify(error, &deadlines))?;
         let status = response.status().as_u16();
         let headers: Vec<(String, String)> = response
             .headers()
@@ -226,14 +238,31 @@ impl Fetcher {
         };
         let mut body = Vec::new();
         let mut truncated = false;
-        while let Some(chunk) = response.chunk().await.map_err(classify_body)? {
-            let room = limit - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                break;
+        let request_due = sent + deadlines.request;
+        let mut meter = RateMeter::new(deadlines.min_rate, Instant::now());
+        loop {
+            // Wake at the request deadline, or earlier when a transfer window ends.
+            let wake = meter
+                .window_end()
+                .map_or(request_due, |end| end.min(request_due));
+            if let Ok(read) = timeout_at(wake, response.chunk()).await {
+                let Some(chunk) = read.map_err(classify_body)? else {
+                    break;
+                };
+                meter.add(chunk.len());
+                let room = limit - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&chunk);
             }
-            body.extend_from_slice(&chunk);
+            let now = Instant::now();
+            if now >= request_due {
+                return Err(FetchError::Cut(Cutoff::Request(deadlines.request)));
+            }
+            meter.check(now).map_err(FetchError::Cut)?;
         }
         let body_len = body.len() as u64;
         if let BodyKind::Sitemap { .. } = kind {
@@ -268,9 +297,26 @@ pub fn user_agent(config: &CrawlerConfig) -> String {
     )
 }
 
-fn classify(error: reqwest::Error) -> FetchError {
+/// `12 B`, `1 KiB`, `10 MiB`, `1.5 MiB`: a byte count as people read it.
+pub fn byte_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn classify(error: reqwest::Error, deadlines: &Deadlines) -> FetchError {
     if error.is_timeout() {
-        return FetchError::Timeout;
+        // The only timeout the client itself keeps is the connector's.
+        return FetchError::Cut(Cutoff::Connect(deadlines.connect));
     }
     // The resolver's refusal arrives as the source of a connect error.
     let mut chain = String::new();
@@ -289,16 +335,24 @@ fn classify(error: reqwest::Error) -> FetchError {
 }
 
 fn classify_body(error: reqwest::Error) -> FetchError {
-    if error.is_timeout() {
-        FetchError::Timeout
-    } else {
-        FetchError::Body(error.to_string())
-    }
+    FetchError::Body(error.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sizes_read_as_people_write_them() {
+        for (bytes, said) in [
+            (12, "12 B"),
+            (1024, "1 KiB"),
+            (10 * 1024 * 1024, "10 MiB"),
+            (1536 * 1024, "1.5 MiB"),
+        ] {
+            assert_eq!(byte_size(bytes), said);
+        }
+    }
 
     #[test]
     fn user_agent_names_the_bot() {

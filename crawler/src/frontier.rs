@@ -222,6 +222,16 @@ impl Frontier {
             if host.in_flight.contains(&key) {
                 continue;
             }
+            if host.more_in_store
+                && host
+                    .buffered
+                    .last_key_value()
+                    .is_none_or(|(last, _)| key > *last)
+            {
+                // The buffer holds the front of the queue; entries behind it wait in the
+                // store, where a refill finds this one in its place.
+                continue;
+            }
             host.buffered.insert(key, entry);
             if host.buffered.len() > cap {
                 host.buffered.pop_last();
@@ -474,29 +484,32 @@ impl Frontier {
         self.hosts.get(origin).map(|h| &h.robots)
     }
 
-    /// A page fetch answered "not now" (429, 5xx, network error): the URL stays queued with
-    /// its updated `entry` and the whole host waits `wait` (a server that is struggling gets
-    /// no other request meanwhile).
+    /// A page fetch failed (429, 5xx, timeout, network error) and will be tried again: its
+    /// slot is free, the entry waits under its new key `requeued` (behind the origin's other
+    /// URLs: [`PageStore::requeue`]), and the whole host waits `wait` (a server that is
+    /// struggling gets no other request meanwhile).
     pub fn page_retry(
         &mut self,
         origin: &str,
-        key: Vec<u8>,
+        done: &[u8],
+        requeued: Vec<u8>,
         entry: FrontierEntry,
         wait: Duration,
         now: Instant,
     ) {
         self.release_ip_slot(origin, now);
-        let cap = self.buffer_cap();
         if let Some(host) = self.hosts.get_mut(origin) {
-            host.in_flight.remove(&key);
-            host.buffered.insert(key, entry);
-            if host.buffered.len() > cap {
-                host.buffered.pop_last();
-                host.more_in_store = true;
-            }
+            host.in_flight.remove(done);
             host.next_at = host.next_at.max(now + wait).max(now + host.delay);
-            self.schedule(origin, now);
         }
+        self.push(
+            vec![QueuedUrl {
+                key: requeued,
+                entry,
+                replaces: None,
+            }],
+            now,
+        );
     }
 
     /// A page answer took `elapsed`: a host that answers slowly is struggling, so the gap to
@@ -531,6 +544,13 @@ impl Frontier {
             Trip::Halt => host.halted = true,
         }
         trip
+    }
+
+    /// The origin's failures in a row (its circuit breaker's count; an answer resets it).
+    pub fn failures_in_row(&self, origin: &str) -> u32 {
+        self.hosts
+            .get(origin)
+            .map_or(0, |host| host.breaker.failures_in_row())
     }
 
     /// Halts an origin (halted in an earlier run): it gets no requests in this one.
@@ -607,7 +627,7 @@ fn take_next(
 #[cfg(test)]
 mod tests {
     use shared::config::RawCrawlerConfig;
-    use shared::record::RobotsFetch;
+    use shared::record::{FetchEvent, RobotsFetch};
 
     use super::*;
 
@@ -694,33 +714,58 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_retried_url_waits_and_holds_back_its_host() {
+    async fn a_failed_url_goes_behind_its_hosts_others_and_the_host_waits() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = PageStore::open(dir.path()).unwrap();
         let mut frontier = frontier();
         let origin = "http://b.test";
-        let urls = ["http://b.test/x", "http://b.test/y"];
+        let urls = ["http://b.test/x", "http://b.test/y", "http://b.test/z"];
         ready_origin(&mut frontier, &mut store, origin, LOCAL, &urls);
 
-        let Some(Job::Page { key, mut entry, .. }) = next(&mut frontier, &mut store) else {
+        let Some(Job::Page {
+            key,
+            mut entry,
+            url,
+            ..
+        }) = next(&mut frontier, &mut store)
+        else {
             panic!("a page");
         };
         assert_eq!(entry.url, "http://b.test/x");
         entry.attempts = 1;
-        let wait = Duration::from_secs(30);
-        frontier.page_retry(origin, key, entry, wait, Instant::now());
+        let failure = FetchEvent {
+            at_ms: 1,
+            status: 0,
+            error: Some("timeout: timed out after 30 s waiting for headers".into()),
+            content_hash: 0,
+        };
+        let requeued = store.requeue(&key, &entry, &url, failure).unwrap();
+        let wait = Duration::from_secs(3);
+        frontier.page_retry(origin, &key, requeued, entry, wait, Instant::now());
         assert_eq!(frontier.next_wake(), Some(Instant::now() + wait));
 
-        tokio::time::advance(Duration::from_secs(29)).await;
+        tokio::time::advance(Duration::from_millis(2_999)).await;
         assert!(next(&mut frontier, &mut store).is_none(), "the host waits");
-        tokio::time::advance(Duration::from_secs(1)).await;
-        let Some(Job::Page { entry, .. }) = next(&mut frontier, &mut store) else {
-            panic!("the retry");
-        };
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let mut order = Vec::new();
+        while let Some(Job::Page { key, entry, .. }) = next(&mut frontier, &mut store) {
+            order.push((entry.url.clone(), entry.attempts));
+            store.drop_queued(&key, &entry, 0).unwrap();
+            frontier.page_done(origin, &key, Instant::now());
+        }
         assert_eq!(
-            (entry.url.as_str(), entry.attempts),
-            ("http://b.test/x", 1),
-            "the same URL first, with its attempt count"
+            order,
+            [
+                ("http://b.test/y".to_string(), 0),
+                ("http://b.test/z".to_string(), 0),
+                ("http://b.test/x".to_string(), 1),
+            ],
+            "the other URLs first, the failed one last with its attempt count"
+        );
+        assert_eq!(
+            store.history("http://b.test/x").unwrap().0.len(),
+            1,
+            "the failure is in the URL's history"
         );
     }
 

@@ -233,6 +233,16 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
         page.depth,
         format_time_ms(page.fetched_at_ms)
     )?;
+    if let Some(error) = &page.error {
+        writeln!(out, "  fetch failed: {error}")?;
+    }
+    if page.truncated {
+        writeln!(
+            out,
+            "  body cut at {} (the body limit): the rest was not read",
+            crate::fetch::byte_size(page.body_len)
+        )?;
+    }
     writeln!(out, "  title: {:?}", page.title)?;
     writeln!(
         out,

@@ -10,7 +10,7 @@
 
 use shared::config::CrawlerConfig;
 use shared::record::{
-    CompressedBody, FrontierEntry, Outlink, Outlinks, PageRecord, RobotsDirectives,
+    CompressedBody, FetchEvent, FrontierEntry, Outlink, Outlinks, PageRecord, RobotsDirectives,
 };
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
@@ -147,6 +147,26 @@ pub fn answered(
     })
 }
 
+/// How a failed fetch that will be tried again joins the URL's history: its status (0 for
+/// no answer) and why.
+pub fn failure_event(answer: Result<&Fetched, &FetchError>, at_ms: u64) -> FetchEvent {
+    let (status, error) = match answer {
+        Ok(fetched) => (fetched.status, None),
+        Err(error) => (0, Some(describe(error))),
+    };
+    FetchEvent {
+        at_ms,
+        status,
+        error,
+        content_hash: 0,
+    }
+}
+
+/// A fetch error as the store keeps it: `kind: what happened`.
+fn describe(error: &FetchError) -> String {
+    format!("{}: {error}", error.kind())
+}
+
 /// The record of a fetch that got no answer.
 pub fn failed(
     url: &CanonicalUrl,
@@ -158,7 +178,7 @@ pub fn failed(
         url: url.as_str().to_string(),
         final_url: url.as_str().to_string(),
         status: 0,
-        error: Some(format!("{}: {error}", error.kind())),
+        error: Some(describe(error)),
         truncated: false,
         headers: Vec::new(),
         body: CompressedBody::default(),

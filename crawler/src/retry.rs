@@ -1,5 +1,12 @@
 //! When a failed fetch is tried again: the back-off policy for answers that say "not now"
 //! (429, 5xx, timeouts, broken connections) and the `Retry-After` header.
+//!
+//! Two things wait after a failure, on different clocks. The URL goes behind its host's other
+//! URLs with its attempt count, up to `page_attempts`. The host waits before its next request
+//! (politeness toward a struggling server): `Retry-After` when the server gave one, else
+//! `retry_ms` doubled per failure of the *host* in a row. One bad URL among good ones costs
+//! its host a short pause each time it fails; only a host whose every request fails backs off
+//! further and further (and its circuit breaker pauses or halts it).
 
 use std::time::{Duration, SystemTime};
 
@@ -12,7 +19,7 @@ use crate::fetch::{FetchError, Fetched};
 pub enum Verdict {
     /// The answer is final: store it.
     Keep,
-    /// Not now: leave the URL queued and make its host wait this long.
+    /// Not now: queue the URL again behind its host's others and make the host wait this long.
     RetryAfter(Duration),
     /// It failed again and the attempts are spent: store the failure.
     GiveUp,
@@ -36,9 +43,15 @@ impl RetryPolicy {
         }
     }
 
-    /// The verdict on a fetch of a URL that already failed `failed_before` times.
-    /// `Ok(status, retry_after)` for an answer, `Err` for no answer.
-    pub fn verdict(&self, result: Result<&Fetched, &FetchError>, failed_before: u8) -> Verdict {
+    /// The verdict on a fetch of a URL that already failed `failed_before` times, from a
+    /// host that has now failed `host_failures` times in a row (this failure included).
+    /// `Ok` for an answer, `Err` for no answer.
+    pub fn verdict(
+        &self,
+        result: Result<&Fetched, &FetchError>,
+        failed_before: u8,
+        host_failures: u32,
+    ) -> Verdict {
         let asked_wait = match result {
             Ok(fetched) if is_retryable_status(fetched.status) => {
                 retry_after(fetched, SystemTime::now())
@@ -51,15 +64,15 @@ impl RetryPolicy {
         if failed_before.saturating_add(1) >= self.attempts {
             return Verdict::GiveUp;
         }
-        Verdict::RetryAfter(self.wait(failed_before, asked_wait))
+        Verdict::RetryAfter(self.host_wait(host_failures, asked_wait))
     }
 
-    /// The wait before attempt `failed_before + 2`: the server's `Retry-After` when it gave
-    /// one, else the first wait doubled per earlier failure; never more than the cap.
-    pub fn wait(&self, failed_before: u8, asked: Option<Duration>) -> Duration {
-        let backoff = self
-            .first_wait
-            .saturating_mul(1u32 << u32::from(failed_before).min(16));
+    /// The host's wait after its `host_failures`-th failure in a row: the server's
+    /// `Retry-After` when it gave one, else the first wait doubled per earlier failure in the
+    /// row; never more than the cap.
+    pub fn host_wait(&self, host_failures: u32, asked: Option<Duration>) -> Duration {
+        let doublings = host_failures.saturating_sub(1).min(16);
+        let backoff = self.first_wait.saturating_mul(1u32 << doublings);
         asked.unwrap_or(backoff).min(self.max_wait)
     }
 }
@@ -92,6 +105,7 @@ pub fn retry_after(fetched: &Fetched, now: SystemTime) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fetch::Cutoff;
     use shared::config::RawCrawlerConfig;
 
     fn answer(status: u16, retry_after: Option<&str>) -> Fetched {
@@ -124,25 +138,44 @@ mod tests {
     fn statuses_and_errors() {
         let p = policy();
         for status in [200, 204, 301, 304, 404, 410, 403] {
-            assert_eq!(p.verdict(Ok(&answer(status, None)), 0), Verdict::Keep);
+            assert_eq!(p.verdict(Ok(&answer(status, None)), 2, 0), Verdict::Keep);
         }
         assert_eq!(
-            p.verdict(Ok(&answer(500, None)), 0),
+            p.verdict(Ok(&answer(500, None)), 0, 1),
+            Verdict::RetryAfter(Duration::from_secs(1))
+        );
+        assert_eq!(p.verdict(Ok(&answer(500, None)), 2, 1), Verdict::GiveUp);
+        let timeout = FetchError::Cut(Cutoff::Headers(Duration::from_secs(30)));
+        assert_eq!(
+            p.verdict(Err(&timeout), 0, 1),
             Verdict::RetryAfter(Duration::from_secs(1))
         );
         assert_eq!(
-            p.verdict(Ok(&answer(502, None)), 1),
-            Verdict::RetryAfter(Duration::from_secs(2)),
-            "doubled"
-        );
-        assert_eq!(p.verdict(Ok(&answer(500, None)), 2), Verdict::GiveUp);
-        assert_eq!(
-            p.verdict(Err(&FetchError::Timeout), 0),
-            Verdict::RetryAfter(Duration::from_secs(1))
-        );
-        assert_eq!(
-            p.verdict(Err(&FetchError::AddressRefused("10.0.0.1".into())), 0),
+            p.verdict(Err(&FetchError::AddressRefused("10.0.0.1".into())), 0, 1),
             Verdict::GiveUp
+        );
+    }
+
+    #[test]
+    fn the_wait_grows_with_the_hosts_failures_in_a_row_not_the_urls() {
+        let p = policy();
+        // The URL's second attempt, after the host answered other URLs in between: short.
+        assert_eq!(
+            p.verdict(Ok(&answer(502, None)), 1, 1),
+            Verdict::RetryAfter(Duration::from_secs(1))
+        );
+        // A host failing again and again, whatever URL: doubled each time, then capped.
+        assert_eq!(
+            p.verdict(Ok(&answer(502, None)), 0, 2),
+            Verdict::RetryAfter(Duration::from_secs(2))
+        );
+        assert_eq!(
+            p.verdict(Ok(&answer(502, None)), 0, 5),
+            Verdict::RetryAfter(Duration::from_secs(16))
+        );
+        assert_eq!(
+            p.verdict(Ok(&answer(502, None)), 0, 49),
+            Verdict::RetryAfter(Duration::from_secs(60))
         );
     }
 
@@ -150,11 +183,11 @@ mod tests {
     fn retry_after_wins_and_is_capped() {
         let p = policy();
         assert_eq!(
-            p.verdict(Ok(&answer(503, Some("7"))), 0),
+            p.verdict(Ok(&answer(503, Some("7"))), 0, 1),
             Verdict::RetryAfter(Duration::from_secs(7))
         );
         assert_eq!(
-            p.verdict(Ok(&answer(429, Some("86400"))), 0),
+            p.verdict(Ok(&answer(429, Some("86400"))), 0, 1),
             Verdict::RetryAfter(Duration::from_secs(60)),
             "capped at max_retry_after_ms"
         );

@@ -301,7 +301,7 @@ impl PageStore {
     }
 
     /// A URL's fetches so far (empty for one never fetched).
-    fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
+    pub(crate) fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
         Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
     }
 
@@ -317,12 +317,40 @@ impl PageStore {
         batch.put_cf(self.cf(Cf::History), url.as_bytes(), history.encode());
     }
 
-    /// Rewrites a queued entry in place (a retry's attempt count); its place in the queue
-    /// stays, and it may move up again.
-    pub fn requeue(&mut self, key: &[u8], entry: &FrontierEntry) -> Result<(), StoreError> {
+    /// A fetch of the queued entry `key` failed and will be tried again: the entry, its
+    /// attempt count raised, moves behind every URL of its origin that has not failed (see
+    /// [`FrontierEntry::rank`]), and the failure joins the URL's fetch history, in one batch.
+    /// Returns its new key.
+    pub fn requeue(
+        &mut self,
+        key: &[u8],
+        entry: &FrontierEntry,
+        url: &CanonicalUrl,
+        failure: FetchEvent,
+    ) -> Result<Vec<u8>, StoreError> {
         self.handed_out.remove(key);
-        self.db.put_cf(self.cf(Cf::Frontier), key, entry.encode())?;
-        Ok(())
+        let position = QueuePosition {
+            rank: entry.rank(),
+            seq: self.counters.next_seq,
+        };
+        self.counters.next_seq += 1;
+        let new_key = frontier_key(&url.origin(), position);
+        let mut batch = WriteBatch::default();
+        batch.delete_cf(self.cf(Cf::Frontier), key);
+        batch.put_cf(self.cf(Cf::Frontier), &new_key, entry.encode());
+        if entry.kind != EntryKind::Revisit {
+            // Links to it find its entry by this position (a revisit's URL is done: none).
+            batch.put_cf(
+                self.cf(Cf::Seen),
+                url.fingerprint().to_bytes(),
+                position.to_bytes(),
+            );
+        }
+        let earlier = self.history(url.as_str())?;
+        self.add_to_history(&mut batch, url.as_str(), earlier, failure);
+        self.put_counters(&mut batch);
+        self.db.write(batch)?;
+        Ok(new_key)
     }
 
     /// A queued entry goes to a fetch: it keeps its key until it is done.

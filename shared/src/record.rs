@@ -362,6 +362,10 @@ pub enum EntryKind {
     Sitemap,
 }
 
+/// The rank of a URL whose fetch failed and waits to be tried again: the last of all, so
+/// failed URLs wait in the order they failed, behind the rest of their origin's queue.
+pub const RETRY_RANK: u32 = u32::MAX;
+
 /// A URL waiting in the frontier. Key: see [`crate::store::frontier_key`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrontierEntry {
@@ -397,8 +401,12 @@ impl FrontierEntry {
     /// Its place in its origin's queue, smaller first: breadth-first by depth, and a URL
     /// found often moves up, by up to a level and a half for 16 in-links or more.
     /// `4 × depth + 3 − 2 × b`, where `b` is 0 for one in-link, 1 for 2–3, 2 for 4–15 and
-    /// 3 for 16 or more.
+    /// 3 for 16 or more. A URL whose fetch failed ([`attempts`](Self::attempts) > 0) ranks
+    /// [`RETRY_RANK`], behind every URL that has not: one bad URL never holds up its host.
     pub fn rank(&self) -> u32 {
+        if self.attempts > 0 {
+            return RETRY_RANK;
+        }
         let boost = match self.inlinks {
             0..=1 => 0,
             2..=3 => 1,
@@ -971,6 +979,15 @@ mod tests {
         assert!(rank(3, 16) < rank(2, 1), "16 in-links beat a level");
         assert!(rank(3, 1000) > rank(1, 1), "never two levels");
         assert_eq!(rank(0, 16), 0);
+        let failed = FrontierEntry {
+            attempts: 1,
+            inlinks: 1000,
+            ..FrontierEntry::page("http://a.test/", 0)
+        };
+        assert!(
+            failed.rank() > rank(u32::MAX / 4, 1),
+            "behind every URL not failed"
+        );
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //!   pages and fetches nothing it had stored.
 //! - [`ranking`]: the index never holds noindex pages; more in-links rank higher; copies are
 //!   one result, under their `rel=canonical` URL.
+//! - [`stalls`]: a hanging URL goes behind its host's other pages and costs a short pause;
+//!   drips, trickles, big bodies and decompression bombs are cut off with their reasons.
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
@@ -26,5 +28,6 @@ mod ranking;
 mod resume;
 mod robot_http;
 mod serve;
+mod stalls;
 mod support;
 mod traps;

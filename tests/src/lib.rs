@@ -25,6 +25,7 @@
 //! | `redirect.test` | [`redirects`] | `/start` 301 -> `/middle` 302 -> `/end`; `/loop-a` <-> `/loop-b`; `/offsite` -> `norobots.test`; `/to-private` -> `http://10.0.0.1/`; `/into-secret` -> `/via-secret` -> `/secret/page.html` (robots.txt disallows `/secret/`); `/relative`, `/meta-refresh`, `/chain/1..10` |
 //! | `copies.test` | [`copies`] | a long story and its near-duplicate (another date line, navigation and footer), and a different story with the same boilerplate; an article under two short URLs and the long one they name as `rel=canonical` |
 //! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, with a meta refresh to the live page and a relative link; and a harmless page with the same word |
+//! | `stalls.test` | [`stalls`] | `/hang` (never answers) linked before 10 ordinary pages, `/drip` (a byte a second), `/trickle` (endless but fast), `/big` (256 KiB), `/bomb` (64 MiB gzipped to 64 KiB) |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //!
 //! Any other host name answers 404.
@@ -52,6 +53,7 @@ mod request_log;
 pub mod robots_hosts;
 pub mod sample;
 pub mod sitemaps;
+pub mod stalls;
 pub mod traps;
 mod words;
 
@@ -96,12 +98,13 @@ pub use sample::{
     sample_site_dir,
 };
 pub use sitemaps::{MAPS_DISALLOWED, MAPS_PAGES, MAPS_SITEMAPS};
+pub use stalls::{STALLS_BIG_BYTES, STALLS_BOMB_BYTES, STALLS_PAGES};
 pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 18] = [
+pub const HOSTS: [&str; 19] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -120,6 +123,7 @@ pub const HOSTS: [&str; 18] = [
     "meta.test",
     "copies.test",
     "hostile.test",
+    "stalls.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -283,6 +287,7 @@ impl Shared {
             "hostile.test" => hostile::respond(path),
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, query, &self.stop).await,
+            "stalls.test" => stalls::respond(path, &self.stop).await,
             _ => reply::text(
                 404,
                 format!("404 Not Found: the test web has no host {host:?}\n"),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::num::{NonZeroU8, NonZeroU32, NonZeroUsize};
+use std::num::{NonZeroU8, NonZeroU32, NonZeroU64, NonZeroUsize};
 use std::time::Duration;
 
 use url::Url;
@@ -55,8 +55,15 @@ pub struct CrawlerConfig {
     pub max_body_bytes: usize,
     /// TCP connect timeout (`connect_timeout_ms`, at least 1 ms).
     pub connect_timeout: Duration,
-    /// Whole-request timeout (`request_timeout_ms`, at least 1 ms).
+    /// Longest wait for an answer's headers (`header_timeout_ms`, at least 1 ms).
+    pub header_timeout: Duration,
+    /// Deadline of a whole request, body included (`request_timeout_ms`, at least 1 ms).
     pub request_timeout: Duration,
+    /// Least body transfer rate, bytes per second over every `transfer_window`
+    /// (`min_transfer_rate`; `None`: no minimum).
+    pub min_transfer_rate: Option<NonZeroU64>,
+    /// The span the transfer rate is measured over (`transfer_window_ms`, at least 1 ms).
+    pub transfer_window: Duration,
     /// Largest robots.txt `Crawl-delay` honoured (`max_crawl_delay_ms`).
     pub max_crawl_delay: Duration,
     /// First wait before retrying a failed robots.txt, doubled per failure
@@ -67,7 +74,7 @@ pub struct CrawlerConfig {
     /// Attempts at one page before its failure is stored.
     pub page_attempts: NonZeroU8,
     /// First wait before a host is asked again after a failed page fetch, doubled per
-    /// failure (`retry_ms`).
+    /// failure of the host in a row (`retry_ms`).
     pub retry: Duration,
     /// Longest `Retry-After` honoured (`max_retry_after_ms`).
     pub max_retry_after: Duration,
@@ -178,7 +185,10 @@ impl RawCrawlerConfig {
             max_redirects: c.max_redirects,
             max_body_bytes: c.max_body_bytes,
             connect_timeout: positive_millis(&key("connect_timeout_ms"), c.connect_timeout_ms)?,
+            header_timeout: positive_millis(&key("header_timeout_ms"), c.header_timeout_ms)?,
             request_timeout: positive_millis(&key("request_timeout_ms"), c.request_timeout_ms)?,
+            min_transfer_rate: NonZeroU64::new(c.min_transfer_rate),
+            transfer_window: positive_millis(&key("transfer_window_ms"), c.transfer_window_ms)?,
             max_crawl_delay: millis(c.max_crawl_delay_ms),
             robots_retry: millis(c.robots_retry_ms),
             robots_attempts: at_least_one(&key("robots_attempts"), c.robots_attempts)?,

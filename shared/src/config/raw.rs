@@ -75,8 +75,15 @@ pub struct RawCrawlerConfig {
     pub max_body_bytes: usize,
     /// TCP connect timeout, in milliseconds.
     pub connect_timeout_ms: u64,
-    /// Whole-request timeout, in milliseconds.
+    /// Longest wait for an answer's headers once connected, in milliseconds.
+    pub header_timeout_ms: u64,
+    /// Deadline of a whole request (connecting, headers and the whole body), in milliseconds.
     pub request_timeout_ms: u64,
+    /// Least transfer rate of a body, in bytes per second over every `transfer_window_ms`
+    /// (0: none): a server that drips slower is cut off.
+    pub min_transfer_rate: u64,
+    /// The span the transfer rate is measured over, in milliseconds.
+    pub transfer_window_ms: u64,
     /// Largest `Crawl-delay` honoured, in milliseconds.
     pub max_crawl_delay_ms: u64,
     /// First wait before retrying a robots.txt that failed (429, 5xx, network error);
@@ -88,7 +95,8 @@ pub struct RawCrawlerConfig {
     /// stored.
     pub page_attempts: u8,
     /// First wait before a host is asked again after a failed page fetch, in milliseconds;
-    /// doubled at each further failure of the same URL. A `Retry-After` answer wins.
+    /// doubled at each further failure of the host in a row (any URL of it; an answer resets
+    /// it). A `Retry-After` answer wins. The failed URL goes behind the host's other URLs.
     pub retry_ms: u64,
     /// Longest `Retry-After` honoured, in milliseconds; a host asking for more waits this long.
     pub max_retry_after_ms: u64,
@@ -161,12 +169,15 @@ impl Default for RawCrawlerConfig {
             max_redirects: 5,
             max_body_bytes: 10 * 1024 * 1024,
             connect_timeout_ms: 10_000,
-            request_timeout_ms: 30_000,
+            header_timeout_ms: 30_000,
+            request_timeout_ms: 120_000,
+            min_transfer_rate: 1024,
+            transfer_window_ms: 10_000,
             max_crawl_delay_ms: 30_000,
             robots_retry_ms: 30_000,
             robots_attempts: 3,
             page_attempts: 3,
-            retry_ms: 30_000,
+            retry_ms: 3_000,
             max_retry_after_ms: 3_600_000,
             breaker_pause_ms: 60_000,
             revisit_ms: 86_400_000,
