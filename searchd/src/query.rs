@@ -15,7 +15,8 @@
 //! first and [`crate::user_fields::within_language`] keeps that tree to the fields a user
 //! may name, reading the rest as words, before tantivy builds the query: `title:*` is the
 //! pages with a title, `inurl:*` every page, `foo:bar` the words `foo` and `bar`, and
-//! `<~intitle:heron` is `title:heron`.
+//! `<~intitle:heron` is `title:heron`. Groups nest at most [`MAX_GROUP_DEPTH`] deep (the
+//! grammar recurses once per level; a few hundred levels overflow a thread's stack).
 
 use indexer::IndexFields;
 use shared::config::RankingConfig;
@@ -67,7 +68,7 @@ impl UserQuery {
         }
         UserQuery {
             shown,
-            text: without_dangling_operators(words).join(" "),
+            text: without_deep_groups(&without_dangling_operators(words).join(" ")),
             sites,
         }
     }
@@ -327,6 +328,31 @@ fn without_dangling_operators(words: Vec<Word>) -> Vec<String> {
     out.into_iter().map(|w| w.text).collect()
 }
 
+/// Deepest nesting of `(` groups passed to tantivy's grammar, which recurses once per level
+/// (on the blocking pool's small stacks): deeper parentheses are word breaks.
+pub const MAX_GROUP_DEPTH: usize = 10;
+
+/// `text` with every parenthesis past [`MAX_GROUP_DEPTH`] levels a space. Quotes and escapes
+/// are not looked at, so no reading of them can hide a level: a parenthesis inside a phrase
+/// is no word anyway.
+fn without_deep_groups(text: &str) -> String {
+    let mut depth = 0usize;
+    text.chars()
+        .map(|c| match c {
+            '(' => {
+                depth += 1;
+                if depth > MAX_GROUP_DEPTH { ' ' } else { c }
+            }
+            ')' => {
+                let deep = depth > MAX_GROUP_DEPTH;
+                depth = depth.saturating_sub(1);
+                if deep { ' ' } else { c }
+            }
+            _ => c,
+        })
+        .collect()
+}
+
 /// The first `max_len` bytes of `raw`, cut back to a character boundary, and to the end of
 /// the last whole word when the cut falls inside a word.
 fn cut(raw: &str, max_len: usize) -> &str {
@@ -493,6 +519,16 @@ mod tests {
         check_text("a\\:b", "a\\:b", &[]);
         check_text("\"a b:c\"", "\"a b:c\"", &[]);
         check_text("title:", "title:", &[]);
+    }
+
+    #[test]
+    fn deep_groups_are_flattened() {
+        let deep = format!("{}heron{}", "(".repeat(500), ")".repeat(500));
+        let kept = format!("{}heron{}", "(".repeat(10), ")".repeat(10));
+        let q = UserQuery::parse(&deep, 4096);
+        assert_eq!(q.text.replace(' ', ""), kept);
+        check_text("((a) (b))", "((a) (b))", &[]);
+        check_text("\\((((((((((((x", "\\((((((((((  x", &[]);
     }
 
     #[test]
