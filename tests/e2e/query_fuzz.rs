@@ -325,7 +325,8 @@ fn query(rng: &mut Rng) -> String {
     }
     if rng.chance(4) {
         // Over the length limit (512 bytes), sometimes far over.
-        let target = 400 + rng.below(if rng.chance(20) { 20_000 } else { 3_000 });
+        let far = rng.chance(20);
+        let target = 400 + rng.below(if far { 20_000 } else { 3_000 });
         let unit = if q.is_empty() { piece(rng) } else { q.clone() };
         while q.len() < target {
             q.push_str(&unit);
