@@ -24,6 +24,17 @@ pub enum AppError {
     /// A parameter that makes no sense.
     #[error("{0}")]
     BadRequest(String),
+    /// The index refused to run a user's query (a field or an argument it does not take):
+    /// the query's fault, not the server's. The query text is kept for the log only.
+    #[error(
+        "this query could not be searched; try plain words, \"phrases\", -word, OR, site: or title:"
+    )]
+    BadQuery {
+        /// The query as typed.
+        query: String,
+        /// What the index said.
+        reason: String,
+    },
     /// Nothing there.
     #[error("{0}")]
     NotFound(String),
@@ -57,7 +68,7 @@ impl AppError {
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::NoIndex | AppError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::BadRequest(_) | AppError::BadQuery { .. } => StatusCode::BAD_REQUEST,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::Index(_)
@@ -75,6 +86,26 @@ impl AppError {
             "The server failed to answer; the details are in its log.".into()
         } else {
             self.to_string()
+        }
+    }
+}
+
+impl AppError {
+    /// A failure while running the user's query `query`: a field or argument the index
+    /// refused is [`AppError::BadQuery`] (400), anything else (I/O, a corrupt file) stays a
+    /// server fault. The query language keeps such queries from the index (see
+    /// [`crate::user_fields`]); this is the last guard, not the fix.
+    pub fn of_query(query: &str, error: tantivy::TantivyError) -> Self {
+        use tantivy::TantivyError as E;
+        match error {
+            E::FieldNotFound(reason) | E::InvalidArgument(reason) | E::SchemaError(reason) => {
+                tracing::warn!(%query, %reason, "the index refused a query");
+                AppError::BadQuery {
+                    query: query.to_string(),
+                    reason,
+                }
+            }
+            other => AppError::Index(other),
         }
     }
 }
@@ -108,6 +139,7 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
         let title = match error {
             AppError::NoIndex => "No index yet",
             AppError::BadRequest(_) => "Bad request",
+            AppError::BadQuery { .. } => "Query not searched",
             AppError::NotFound(_) => "Not found",
             AppError::Forbidden(_) => "Not available",
             AppError::Busy => "Busy",
@@ -205,6 +237,14 @@ mod tests {
         check(AppError::NoIndex, 503, Format::Html);
         check(AppError::NoIndex, 503, Format::Json);
         check(AppError::BadRequest("x".into()), 400, Format::Json);
+        let refused = tantivy::TantivyError::SchemaError("Field title is not a fast field.".into());
+        check(AppError::of_query("title:*", refused), 400, Format::Json);
+        let refused = tantivy::TantivyError::FieldNotFound("<~intitle".into());
+        check(
+            AppError::of_query("<~intitle:*", refused),
+            400,
+            Format::Html,
+        );
         check(AppError::NotFound("x".into()), 404, Format::Html);
         check(AppError::Forbidden("x".into()), 403, Format::Html);
         check(AppError::Internal("secret".into()), 500, Format::Json);

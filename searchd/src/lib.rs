@@ -5,7 +5,8 @@
 //!
 //! - [`query`]: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
-//!   (malformed input is searched, never an error), `site:host` as a filter on `host`.
+//!   (malformed input is searched, never an error), `site:host` as a filter on `host`;
+//!   [`user_fields`] keeps what tantivy's grammar read to the fields a user may name.
 //! - [`search`]: [`Searcher`] holds the current index generation, ranks by BM25 across fields
 //!   times the link signals and priors, demotes namesakes and repeats of one host
 //!   ([`ranking`]), makes [`snippet`]s, explains scores by field ([`breakdown`]), and follows
@@ -51,6 +52,7 @@ pub mod server;
 pub mod snippet;
 pub mod status;
 pub mod suggest;
+pub mod user_fields;
 
 #[cfg(test)]
 mod routes_tests;

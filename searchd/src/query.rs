@@ -1,13 +1,22 @@
 //! From what a user typed to a tantivy query.
 //!
-//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word`,
-//! `inurl:word` (the URL's words) — tantivy's
-//! query grammar, parsed leniently so malformed input is searched as well as it can be and
-//! never fails — and `site:host`, which is lifted out first and becomes a filter on the `host`
-//! field (the host itself or any of its subdomains).
+//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word` (or
+//! `intitle:word`), `inurl:word` (the URL's words) — tantivy's query grammar, parsed
+//! leniently so malformed input is searched as well as it can be and never fails — and
+//! `site:host`, which is lifted out first and becomes a filter on the `host` field (the host
+//! itself or any of its subdomains).
 //!
 //! A colon that does not follow a field name separates words, so `std::vec::Vec` searches
 //! for `std`, `vec` and `Vec` (all required) instead of a field named `std`.
+//!
+//! The grammar reads more than that language (any schema field by name, `field:*`, ranges,
+//! regexes, boosts), and some of it fails only when the query runs (`title:*` asks for a
+//! fast field `title` does not have). So the text is parsed into tantivy's syntax tree
+//! first and [`crate::user_fields::within_language`] keeps that tree to the fields a user
+//! may name, reading the rest as words, before tantivy builds the query: `title:*` is the
+//! pages with a title, `inurl:*` every page, `foo:bar` the words `foo` and `bar`, and
+//! `<~intitle:heron` is `title:heron`. Groups nest at most [`MAX_GROUP_DEPTH`] deep (the
+//! grammar recurses once per level; a few hundred levels overflow a thread's stack).
 
 use indexer::IndexFields;
 use shared::config::RankingConfig;
@@ -19,17 +28,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption};
 
-/// Field names a user may put before a colon (`title:heron`).
-const USER_FIELDS: [&str; 8] = [
-    "title",
-    "headings",
-    "body",
-    "description",
-    "anchor",
-    "url_text",
-    "host",
-    "url",
-];
+use crate::user_fields::{user_field, within_language};
 
 /// A query as understood, before it meets an index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -69,7 +68,7 @@ impl UserQuery {
         }
         UserQuery {
             shown,
-            text: without_dangling_operators(words).join(" "),
+            text: without_deep_groups(&without_dangling_operators(words).join(" ")),
             sites,
         }
     }
@@ -163,9 +162,13 @@ impl UserQuery {
             parser.set_field_boost(field, boost);
         }
         let text_query: Box<dyn Query> = if self.has_words() {
-            let (query, errors) = parser.parse_query_lenient(&self.text);
-            if !errors.is_empty() {
-                tracing::debug!(query = %self.text, ?errors, "query parsed leniently");
+            let (ast, errors) = tantivy::query_grammar::parse_query_lenient(&self.text);
+            // The only regexes left are the `field:*` presence tests `within_language` writes.
+            parser.allow_regexes();
+            let (query, build_errors) =
+                parser.build_query_from_user_input_ast_lenient(within_language(ast));
+            if !errors.is_empty() || !build_errors.is_empty() {
+                tracing::debug!(query = %self.text, ?errors, ?build_errors, "query parsed leniently");
             }
             query
         } else {
@@ -325,6 +328,31 @@ fn without_dangling_operators(words: Vec<Word>) -> Vec<String> {
     out.into_iter().map(|w| w.text).collect()
 }
 
+/// Deepest nesting of `(` groups passed to tantivy's grammar, which recurses once per level
+/// (on the blocking pool's small stacks): deeper parentheses are word breaks.
+pub const MAX_GROUP_DEPTH: usize = 10;
+
+/// `text` with every parenthesis past [`MAX_GROUP_DEPTH`] levels a space. Quotes and escapes
+/// are not looked at, so no reading of them can hide a level: a parenthesis inside a phrase
+/// is no word anyway.
+fn without_deep_groups(text: &str) -> String {
+    let mut depth = 0usize;
+    text.chars()
+        .map(|c| match c {
+            '(' => {
+                depth += 1;
+                if depth > MAX_GROUP_DEPTH { ' ' } else { c }
+            }
+            ')' => {
+                let deep = depth > MAX_GROUP_DEPTH;
+                depth = depth.saturating_sub(1);
+                if deep { ' ' } else { c }
+            }
+            _ => c,
+        })
+        .collect()
+}
+
 /// The first `max_len` bytes of `raw`, cut back to a character boundary, and to the end of
 /// the last whole word when the cut falls inside a word.
 fn cut(raw: &str, max_len: usize) -> &str {
@@ -411,8 +439,7 @@ fn split_colons(word: &str, starts_in_phrase: bool) -> String {
         } else if c == '"' {
             in_phrase = !in_phrase;
         } else if c == ':' && !in_phrase {
-            let field = word[..i].trim_start_matches(['-', '+', '(']);
-            let is_field = first_colon && USER_FIELDS.contains(&field);
+            let is_field = first_colon && user_field(&word[..i]).is_some();
             first_colon = false;
             if !is_field {
                 out.push(' ');
@@ -492,6 +519,16 @@ mod tests {
         check_text("a\\:b", "a\\:b", &[]);
         check_text("\"a b:c\"", "\"a b:c\"", &[]);
         check_text("title:", "title:", &[]);
+    }
+
+    #[test]
+    fn deep_groups_are_flattened() {
+        let deep = format!("{}heron{}", "(".repeat(500), ")".repeat(500));
+        let kept = format!("{}heron{}", "(".repeat(10), ")".repeat(10));
+        let q = UserQuery::parse(&deep, 4096);
+        assert_eq!(q.text.replace(' ', ""), kept);
+        check_text("((a) (b))", "((a) (b))", &[]);
+        check_text("\\((((((((((((x", "\\((((((((((  x", &[]);
     }
 
     #[test]

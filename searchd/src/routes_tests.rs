@@ -222,6 +222,12 @@ async fn html_pages_escape_everything_from_the_web() {
         "-",
         "%00",
         "%FF%FE",
+        // Issue 20: these answered 500.
+        "title%3A*",
+        "inurl%3A*",
+        "heron%20title%3A*%20tide",
+        "%3C~intitle%3A",
+        "heron%20%3C~intitle%3A*",
     ] {
         for route in ["/search", "/api/search"] {
             let answer = get(server.addr, &format!("{route}?q={malformed}")).await;

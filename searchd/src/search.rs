@@ -334,7 +334,9 @@ impl Searcher {
                 }
             })
         };
-        let (mut total, mut top_docs) = searcher.search(&*query, &(Count, top()))?;
+        let refused = |error| AppError::of_query(&user_query.shown, error);
+        let (mut total, mut top_docs) =
+            searcher.search(&*query, &(Count, top())).map_err(refused)?;
         if total == 0 && full && user_query.can_match_partially() {
             // No page has every word: the pages with the most of them, said so.
             results.partial = true;
@@ -344,7 +346,7 @@ impl Searcher {
                 &self.ranking,
                 Matching::AnyWord,
             );
-            (total, top_docs) = searcher.search(&*query, &(Count, top()))?;
+            (total, top_docs) = searcher.search(&*query, &(Count, top())).map_err(refused)?;
         }
         results.total = total as u64;
 
@@ -387,7 +389,8 @@ impl Searcher {
             demote_repeats(&mut candidates);
         }
 
-        let mut passages = Passages::new(&searcher, &*query, loaded.fields.body)?;
+        let mut passages =
+            Passages::new(&searcher, &*query, loaded.fields.body).map_err(refused)?;
         for candidate in candidates.into_iter().skip(offset).take(per_page) {
             let doc = match docs.remove(&candidate.address) {
                 Some(doc) => doc,
@@ -401,7 +404,14 @@ impl Searcher {
                 snippet_fields(&loaded.fields),
             );
             if explain {
-                hit.explanation = Some(self.explain(&searcher, &*query, &candidate, &hit)?);
+                hit.explanation = Some(
+                    self.explain(&searcher, &*query, &candidate, &hit).map_err(
+                        |error| match error {
+                            AppError::Index(error) => refused(error),
+                            other => other,
+                        },
+                    )?,
+                );
             }
             results.hits.push(hit);
         }

@@ -93,6 +93,7 @@ fn malformed_queries_are_searched_leniently() {
     let s = searcher(data.path());
     let long = "heron ".repeat(2000);
     let unicode = "é".repeat(6000);
+    let deep = format!("{}heron{}", "(-".repeat(250), ")".repeat(250));
     let malformed = [
         "\"unclosed",
         "heron \"unclosed",
@@ -117,6 +118,21 @@ fn malformed_queries_are_searched_leniently() {
         "\u{0}",
         "inlinks:[1 TO 5]",
         "url:",
+        // Issue 20: each of these once failed at search time (HTTP 500).
+        "title:*",
+        "inurl:*",
+        "heron title:* inurl:*",
+        "<~intitle:",
+        "heron <~intitle:",
+        "a\\\" <~intitle:*",
+        "TITLE:*",
+        "inlinks:*",
+        "simhash:[0 TO 5]",
+        "title:/her.*/",
+        "heron^99999999999999999999999999999999999999999999999999999",
+        "\"heron tide\"~4294967295",
+        "\"great blue\"*",
+        deep.as_str(),
         long.as_str(),
         unicode.as_str(),
     ];
@@ -127,6 +143,40 @@ fn malformed_queries_are_searched_leniently() {
     let results = s.search(&long, 1, 10).expect("long query");
     assert!(results.query.len() <= 512, "queries are cut to the limit");
     assert_eq!(results.total, 3, "the cut long query still finds herons");
+}
+
+#[test]
+fn field_presence_and_field_names_with_punctuation() {
+    let titled = "http://a.test/titled";
+    let untitled = "http://a.test/untitled";
+    let data = data_with(&[
+        Doc::new(titled, "Heron notes", "a heron by the tide"),
+        Doc::new(untitled, "", "a heron by the tide"),
+        Doc::new("http://a.test/plover", "Plover", "a plover on the beach"),
+    ]);
+    let s = searcher(data.path());
+    // `title:*`: the pages with a title, not an error (title is no fast field).
+    check(&s, "title:*", &[titled, "http://a.test/plover"]);
+    check(&s, "TITLE:*", &[titled, "http://a.test/plover"]);
+    check(&s, "heron title:*", &[titled]);
+    check(&s, "heron -title:*", &[untitled]);
+    // Every page has a URL: `inurl:*` adds no condition.
+    check(&s, "inurl:*", &[titled, untitled, "http://a.test/plover"]);
+    check(&s, "heron inurl:*", &[titled, untitled]);
+    check(&s, "heron -inurl:*", &[]);
+    // Punctuation before a field name is not part of it; `intitle` is the title.
+    check(&s, "<~intitle:heron", &[titled]);
+    check(&s, "intitle:plover", &["http://a.test/plover"]);
+    check(&s, "<~intitle:*", &[titled, "http://a.test/plover"]);
+    // A field name with nothing after it adds nothing.
+    check(&s, "heron <~intitle:", &[titled, untitled]);
+    // A name that is no user field is a word: no page says "inlinks".
+    check(&s, "heron inlinks:*", &[]);
+    check(&s, "heron foo:*", &[]);
+    check(&s, "tide:heron", &[titled, untitled]);
+    // Ranges and regexes are their words.
+    check(&s, "title:[heron TO notes]", &[titled]);
+    check(&s, "title:/plover/", &["http://a.test/plover"]);
 }
 
 #[test]

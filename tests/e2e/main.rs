@@ -17,6 +17,9 @@
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`query_fuzz`]: thousands of random queries (operators, field names, control and bidi
+//!   characters, broken percent escapes, odd paging) over HTTP: never a 5xx, always in time,
+//!   the JSON contract or a JSON error.
 //! - [`browser`]: headless Chromium through chromedriver: search from the home page, ranked
 //!   results, a hostile page's title shown as text and its cached copy running no script.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
@@ -24,6 +27,7 @@
 
 mod browser;
 mod crawl;
+mod query_fuzz;
 mod ranking;
 mod resume;
 mod robot_http;
