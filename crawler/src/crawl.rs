@@ -492,6 +492,7 @@ impl Crawler {
             discovered,
             revisit: &revisit,
             simhash: stored.simhash,
+            failed_before: entry.attempts,
         })?)
     }
 

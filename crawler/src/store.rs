@@ -56,6 +56,9 @@ pub struct PageCommit<'a> {
     /// The simhash of its main text, indexed for near-duplicate detection when the page is
     /// an original.
     pub simhash: Option<u64>,
+    /// Failed fetches of the URL before this one ([`FrontierEntry::attempts`]): the history
+    /// holds them, so it is read even for a URL stored for the first time.
+    pub failed_before: u8,
 }
 
 /// URLs kept out by trap rules that one run records with their reason (the counts in
@@ -232,9 +235,9 @@ impl PageStore {
         let key = commit.page.url.as_bytes();
         let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
         batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
-        // A URL stored for the first time has no history to read: a first crawl pays no
-        // extra read per page.
-        let earlier = if is_new {
+        // A URL stored for the first time has no history to read unless its failed attempts
+        // wrote one: a first crawl pays no extra read per page.
+        let earlier = if is_new && commit.failed_before == 0 {
             FetchHistory::default()
         } else {
             self.history(&commit.page.url)?
@@ -779,6 +782,7 @@ mod tests {
                 discovered: Vec::new(),
                 revisit: &RevisitRecord::default(),
                 simhash: Some(simhash),
+                failed_before: 0,
             })
             .unwrap();
     }
@@ -1029,6 +1033,7 @@ mod tests {
                 discovered: links_from(url, &[url, url], 2),
                 revisit: &RevisitRecord::default(),
                 simhash: None,
+                failed_before: 0,
             })
             .unwrap();
         assert!(again.is_empty(), "{again:?}");
