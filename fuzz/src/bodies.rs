@@ -74,7 +74,10 @@ pub fn robots(data: &[u8]) {
         let refusal = policy.refusal(&path);
         assert_eq!(policy.allows(&path), refusal.is_none(), "{path}");
         if let Some(crawler::robots::Refusal::Rule(source)) = refusal {
-            assert!(source.line >= 1 && source.line as usize <= lines, "{source:?}");
+            assert!(
+                source.line >= 1 && source.line as usize <= lines,
+                "{source:?}"
+            );
         }
     }
     assert!(policy.allows("/robots.txt"));
@@ -228,7 +231,11 @@ pub fn query(data: &[u8]) {
     let max_len = [0, 1, 7, 64, 512, 2048][usize::from(first) % 6];
     let raw = String::from_utf8_lossy(rest);
     let query = searchd::UserQuery::parse(&raw, max_len);
-    assert!(query.shown.len() <= max_len, "{} > {max_len}", query.shown.len());
+    assert!(
+        query.shown.len() <= max_len,
+        "{} > {max_len}",
+        query.shown.len()
+    );
     let _ = query.is_empty();
     let _ = query.can_match_partially();
     let _ = query.only_plain_words();

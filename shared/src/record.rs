@@ -997,3 +997,6 @@ mod tests {
         assert_eq!(body.decompress().unwrap(), text);
     }
 }
+
+#[cfg(test)]
+mod props;
