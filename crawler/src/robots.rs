@@ -333,6 +333,9 @@ fn parse_delay(value: &[u8]) -> Option<f64> {
 mod cases;
 
 #[cfg(test)]
+mod reference_tests;
+
+#[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
 

@@ -1015,3 +1015,6 @@ mod tests {
         assert_eq!(body.decompress().unwrap(), text);
     }
 }
+
+#[cfg(test)]
+mod props;

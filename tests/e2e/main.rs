@@ -22,11 +22,14 @@
 //!   the JSON contract or a JSON error.
 //! - [`browser`]: headless Chromium through chromedriver: search from the home page, ranked
 //!   results, a hostile page's title shown as text and its cached copy running no script.
+//! - [`fuzz_corpus`]: every committed fuzz corpus file through its fuzz target's body (the
+//!   parsers of robots.txt, HTML, links, URLs, sitemaps, charsets, queries and config).
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 
 mod browser;
 mod crawl;
+mod fuzz_corpus;
 mod query_fuzz;
 mod ranking;
 mod resume;

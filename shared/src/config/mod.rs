@@ -85,6 +85,12 @@ impl RawConfig {
         }
     }
 
+    /// Reads `text` as the contents of the config file `path` (named in errors); nothing is
+    /// checked beyond the file's shape, as [`RawConfig::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        parse::parse(text, path)
+    }
+
     /// Checks every value and gives the typed config; the first bad value is the error.
     pub fn validate(&self) -> Result<Config, BadValue> {
         Ok(Config {
