@@ -162,7 +162,7 @@ fn build_passes(
                 .ok()
                 .flatten()
                 .as_deref()
-                != Some(&target.name)
+                != Some(target.name.as_str())
             {
                 let _ = std::fs::remove_dir_all(&target.dir);
             }
