@@ -147,6 +147,8 @@ pub enum SitemapError {
 ///   gzip) after at least one entry was kept; those entries are good.
 /// - `Err`: the same problems before any entry was kept, or [`SitemapError::NotASitemap`].
 pub fn parse(body: &[u8], limits: &SitemapLimits) -> Result<Sitemap, SitemapError> {
+    // The fault-injection tests crash the crawler here (a sitemap fetched, not yet read).
+    fail_point!("crawler::sitemap::read");
     let source: Box<dyn Read + '_> = if body.starts_with(&[0x1f, 0x8b]) {
         Box::new(MultiGzDecoder::new(body))
     } else {

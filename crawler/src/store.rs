@@ -3,10 +3,17 @@
 //! Every state change of one URL is one RocksDB `WriteBatch` (WAL on): the page record, its
 //! outlinks, the frontier entries it adds, their seen-set entries, the removal of its own
 //! frontier entry and the counters. A `kill -9` at any moment leaves either all of it or none.
+//!
+//! Failpoints (compiled in for the fault-injection tests only, see `tests/e2e/faults.rs`):
+//! `crawler::store::commit_page::before_write` and `::after_write` around a page's batch,
+//! `crawler::store::sitemap::before_write` (the URLs a sitemap lists),
+//! `crawler::store::revisit::before_write` (a revisit answered 304) and
+//! `crawler::store::queue_revisits::before_write` (the due pages queued at the start of a run).
+//! An injected error is a refused write ([`StoreError::Write`]).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rocksdb::{DB, Direction, IteratorMode, ReadOptions, WriteBatch};
 use shared::record::{
@@ -68,6 +75,8 @@ pub const MAX_SKIP_RECORDS_PER_RUN: u64 = 100_000;
 /// The writable content store.
 pub struct PageStore {
     db: DB,
+    /// `DATA/store`, named by write errors.
+    path: PathBuf,
     counters: CrawlCounters,
     traps: TrapRules,
     /// URLs queued per origin (the budget's count), read from `meta` on first use.
@@ -94,6 +103,7 @@ impl PageStore {
             .map_err(|source| StoreError::opening(path.clone(), source))?;
         let mut store = Self {
             db,
+            path,
             counters: CrawlCounters::default(),
             traps: TrapRules::default(),
             host_queued: HashMap::new(),
@@ -112,6 +122,25 @@ impl PageStore {
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
         read_record(&self.db, cf, key)
+    }
+
+    /// Writes `batch`, all or nothing; a refusal (a full disk, an I/O error) names the store.
+    fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        self.written(self.db.write(batch))
+    }
+
+    /// A write's result, its error naming the store.
+    fn written(&self, result: Result<(), rocksdb::Error>) -> Result<(), StoreError> {
+        result.map_err(|source| StoreError::writing(self.path.clone(), source))
+    }
+
+    /// The error a failpoint injects: a write refused at `point`.
+    #[cfg(feature = "failpoints")]
+    fn injected(&self, point: &str) -> StoreError {
+        StoreError::Write {
+            path: self.path.clone(),
+            message: format!("injected fault at failpoint {point}"),
+        }
     }
 
     /// Sets the trap rules new URLs must pass to be queued.
@@ -224,7 +253,7 @@ impl PageStore {
         let mut batch = WriteBatch::default();
         let queued = self.queue_unseen(&mut batch, urls)?;
         self.put_counters(&mut batch);
-        self.db.write(batch)?;
+        self.write(batch)?;
         Ok(queued)
     }
 
@@ -271,7 +300,13 @@ impl PageStore {
         }
         self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
-        self.db.write(batch)?;
+        fail_point!("crawler::store::commit_page::before_write", |_| Err(
+            self.injected("crawler::store::commit_page::before_write")
+        ));
+        self.write(batch)?;
+        fail_point!("crawler::store::commit_page::after_write", |_| Err(
+            self.injected("crawler::store::commit_page::after_write")
+        ));
         Ok(queued)
     }
 
@@ -299,7 +334,17 @@ impl PageStore {
         self.done(&mut batch, done, revisit.map(|(url, _)| url));
         self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
-        self.db.write(batch)?;
+        fail_point!(
+            "crawler::store::revisit::before_write",
+            revisit.is_some(),
+            |_| Err(self.injected("crawler::store::revisit::before_write"))
+        );
+        fail_point!(
+            "crawler::store::sitemap::before_write",
+            revisit.is_none(),
+            |_| Err(self.injected("crawler::store::sitemap::before_write"))
+        );
+        self.write(batch)?;
         Ok(queued)
     }
 
@@ -352,7 +397,7 @@ impl PageStore {
         let earlier = self.history(url.as_str())?;
         self.add_to_history(&mut batch, url.as_str(), earlier, failure);
         self.put_counters(&mut batch);
-        self.db.write(batch)?;
+        self.written(self.db.write(batch))?;
         Ok(new_key)
     }
 
@@ -418,7 +463,10 @@ impl PageStore {
                 batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), queued.encode());
             }
             self.put_counters(&mut batch);
-            self.db.write(batch)?;
+            fail_point!("crawler::store::queue_revisits::before_write", |_| Err(
+                self.injected("crawler::store::queue_revisits::before_write")
+            ));
+            self.write(batch)?;
         }
         Ok(count)
     }
@@ -464,7 +512,7 @@ impl PageStore {
         }
         self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
-        self.db.write(batch)?;
+        self.write(batch)?;
         Ok(())
     }
 
@@ -719,15 +767,14 @@ impl PageStore {
     /// until [`PageStore::resume_host`].
     pub fn halt_host(&self, origin: &str, why: &str) -> Result<(), StoreError> {
         let key = meta_key(HALTED_PREFIX, origin.as_bytes());
-        self.db.put_cf(self.cf(Cf::Meta), key, why.as_bytes())?;
-        Ok(())
+        self.written(self.db.put_cf(self.cf(Cf::Meta), key, why.as_bytes()))
     }
 
     /// Lifts an operator's halt; returns whether the origin was halted.
     pub fn resume_host(&self, origin: &str) -> Result<bool, StoreError> {
         let key = meta_key(HALTED_PREFIX, origin.as_bytes());
         let was = self.db.get_pinned_cf(self.cf(Cf::Meta), &key)?.is_some();
-        self.db.delete_cf(self.cf(Cf::Meta), key)?;
+        self.written(self.db.delete_cf(self.cf(Cf::Meta), key))?;
         Ok(was)
     }
 
@@ -743,9 +790,10 @@ impl PageStore {
 
     /// Caches a robots.txt answer.
     pub fn put_robots(&self, origin: &str, record: &RobotsRecord) -> Result<(), StoreError> {
-        self.db
-            .put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode())?;
-        Ok(())
+        self.written(
+            self.db
+                .put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode()),
+        )
     }
 
     /// Writes every column family's in-memory writes to sorted files. RocksDB keeps them in
@@ -754,9 +802,10 @@ impl PageStore {
     /// the Rust docs, 330 MB and 1.2 s per open. Called at the end of a crawl.
     pub fn flush(&self) -> Result<(), StoreError> {
         let families: Vec<_> = Cf::ALL.iter().map(|&cf| self.cf(cf)).collect();
-        self.db
-            .flush_cfs_opt(&families, &rocksdb::FlushOptions::default())?;
-        Ok(())
+        self.written(
+            self.db
+                .flush_cfs_opt(&families, &rocksdb::FlushOptions::default()),
+        )
     }
 }
 

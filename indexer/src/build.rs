@@ -96,8 +96,18 @@ pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
 }
 
 /// [`build`], reporting the write pass's documents in `progress` as it goes, for a caller
-/// that shows them (from another thread) while the build runs.
+/// that shows them (from another thread) while the build runs. A build that runs out of
+/// disk fails with [`Error::DiskFull`], naming `DATA/index`.
 pub fn build_with_progress(
+    data: &Path,
+    mode: BuildMode,
+    progress: &BuildProgress,
+) -> Result<BuildSummary, Error> {
+    build_passes(data, mode, progress)
+        .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
+}
+
+fn build_passes(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
@@ -146,7 +156,18 @@ pub fn build_with_progress(
         }
     };
     if target.fresh {
-        generation::switch_current(data, &target.name)?;
+        if let Err(error) = generation::switch_current(data, &target.name) {
+            // Not named (yet): the next build's `remove_old` removes it if this one cannot.
+            if generation::current_generation(data)
+                .ok()
+                .flatten()
+                .as_deref()
+                != Some(target.name.as_str())
+            {
+                let _ = std::fs::remove_dir_all(&target.dir);
+            }
+            return Err(error);
+        }
         generation::remove_old(data, &target.name, target.previous.as_deref())?;
     }
     let summary = BuildSummary {

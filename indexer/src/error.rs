@@ -1,6 +1,6 @@
 //! `Error`: why a build, or opening the current index, failed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a build failed, or the current index could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -53,9 +53,33 @@ pub enum Error {
     /// An indexing thread failed without an error of its own (it panicked).
     #[error("an indexing thread failed: {0}")]
     Worker(String),
+    /// The disk holding the index is full; the half-written generation is removed.
+    #[error(
+        "no space left on the disk holding the index at {0}: make room and run the build again"
+    )]
+    DiskFull(PathBuf),
 }
 
 impl Error {
+    /// This error, or [`Error::DiskFull`] naming `dir` when what failed was a write to a full
+    /// disk (an `ENOSPC` anywhere in its chain; tantivy passes some I/O errors on as text).
+    pub(crate) fn or_disk_full(self, dir: &Path) -> Self {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&self);
+        let mut full = false;
+        while let Some(error) = cause {
+            full |= error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull);
+            full |= error.to_string().contains("No space left on device");
+            cause = error.source();
+        }
+        if full {
+            Error::DiskFull(dir.to_path_buf())
+        } else {
+            self
+        }
+    }
+
     /// An I/O error on `path`.
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

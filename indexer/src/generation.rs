@@ -4,6 +4,13 @@
 //! `CURRENT` is replaced atomically: written to a temporary file, fsynced, renamed over the
 //! old one, and the directory fsynced. A reader sees the old name or the new one, and the
 //! generation it names is complete (a new generation is committed before it is named).
+//!
+//! Failpoints (compiled in for the fault-injection tests only, see `tests/e2e/faults.rs`):
+//! `indexer::generation::before_switch` (the new generation committed, `CURRENT` not yet
+//! touched), then in the write of `CURRENT`: `indexer::generation::current_written` (the
+//! temporary file written, not yet fsynced), `::current_synced` (fsynced, not yet renamed)
+//! and `::current_renamed` (renamed, the directory not yet fsynced). An injected error is an
+//! I/O error on `CURRENT`.
 
 use std::fs::File;
 use std::io::Write;
@@ -88,6 +95,10 @@ pub fn next_generation(data: &Path) -> Result<String, Error> {
 
 /// Names `generation` in `CURRENT`, atomically.
 pub fn switch_current(data: &Path, generation: &str) -> Result<(), Error> {
+    fail_point!("indexer::generation::before_switch", |_| Err(injected(
+        &current_generation_marker(data),
+        "indexer::generation::before_switch"
+    )));
     write_atomically(
         &current_generation_marker(data),
         format!("{generation}\n").as_bytes(),
@@ -142,11 +153,26 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&tmp, e))?;
+    file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
+    // The failpoints of this function are those of `CURRENT`'s switch, not the state file's.
+    fail_point!(
+        "indexer::generation::current_written",
+        path.ends_with(CURRENT),
+        |_| Err(injected(&tmp, "indexer::generation::current_written"))
+    );
+    file.sync_all().map_err(|e| Error::io(&tmp, e))?;
     drop(file);
+    fail_point!(
+        "indexer::generation::current_synced",
+        path.ends_with(CURRENT),
+        |_| Err(injected(&tmp, "indexer::generation::current_synced"))
+    );
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    fail_point!(
+        "indexer::generation::current_renamed",
+        path.ends_with(CURRENT),
+        |_| Err(injected(path, "indexer::generation::current_renamed"))
+    );
     if let Some(dir) = path.parent() {
         // Makes the rename itself durable; not every platform can open a directory.
         if let Ok(dir) = File::open(dir) {
@@ -154,6 +180,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The error a failpoint injects: an I/O error on `path` at `point`.
+#[cfg(feature = "failpoints")]
+fn injected(path: &Path, point: &str) -> Error {
+    Error::io(
+        path,
+        std::io::Error::other(format!("injected fault at failpoint {point}")),
+    )
 }
 
 #[cfg(test)]

@@ -147,8 +147,27 @@ impl StoreError {
         {
             return StoreError::Locked(path);
         }
+        if is_disk_full(&message) {
+            return StoreError::DiskFull(path);
+        }
         StoreError::Db { path, source }
     }
+
+    /// The error of a write to the store at `path` that RocksDB refused:
+    /// [`StoreError::DiskFull`] when the disk is full.
+    pub fn writing(path: PathBuf, source: rocksdb::Error) -> Self {
+        let message = source.into_string();
+        if is_disk_full(&message) {
+            return StoreError::DiskFull(path);
+        }
+        StoreError::Write { path, message }
+    }
+}
+
+/// Whether a RocksDB message reports a full disk (`ENOSPC`, as `strerror` spells it; RocksDB
+/// passes the OS's words on).
+fn is_disk_full(message: &str) -> bool {
+    message.contains("No space left on device")
 }
 
 /// Database options for the writer.
@@ -280,6 +299,20 @@ pub enum StoreError {
     /// RocksDB failed during a read.
     #[error("reading the content store: {0}")]
     Read(#[from] rocksdb::Error),
+    /// A write was refused (an I/O error): nothing of that write is in the store.
+    #[error("cannot write the content store at {path}: {message}")]
+    Write {
+        /// The store directory.
+        path: PathBuf,
+        /// Why, as RocksDB or the OS said it.
+        message: String,
+    },
+    /// The disk holding the store is full: nothing of the refused write is in the store.
+    #[error(
+        "no space left on the disk holding the content store at {0}: make room and run the \
+         same command again (a crawl resumes where it stopped)"
+    )]
+    DiskFull(PathBuf),
 }
 
 /// A read-only view of the store, for the indexer and searchd.

@@ -10,6 +10,10 @@
 //!   conditional requests.
 //! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
 //!   pages and fetches nothing it had stored.
+//! - [`faults`]: faults lose nothing: errors and crashes at failpoints of a page commit, a
+//!   sitemap, a revisit and a generation switch (in child processes), a full disk (a tmpfs,
+//!   as root), a store another crawler holds, corrupt records, an index removed under
+//!   searchd: a clear error or an answer, never a panic, and the next run finishes the work.
 //! - [`ranking`]: the index never holds noindex pages; more in-links rank higher; copies are
 //!   one result, under their `rel=canonical` URL.
 //! - [`stalls`]: a hanging URL goes behind its host's other pages and costs a short pause;
@@ -29,6 +33,7 @@
 
 mod browser;
 mod crawl;
+mod faults;
 mod fuzz_corpus;
 mod query_fuzz;
 mod ranking;
