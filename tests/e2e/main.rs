@@ -16,6 +16,10 @@
 //!   drips, trickles, big bodies and decompression bombs are cut off with their reasons.
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
+//! - [`soak`]: the crawler killed with SIGKILL again and again against a web of many hosts
+//!   (slow, failing, huge, traps), then run to its end: every reachable page stored once,
+//!   nothing stored fetched again, every politeness gap held, memory sampled (a CI version of
+//!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`browser`]: headless Chromium through chromedriver: search from the home page, ranked
 //!   results, a hostile page's title shown as text and its cached copy running no script.
@@ -28,6 +32,7 @@ mod ranking;
 mod resume;
 mod robot_http;
 mod serve;
+mod soak;
 mod stalls;
 mod support;
 mod traps;
