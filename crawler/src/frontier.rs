@@ -155,6 +155,11 @@ pub struct Frontier {
     /// Origins with work at the last count, and when to count again.
     hosts_with_work: usize,
     recount_at: Option<Instant>,
+    /// When this run began. A run killed just before it may have asked any origin and any
+    /// address a moment ago, so none is asked before its gap has passed since then: a crawler
+    /// restarted at once (by hand, or by a supervisor after a crash, again and again) stays as
+    /// polite as one that ran on.
+    started: Instant,
 }
 
 impl Frontier {
@@ -167,6 +172,7 @@ impl Frontier {
             ips: HashMap::new(),
             hosts_with_work: 0,
             recount_at: None,
+            started: Instant::now(),
         }
     }
 
@@ -185,10 +191,20 @@ impl Frontier {
         self.hosts.len()
     }
 
-    /// Registers an origin whose entries are in the store (on start), with its robots state.
+    /// Registers an origin whose entries are in the store (on start), with its robots state
+    /// (cached by an earlier run: its `Crawl-delay` holds from the first request on).
     pub fn load_origin(&mut self, origin: &str, robots: RobotsState, now: Instant) {
+        let crawl_delay = match &robots {
+            RobotsState::Known { policy, .. } => policy.crawl_delay(),
+            _ => None,
+        };
+        let delay = self.politeness.delay_for(origin, crawl_delay);
+        let first = self.started + delay;
         let host = self.host_mut(origin, now);
         host.robots = robots;
+        host.delay = delay;
+        host.base_delay = delay;
+        host.next_at = host.next_at.max(first);
         host.more_in_store = true;
         self.schedule(origin, now);
     }
@@ -243,6 +259,7 @@ impl Frontier {
 
     fn host_mut(&mut self, origin: &str, now: Instant) -> &mut HostQueue {
         let politeness = &self.politeness;
+        let started = self.started;
         if !self.hosts.contains_key(origin) {
             self.recount_at = None; // a new origin: count again
         }
@@ -253,7 +270,7 @@ impl Frontier {
                 more_in_store: false,
                 in_flight: HashSet::new(),
                 robots_in_flight: false,
-                next_at: now,
+                next_at: now.max(started + politeness.delay_for(origin, None)),
                 scheduled: false,
                 robots: RobotsState::Unknown,
                 delay: politeness.delay_for(origin, None),
@@ -337,9 +354,11 @@ impl Frontier {
                 Address::Resolving => continue, // rescheduled when resolved
                 Address::Known(ip) => {
                     if let Some(limits) = ip_limits {
+                        let started = self.started;
                         let gate = self.ips.entry(ip).or_insert_with(|| IpGate {
                             in_flight: 0,
-                            last_event: None,
+                            // The run's start, as for origins (see `Frontier::started`).
+                            last_event: Some(started),
                             waiting: Vec::new(),
                         });
                         if gate.in_flight >= limits.concurrency.max(host.concurrency) {
@@ -857,6 +876,7 @@ mod tests {
             .validate()
             .unwrap(),
         ));
+        tokio::time::advance(Duration::from_secs(1)).await; // the run's first gap
         let shared_ip: IpAddr = "10.0.0.1".parse().unwrap();
         let other_ip: IpAddr = "10.0.0.2".parse().unwrap();
         let origins = [
@@ -903,6 +923,74 @@ mod tests {
             origin_of(&job),
             shared_origin.0,
             "another host on the address (the first waits its own second)"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_new_run_waits_each_gap_from_its_start_and_keeps_the_cached_crawl_delay() {
+        // A run killed a moment ago may just have asked the host and the address: the next run
+        // waits the host's gap from its start, here the 3 s `Crawl-delay` of the robots.txt
+        // an earlier run cached, which holds between its pages too.
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = PageStore::open(dir.path()).unwrap();
+        let mut frontier = Frontier::new(Politeness::new(
+            &RawCrawlerConfig {
+                delay_ms: 1_000,
+                ip_delay_ms: 100,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        ));
+        let origin = "http://a.test";
+        let far = Instant::now() + Duration::from_secs(86_400);
+        let rules = RobotsFetch::Rules("User-agent: *\nCrawl-delay: 3\n".into());
+        frontier.load_origin(origin, known(rules, far), Instant::now());
+        frontier.resolved(origin, Some(LOCAL), Instant::now());
+        let queued = queue(&mut store, &["http://a.test/1", "http://a.test/2"]);
+        frontier.push(queued, Instant::now());
+        tokio::time::advance(Duration::from_millis(2_999)).await;
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "not before the Crawl-delay has passed since the run began"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let Some(Job::Page { key, entry, .. }) = next(&mut frontier, &mut store) else {
+            panic!("the first page 3 s after the start");
+        };
+        store.drop_queued(&key, &entry, 0).unwrap(); // as if stored
+        frontier.page_done(origin, &key, Instant::now());
+        tokio::time::advance(Duration::from_millis(2_999)).await;
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "the cached Crawl-delay between pages, not the operator's 1 s"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(
+            next(&mut frontier, &mut store).is_some(),
+            "3 s after the page"
+        );
+
+        // A host the new run finds (no cached robots.txt) waits the operator's gap.
+        let mut frontier = Frontier::new(Politeness::new(
+            &RawCrawlerConfig {
+                delay_ms: 1_000,
+                ..RawCrawlerConfig::default()
+            }
+            .validate()
+            .unwrap(),
+        ));
+        let queued = queue(&mut store, &["http://b.test/1"]);
+        frontier.push(queued, Instant::now());
+        tokio::time::advance(Duration::from_millis(999)).await;
+        assert!(
+            next(&mut frontier, &mut store).is_none(),
+            "999 ms after the start"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(
+            matches!(next(&mut frontier, &mut store), Some(Job::Resolve { .. })),
+            "1 s after the start: its address first"
         );
     }
 

@@ -20,6 +20,10 @@
 //!   drips, trickles, big bodies and decompression bombs are cut off with their reasons.
 //! - [`traps`]: endless calendars, repeating paths and faceted search stay within the trap
 //!   rules (host budget, repeated segments, query-string cap).
+//! - [`soak`]: the crawler killed with SIGKILL again and again against a web of many hosts
+//!   (slow, failing, huge, traps), then run to its end: every reachable page stored once,
+//!   nothing stored fetched again, every politeness gap held, memory sampled (a CI version of
+//!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`query_fuzz`]: thousands of random queries (operators, field names, control and bidi
 //!   characters, broken percent escapes, odd paging) over HTTP: never a 5xx, always in time,
@@ -40,6 +44,7 @@ mod ranking;
 mod resume;
 mod robot_http;
 mod serve;
+mod soak;
 mod stalls;
 mod support;
 mod traps;

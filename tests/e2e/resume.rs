@@ -31,7 +31,7 @@ fn child_crawler() {
 }
 
 /// The test binary, set to re-enter [`child_crawler`] with `args`.
-fn child_command(args: &[String]) -> Command {
+pub(crate) fn child_command(args: &[String]) -> Command {
     let mut command = Command::new(std::env::current_exe().expect("test binary path"));
     command
         .args([

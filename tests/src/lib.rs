@@ -27,6 +27,7 @@
 //! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, with a meta refresh to the live page and a relative link; and a harmless page with the same word |
 //! | `stalls.test` | [`stalls`] | `/hang` (never answers) linked before 10 ordinary pages, `/drip` (a byte a second), `/trickle` (endless but fast), `/big` (256 KiB), `/bomb` (64 MiB gzipped to 64 KiB) |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
+//! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
 //!
@@ -53,6 +54,7 @@ mod request_log;
 pub mod robots_hosts;
 pub mod sample;
 pub mod sitemaps;
+pub mod soak;
 pub mod stalls;
 pub mod traps;
 mod words;
@@ -98,6 +100,7 @@ pub use sample::{
     sample_site_dir,
 };
 pub use sitemaps::{MAPS_DISALLOWED, MAPS_PAGES, MAPS_SITEMAPS};
+pub use soak::{SoakAnswer, SoakWeb};
 pub use stalls::{STALLS_BIG_BYTES, STALLS_BOMB_BYTES, STALLS_PAGES};
 pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
 
@@ -144,12 +147,19 @@ struct Shared {
     stop: watch::Receiver<bool>,
     /// The edition `fresh.test/news.html` serves.
     fresh_edition: AtomicU32,
+    /// The `soak-N.test` hosts served.
+    soak: SoakWeb,
 }
 
 impl TestWeb {
     /// Binds 127.0.0.1 on a free port and serves until dropped. Call it inside a tokio
     /// runtime.
     pub async fn start() -> TestWeb {
+        Self::start_with(SoakWeb::NONE).await
+    }
+
+    /// The same, also serving the `soak-N.test` hosts of `soak`.
+    pub async fn start_with(soak: SoakWeb) -> TestWeb {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .await
             .expect("the test web binds 127.0.0.1:0");
@@ -163,6 +173,7 @@ impl TestWeb {
             site: sample_site_dir(),
             stop: stopped,
             fresh_edition: AtomicU32::new(1),
+            soak,
         });
 
         let handler = Arc::clone(&shared);
@@ -211,7 +222,7 @@ impl TestWeb {
         self.shared.log.count(host, path_and_query)
     }
 
-    /// Requests not kept because the log was full (0 unless a test made over 100,000).
+    /// Requests not kept because the log was full (0 unless a test made over `MAX_LOGGED_REQUESTS`).
     pub fn requests_dropped(&self) -> u64 {
         self.shared.log.dropped()
     }
@@ -222,9 +233,19 @@ impl TestWeb {
         self.shared.fresh_edition.store(edition, Ordering::SeqCst);
     }
 
-    /// The host names served, to build a resolve table (each to 127.0.0.1).
-    pub fn hosts(&self) -> Vec<&'static str> {
-        HOSTS.to_vec()
+    /// The host names served, to build a resolve table (each to 127.0.0.1): [`HOSTS`], then
+    /// the soak hosts.
+    pub fn hosts(&self) -> Vec<String> {
+        HOSTS
+            .iter()
+            .map(|h| h.to_string())
+            .chain(self.shared.soak.host_names())
+            .collect()
+    }
+
+    /// The soak hosts served.
+    pub fn soak(&self) -> SoakWeb {
+        self.shared.soak
     }
 }
 
@@ -288,10 +309,17 @@ impl Shared {
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, query, &self.stop).await,
             "stalls.test" => stalls::respond(path, &self.stop).await,
-            _ => reply::text(
-                404,
-                format!("404 Not Found: the test web has no host {host:?}\n"),
-            ),
+            _ => match self.soak.host_number(&host) {
+                Some(n) => {
+                    self.soak
+                        .respond(n, path, earlier_requests, self.port)
+                        .await
+                }
+                None => reply::text(
+                    404,
+                    format!("404 Not Found: the test web has no host {host:?}\n"),
+                ),
+            },
         };
         if let Some(index) = index {
             self.log.answered(index, std::time::Instant::now());

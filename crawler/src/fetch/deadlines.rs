@@ -109,7 +109,7 @@ fn span(duration: Duration) -> String {
     let ms = duration.as_millis();
     if ms < 1000 {
         format!("{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", duration.as_secs_f64())
