@@ -77,7 +77,7 @@ impl Plan {
                 crawl_delay_ms: 150,
             },
             delay_ms: 60,
-            ip_delay_ms: 4,
+            ip_delay_ms: 20,
             ip_concurrency: 8,
             max_in_flight: 64,
             page_attempts: 2,
@@ -802,7 +802,11 @@ impl Check<'_> {
     /// Every gap between two requests to a host, and to the address, held its delay.
     fn politeness(&self, report: &mut Report) -> Vec<String> {
         let mut failures = Vec::new();
-        let tolerance = 0.9;
+        // The crawler times its gaps where it sends; the log, where the server reads. Between
+        // the two, scheduling on a loaded machine moves a request by a few milliseconds, not
+        // by a share of the delay: a gap may fall short by 10%, and by at most `JITTER`.
+        const JITTER: Duration = Duration::from_millis(5);
+        let least = |wanted: Duration| wanted.mul_f64(0.9).min(wanted.saturating_sub(JITTER));
         let run_of = |at: Instant| {
             self.runs
                 .iter()
@@ -832,7 +836,7 @@ impl Check<'_> {
                 if shortest.as_ref().is_none_or(|(r, _)| ratio < *r) {
                     shortest = Some((ratio, format!("{host}: {gap:?} of {wanted:?}")));
                 }
-                if gap < wanted.mul_f64(tolerance) {
+                if gap < least(wanted) {
                     host_violations += 1;
                     let (ra, rb) = (run_of(a.at), run_of(b.at));
                     if ra != rb {
@@ -852,7 +856,7 @@ impl Check<'_> {
             let gap = pair[1].at.saturating_duration_since(pair[0].at);
             ip_gaps += 1;
             ip_shortest = ip_shortest.min(gap);
-            if gap < ip_delay.mul_f64(tolerance) {
+            if gap < least(ip_delay) {
                 ip_violations += 1;
                 failures.push(format!(
                     "127.0.0.1: {}{} (run {}) then {}{} (run {}) after {gap:?}, delay {ip_delay:?}",
@@ -867,9 +871,9 @@ impl Check<'_> {
         }
         report.line(format!(
             "politeness: {host_gaps} gaps between requests to one host checked, \
-             {host_violations} under 90% of the delay ({across_restarts} across a restart); \
+             {host_violations} short of the delay ({across_restarts} across a restart); \
              shortest against its delay: {}; {ip_gaps} gaps to the address checked, \
-             {ip_violations} under 90% of {ip_delay:?} (shortest {ip_shortest:?})",
+             {ip_violations} short of {ip_delay:?} (shortest {ip_shortest:?})",
             shortest.map_or("none".to_string(), |(r, s)| format!(
                 "{:.0}% ({s})",
                 r * 100.0
