@@ -19,9 +19,12 @@ use url::Url;
 /// The product token every body reads robots rules and META tags for.
 const AGENT: &str = "siftbot";
 
+/// A target's body: the input, read as its parser reads the web or a user.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the folder under `fuzz/corpus/` and the file under
 /// `fuzz/fuzz_targets/`) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("robots", robots),
     ("html", html),
     ("extract", extract),

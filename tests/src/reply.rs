@@ -26,6 +26,21 @@ pub(crate) fn html(status: u16, body: impl Into<String>) -> Response {
     bytes(status, HTML_UTF8, body.into())
 }
 
+/// A 200 UTF-8 HTML answer whose body is streamed from `chunks` as they come.
+pub(crate) fn streamed_html<S>(chunks: S) -> Response
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, std::convert::Infallible>>
+        + Send
+        + Sync
+        + 'static,
+{
+    let mut response = warp::reply::stream(chunks).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(HTML_UTF8));
+    response
+}
+
 /// A UTF-8 plain-text answer.
 pub(crate) fn text(status: u16, body: impl Into<String>) -> Response {
     bytes(status, TEXT_UTF8, body.into())

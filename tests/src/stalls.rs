@@ -18,10 +18,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::stream;
 use tokio::sync::watch;
-use warp::Reply;
 use warp::reply::Response;
 
-use crate::reply::{HTML_UTF8, bytes, html, not_found, page, text, with_header};
+use crate::reply::{HTML_UTF8, bytes, html, not_found, page, streamed_html, text, with_header};
 
 /// The ordinary pages, every one reachable from `/`.
 pub const STALLS_PAGES: [&str; 10] = [
@@ -125,12 +124,7 @@ fn endless(stop: watch::Receiver<bool>, chunk: Bytes, every: Duration) -> Respon
         }
         Some((Ok::<Bytes, Infallible>(chunk.clone()), (stop, chunk)))
     });
-    let mut response = warp::reply::stream(chunks).into_response();
-    response.headers_mut().insert(
-        "content-type",
-        warp::http::HeaderValue::from_static(HTML_UTF8),
-    );
-    response
+    streamed_html(chunks)
 }
 
 #[cfg(test)]

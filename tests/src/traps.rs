@@ -17,11 +17,10 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::watch;
-use warp::Reply;
 use warp::reply::Response;
 
 use crate::gzip::gzip;
-use crate::reply::{HTML_UTF8, bytes, html, not_found, page, text, with_header};
+use crate::reply::{HTML_UTF8, bytes, html, not_found, page, streamed_html, text, with_header};
 
 /// How long `/slow` waits before answering.
 pub const SLOW_DELAY: Duration = Duration::from_secs(2);
@@ -178,12 +177,7 @@ fn huge(stop: watch::Receiver<bool>) -> Response {
             (!*stop.borrow()).then(|| chunk.clone())
         }))
         .map(Ok::<Bytes, Infallible>);
-    let mut response = warp::reply::stream(futures_util::stream::iter(chunks)).into_response();
-    response.headers_mut().insert(
-        "content-type",
-        warp::http::HeaderValue::from_static(HTML_UTF8),
-    );
-    response
+    streamed_html(futures_util::stream::iter(chunks))
 }
 
 #[cfg(test)]
