@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use shared::config::CrawlerConfig;
 use shared::record::{EntryKind, FrontierEntry};
+use shared::store::MemoryBudget;
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -139,7 +140,11 @@ impl Crawler {
             .iter()
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut store = PageStore::open(&options.data)?;
+        let budget = MemoryBudget::new(
+            options.config.store_cache_bytes,
+            options.config.store_write_buffer_bytes,
+        );
+        let mut store = PageStore::open_within(&options.data, &budget)?;
         store.set_trap_rules(TrapRules::new(&options.config));
         let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {

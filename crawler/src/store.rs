@@ -21,9 +21,9 @@ use shared::record::{
     Record, RevisitRecord, RobotsRecord, SkipReason, SkipRecord,
 };
 use shared::store::{
-    COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, PATH_QUERIES_PREFIX, QueuePosition,
-    cf_handle, frontier_key, frontier_key_origin, frontier_origin_range, meta_key, open_options,
-    read_record, store_dir,
+    COUNTERS_KEY, Cf, HALTED_PREFIX, HOST_QUEUED_PREFIX, MemoryBudget, PATH_QUERIES_PREFIX,
+    QueuePosition, cf_handle, frontier_key, frontier_key_origin, frontier_origin_range, meta_key,
+    open_options, read_record, store_dir,
 };
 use shared::{CanonicalUrl, StoreError};
 use tracing::debug;
@@ -96,10 +96,17 @@ pub struct PageStore {
 }
 
 impl PageStore {
-    /// Opens (creating if needed) `DATA/store` for writing. Fails if another crawler has it.
+    /// Opens (creating if needed) `DATA/store` for writing, within the default
+    /// [`MemoryBudget`]. Fails if another crawler has it.
     pub fn open(data: &Path) -> Result<Self, StoreError> {
+        Self::open_within(data, &MemoryBudget::default())
+    }
+
+    /// Opens (creating if needed) `DATA/store` for writing, holding in memory what `budget`
+    /// allows. Fails if another crawler has it.
+    pub fn open_within(data: &Path, budget: &MemoryBudget) -> Result<Self, StoreError> {
         let path = store_dir(data);
-        let db = DB::open_cf_descriptors(&open_options(), &path, Cf::descriptors())
+        let db = DB::open_cf_descriptors(&open_options(budget), &path, Cf::descriptors(budget))
             .map_err(|source| StoreError::opening(path.clone(), source))?;
         let mut store = Self {
             db,

@@ -9,7 +9,7 @@ use shared::docplan::{PageKind, PageMeta};
 use shared::record::{
     CompressedBody, CrawlCounters, Outlink, Outlinks, PageRecord, Record, RobotsDirectives,
 };
-use shared::store::{COUNTERS_KEY, Cf, open_options, store_dir};
+use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, open_options, store_dir};
 use tempfile::TempDir;
 
 /// A 200 page with `html` as its body; the content hash is the hash of the HTML.
@@ -68,8 +68,13 @@ impl TestStore {
     /// An empty store in a new temporary data directory.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let db = DB::open_cf_descriptors(&open_options(), store_dir(dir.path()), Cf::descriptors())
-            .unwrap();
+        let budget = MemoryBudget::default();
+        let db = DB::open_cf_descriptors(
+            &open_options(&budget),
+            store_dir(dir.path()),
+            Cf::descriptors(&budget),
+        )
+        .unwrap();
         Self { dir, db }
     }
 

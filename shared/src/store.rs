@@ -2,7 +2,8 @@
 //!
 //! The store is a RocksDB database in `DATA/store`. The crawler is its only writer (it opens it
 //! with [`open_options`] and [`Cf::descriptors`]); the indexer and searchd read it through
-//! [`StoreReader`], which opens it read-only and never takes the writer's lock.
+//! [`StoreReader`], which opens it read-only and never takes the writer's lock. Both hold
+//! what a [`MemoryBudget`] allows, whatever the store's size.
 //!
 //! | column family | key | value |
 //! |---|---|---|
@@ -26,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamilyDescriptor, DB, IteratorMode, Options};
+use rocksdb::{BlockBasedOptions, Cache, ColumnFamilyDescriptor, DB, IteratorMode, Options};
 
 use crate::record::{
     CrawlCounters, FetchHistory, Outlinks, PageRecord, Record, RecordError, RevisitRecord,
@@ -113,24 +114,79 @@ impl Cf {
         }
     }
 
-    /// Descriptors with per-family tuning: bloom filters on the point-lookup families.
-    pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
-        Cf::ALL
-            .iter()
-            .map(|cf| {
-                let mut opts = Options::default();
-                if matches!(
-                    cf,
-                    Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit
-                ) {
-                    let mut table = rocksdb::BlockBasedOptions::default();
-                    table.set_bloom_filter(10.0, false);
-                    opts.set_block_based_table_factory(&table);
-                }
-                opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
-                ColumnFamilyDescriptor::new(cf.name(), opts)
-            })
-            .collect()
+    /// Every family's descriptor (see [`Cf::descriptor`]).
+    pub fn descriptors(budget: &MemoryBudget) -> Vec<ColumnFamilyDescriptor> {
+        Cf::ALL.iter().map(|cf| cf.descriptor(budget)).collect()
+    }
+
+    /// The family's descriptor: a bloom filter on the point-lookup families; its blocks in
+    /// `budget`'s one cache, its memtables within `budget`'s.
+    pub fn descriptor(self, budget: &MemoryBudget) -> ColumnFamilyDescriptor {
+        let mut opts = Options::default();
+        let mut table = budget.table_options();
+        if matches!(
+            self,
+            Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit
+        ) {
+            table.set_bloom_filter(10.0, false);
+        }
+        opts.set_block_based_table_factory(&table);
+        opts.set_write_buffer_size(budget.family_write_buffer());
+        opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+        ColumnFamilyDescriptor::new(self.name(), opts)
+    }
+}
+
+/// What an open store may hold in memory: one block cache shared by every column family, the
+/// tables' index and filter blocks included, and one budget for every family's memtables.
+///
+/// RocksDB's defaults bound neither by the store's size: each family gets a cache of its own
+/// (32 MiB), memtables of 64 MiB each (eleven families, two each), and every table file's
+/// index and filter blocks stay in memory outside any cache, so a long crawl's resident memory
+/// grows with what it has stored. A budget is cheap to clone (the cache is shared): stores
+/// opened with clones of one budget share its cache.
+#[derive(Clone)]
+pub struct MemoryBudget {
+    cache: Cache,
+    write_buffer_bytes: usize,
+}
+
+impl MemoryBudget {
+    /// The default block cache: 32 MiB.
+    pub const DEFAULT_CACHE_BYTES: usize = 32 << 20;
+    /// The default memtable budget: 64 MiB for all families together.
+    pub const DEFAULT_WRITE_BUFFER_BYTES: usize = 64 << 20;
+    /// The largest memtable of one family (RocksDB's default).
+    const FAMILY_WRITE_BUFFER_BYTES: usize = 64 << 20;
+
+    /// A budget of `cache_bytes` of cached blocks and `write_buffer_bytes` of memtables
+    /// (at least 1 MiB each).
+    pub fn new(cache_bytes: usize, write_buffer_bytes: usize) -> Self {
+        Self {
+            cache: Cache::new_lru_cache(cache_bytes.max(1 << 20)),
+            write_buffer_bytes: write_buffer_bytes.max(1 << 20),
+        }
+    }
+
+    /// Table options whose blocks, index and filter blocks included, go in the cache;
+    /// those of level-0 files stay pinned there (they are read on every lookup).
+    fn table_options(&self) -> BlockBasedOptions {
+        let mut table = BlockBasedOptions::default();
+        table.set_block_cache(&self.cache);
+        table.set_cache_index_and_filter_blocks(true);
+        table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+        table
+    }
+
+    /// One family's memtable size: RocksDB's default, or the whole budget when smaller.
+    fn family_write_buffer(&self) -> usize {
+        Self::FAMILY_WRITE_BUFFER_BYTES.min(self.write_buffer_bytes)
+    }
+}
+
+impl Default for MemoryBudget {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_CACHE_BYTES, Self::DEFAULT_WRITE_BUFFER_BYTES)
     }
 }
 
@@ -170,12 +226,14 @@ fn is_disk_full(message: &str) -> bool {
     message.contains("No space left on device")
 }
 
-/// Database options for the writer.
-pub fn open_options() -> Options {
+/// Database options for the writer: every family's memtables together within `budget`
+/// (the largest is flushed when they pass it).
+pub fn open_options(budget: &MemoryBudget) -> Options {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    opts.set_db_write_buffer_size(budget.write_buffer_bytes);
     opts
 }
 
@@ -321,8 +379,8 @@ pub struct StoreReader {
 }
 
 impl StoreReader {
-    /// Opens `DATA/store` read-only; works while a crawler is writing it (the view is the
-    /// state at open time).
+    /// Opens `DATA/store` read-only, its blocks in the default [`MemoryBudget`]'s cache; works
+    /// while a crawler is writing it (the view is the state at open time).
     pub fn open(data: &Path) -> Result<Self, StoreError> {
         let path = store_dir(data);
         if !path.join("CURRENT").is_file() {
@@ -334,16 +392,16 @@ impl StoreReader {
                 path: path.clone(),
                 source,
             })?;
-        let names = Cf::ALL
+        let budget = MemoryBudget::default();
+        let families = Cf::ALL
             .iter()
-            .map(|cf| cf.name())
-            .filter(|name| existing.iter().any(|e| e == name));
-        let db = DB::open_cf_for_read_only(&Options::default(), &path, names, false).map_err(
-            |source| StoreError::Db {
+            .filter(|cf| existing.iter().any(|e| e == cf.name()))
+            .map(|cf| cf.descriptor(&budget));
+        let db = DB::open_cf_descriptors_read_only(&Options::default(), &path, families, false)
+            .map_err(|source| StoreError::Db {
                 path: path.clone(),
                 source,
-            },
-        )?;
+            })?;
         Ok(Self { db })
     }
 

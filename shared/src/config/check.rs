@@ -23,6 +23,14 @@ pub(super) fn at_least_one<T, N: TryFrom<T>>(key: &str, n: T) -> Result<N, BadVa
     N::try_from(n).map_err(|_| BadValue::new(key, "must be at least 1"))
 }
 
+/// A size in bytes of at least 1 MiB (a memory budget below that would starve the store).
+pub(super) fn at_least_a_mebibyte(key: &str, bytes: usize) -> Result<usize, BadValue> {
+    if bytes < 1 << 20 {
+        return Err(BadValue::new(key, "must be at least 1048576 (1 MiB)"));
+    }
+    Ok(bytes)
+}
+
 /// A weight that must be a finite number, 0 or more.
 pub(super) fn weight(key: &str, value: f32) -> Result<f32, BadValue> {
     if value.is_finite() && value >= 0.0 {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::check::{at_least_one, host_name, millis, positive_millis};
+use super::check::{at_least_a_mebibyte, at_least_one, host_name, millis, positive_millis};
 use super::parse::quoted;
 use super::{BadValue, RawCrawlerConfig, RawHostOverride, UrlPatterns};
 
@@ -97,6 +97,10 @@ pub struct CrawlerConfig {
     pub max_sitemap_bytes: usize,
     /// Allow loopback addresses.
     pub allow_loopback: bool,
+    /// The store's block cache, in bytes (at least 1 MiB).
+    pub store_cache_bytes: usize,
+    /// The store's memtables together, in bytes (at least 1 MiB).
+    pub store_write_buffer_bytes: usize,
     /// Fixed answers: host name (lowercase, punycode) -> address.
     pub resolve: BTreeMap<String, IpAddr>,
     /// Per-host settings, by host name (lowercase, punycode).
@@ -204,6 +208,11 @@ impl RawCrawlerConfig {
             max_sitemap_urls: c.max_sitemap_urls,
             max_sitemap_bytes: c.max_sitemap_bytes,
             allow_loopback: c.allow_loopback,
+            store_cache_bytes: at_least_a_mebibyte(&key("store_cache_bytes"), c.store_cache_bytes)?,
+            store_write_buffer_bytes: at_least_a_mebibyte(
+                &key("store_write_buffer_bytes"),
+                c.store_write_buffer_bytes,
+            )?,
             resolve: by_host(&key("resolve"), &c.resolve, |ip, _| Ok(*ip))?,
             hosts: by_host(&key("hosts"), &c.hosts, RawHostOverride::validate)?,
         })

@@ -119,6 +119,11 @@ pub struct RawCrawlerConfig {
     pub max_sitemap_bytes: usize,
     /// Allow loopback addresses (for sites on this machine and tests).
     pub allow_loopback: bool,
+    /// The store's block cache, in bytes (shared by every column family; index and filter
+    /// blocks included).
+    pub store_cache_bytes: usize,
+    /// The store's memtables, all column families together, in bytes.
+    pub store_write_buffer_bytes: usize,
     /// Fixed name -> address answers, like curl's `--resolve`, for staging hosts and tests.
     /// They still pass the address policy (loopback needs `allow_loopback`).
     pub resolve: BTreeMap<String, IpAddr>,
@@ -188,6 +193,8 @@ impl Default for RawCrawlerConfig {
             max_sitemap_urls: 50_000,
             max_sitemap_bytes: 50 * 1024 * 1024,
             allow_loopback: false,
+            store_cache_bytes: 32 << 20,
+            store_write_buffer_bytes: 64 << 20,
             resolve: BTreeMap::new(),
             hosts: BTreeMap::new(),
         }

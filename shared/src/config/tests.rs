@@ -147,6 +147,11 @@ fn each_bad_value_names_its_key() {
             "at least 1",
         ),
         (
+            "[crawler]\nstore_cache_bytes = 1000",
+            "crawler.store_cache_bytes",
+            "1 MiB",
+        ),
+        (
             "[crawler]\nmax_body_bytes = 10",
             "crawler.max_body_bytes",
             "1024",

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use shared::store::{Cf, QueuePosition, frontier_key, open_options, store_dir};
+use shared::store::{Cf, MemoryBudget, QueuePosition, frontier_key, open_options, store_dir};
 use testweb::TestWeb;
 
 use super::child::{self, Ended, build_args, crawl_args, path_arg};
@@ -70,8 +70,13 @@ async fn a_store_another_crawler_holds_is_refused_in_one_line_and_still_read() {
 /// Writes `value` under `key` in column family `cf` of the store, as RocksDB's own client
 /// would: bytes no version of the crawler wrote.
 fn write_raw(data: &Path, cf: Cf, key: &[u8], value: &[u8]) {
-    let db = rocksdb::DB::open_cf_descriptors(&open_options(), store_dir(data), Cf::descriptors())
-        .expect("the store opens for writing");
+    let budget = MemoryBudget::default();
+    let db = rocksdb::DB::open_cf_descriptors(
+        &open_options(&budget),
+        store_dir(data),
+        Cf::descriptors(&budget),
+    )
+    .expect("the store opens for writing");
     let handle = db.cf_handle(cf.name()).expect("column family");
     db.put_cf(handle, key, value).expect("written");
 }
