@@ -1,7 +1,9 @@
 //! A store another crawler holds, corrupt records, and an index removed under a serving
 //! searchd: each program gives a clear error or a served answer, never a panic.
 
+use std::panic::PanicHookInfo;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use shared::store::{Cf, MemoryBudget, QueuePosition, frontier_key, open_options, store_dir};
@@ -17,6 +19,53 @@ fn clear(ended: &Ended, program: &str) {
         ended.failed_in_one_line(program);
     }
     assert!(!ended.stderr.contains("panicked"), "{}", ended.stderr);
+}
+
+type Hook = dyn Fn(&PanicHookInfo<'_>) + Send + Sync + 'static;
+
+/// The panics raised outside the test code (in searchd, the store, the indexer) while it is
+/// held, on any thread of this process. searchd answers a handler that panicked with the
+/// same 500 as a handler that returned an error, so a panic is not seen in its answers.
+struct PanicWatch {
+    seen: Arc<Mutex<Vec<String>>>,
+    previous: Arc<Hook>,
+}
+
+impl PanicWatch {
+    fn start() -> PanicWatch {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let previous: Arc<Hook> = Arc::from(std::panic::take_hook());
+        let (recorded, chained) = (Arc::clone(&seen), Arc::clone(&previous));
+        std::panic::set_hook(Box::new(move |info| {
+            if info
+                .location()
+                .is_some_and(|at| !at.file().starts_with("tests/"))
+            {
+                recorded
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(info.to_string());
+            }
+            chained(info);
+        }));
+        PanicWatch { seen, previous }
+    }
+
+    /// The panics seen so far.
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for PanicWatch {
+    fn drop(&mut self) {
+        // A failing test cannot change the hook while it unwinds; it keeps recording then.
+        if std::thread::panicking() {
+            return;
+        }
+        let previous = Arc::clone(&self.previous);
+        std::panic::set_hook(Box::new(move |info| previous(info)));
+    }
 }
 
 /// GET `path_and_query` from searchd: its status and body. A connection closed without an
@@ -134,6 +183,7 @@ async fn corrupt_records_give_clear_errors_or_answers_never_a_panic() {
     clear(&built, "indexer");
 
     let server = Searchd::start(dir).await;
+    let panics = PanicWatch::start();
     for path in [
         "/search?q=heron".to_string(),
         "/api/search?q=about".to_string(),
@@ -148,7 +198,13 @@ async fn corrupt_records_give_clear_errors_or_answers_never_a_panic() {
             "{path}: {status} {body}"
         );
         assert!(!body.contains("panicked"), "{path}: {body}");
+        assert_eq!(
+            panics.seen(),
+            Vec::<String>::new(),
+            "{path}: searchd panicked"
+        );
     }
+    drop(panics);
 
     // A crawl over the damaged store: a clear error, or it goes on.
     let config = server.data().join("crawl.toml");
