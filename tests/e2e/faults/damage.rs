@@ -7,11 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use shared::store::{Cf, MemoryBudget, QueuePosition, frontier_key, open_options, store_dir};
-use testweb::TestWeb;
+use testweb::{RANKED_WORD, TestWeb};
 
 use super::child::{self, Ended, build_args, crawl_args, path_arg};
 use super::{indexed_docs, stored_whole};
-use crate::support::{Searchd, crawled, crawled_and_indexed, write_config_file};
+use crate::support::{
+    Searchd, crawl, crawled, crawled_and_indexed, crawler_config, write_config_file,
+};
 
 /// A run that either succeeded or failed in one clear line, never a panic.
 fn clear(ended: &Ended, program: &str) {
@@ -229,14 +231,17 @@ async fn an_index_removed_under_searchd_is_served_or_refused_then_rebuilt() {
         assert!([200, 503].contains(&status), "{path}: {status} {body}");
     }
 
+    // The rebuilt index holds one more site, so an answer from it cannot come from the old
+    // index's files, which searchd may still have mapped.
     let data = server.data().to_path_buf();
+    crawl(&data, &[web.url("ranked.test", "/")], crawler_config(&web)).await;
     tokio::task::spawn_blocking(move || indexer::build(&data, indexer::BuildMode::Full))
         .await
         .expect("build task")
         .expect("the index is built again");
     let started = Instant::now();
     loop {
-        let (status, body) = get(&server, "/api/search?q=heron").await;
+        let (status, body) = get(&server, &format!("/api/search?q={RANKED_WORD}")).await;
         let json: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
         if status == 200 && json["total"].as_u64().unwrap_or(0) > 0 {
             break;
