@@ -22,14 +22,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
-    #[arg(
-        long,
-        global = true,
-        value_name = "human|json",
-        default_value = "human"
-    )]
-    pub log_format: shared::LogFormat,
+    /// `--log-format`.
+    #[command(flatten)]
+    pub log: shared::logging::LogArgs,
 }
 
 /// The subcommands.

@@ -26,14 +26,8 @@ const TEMPLATE: &str =
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
-    #[arg(
-        long,
-        global = true,
-        value_name = "human|json",
-        default_value = "human"
-    )]
-    log_format: shared::LogFormat,
+    #[command(flatten)]
+    log: shared::logging::LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -56,7 +50,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Created hidden: drawn only at a terminal, and log lines go above it.
     let bar = ProgressBar::hidden();
-    shared::logging::init_above_bar(cli.log_format, &bar);
+    shared::logging::init_above_bar(cli.log.log_format, &bar);
     let outcome = run(cli, &bar).map(|summary| println!("{summary}"));
     shared::logging::exit_code("indexer", outcome, &mut std::io::stderr())
 }

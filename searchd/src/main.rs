@@ -14,14 +14,8 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
-    #[arg(
-        long,
-        global = true,
-        value_name = "human|json",
-        default_value = "human"
-    )]
-    log_format: shared::LogFormat,
+    #[command(flatten)]
+    log: shared::logging::LogArgs,
 }
 
 #[derive(Subcommand)]
@@ -94,7 +88,7 @@ async fn ctrl_c() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    shared::logging::init(cli.log_format);
+    shared::logging::init(cli.log.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -35,6 +35,20 @@ impl FromStr for LogFormat {
     }
 }
 
+/// The `--log-format` argument of every program, flattened into its command line
+/// (`#[command(flatten)]`); it may be given before or after the subcommand.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct LogArgs {
+    /// Log lines for people (`human`, the default) or one JSON object per event (`json`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "human|json",
+        default_value = "human"
+    )]
+    pub log_format: LogFormat,
+}
+
 /// Sends `tracing` events to stderr in `format`, filtered by `RUST_LOG` (default `info`).
 /// Does nothing when a subscriber is already set (a test, a second call).
 pub fn init(format: LogFormat) {
@@ -152,6 +166,46 @@ mod tests {
         assert_eq!("json".parse(), Ok(LogFormat::Json));
         assert_eq!("Human".parse(), Ok(LogFormat::Human));
         assert!("xml".parse::<LogFormat>().is_err());
+    }
+
+    /// A program's command line as the three programs build theirs.
+    #[derive(clap::Parser)]
+    struct Program {
+        #[command(subcommand)]
+        command: Sub,
+        #[command(flatten)]
+        log: LogArgs,
+    }
+
+    #[derive(clap::Subcommand)]
+    enum Sub {
+        Run,
+    }
+
+    #[test]
+    fn log_format_is_read_before_or_after_the_subcommand() {
+        use clap::Parser;
+        let format = |args: &[&str]| {
+            Program::try_parse_from(args.iter().copied())
+                .map(|p| {
+                    let Sub::Run = p.command;
+                    p.log.log_format
+                })
+                .map_err(|e| e.kind())
+        };
+        assert_eq!(format(&["p", "run"]), Ok(LogFormat::Human));
+        assert_eq!(
+            format(&["p", "--log-format", "json", "run"]),
+            Ok(LogFormat::Json)
+        );
+        assert_eq!(
+            format(&["p", "run", "--log-format", "json"]),
+            Ok(LogFormat::Json)
+        );
+        assert_eq!(
+            format(&["p", "run", "--log-format", "xml"]),
+            Err(clap::error::ErrorKind::ValueValidation)
+        );
     }
 
     /// Collects what a subscriber writes.
