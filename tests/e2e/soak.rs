@@ -20,7 +20,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::StoreReader;
-use testweb::{Request, STALLS_PAGES, SoakAnswer, SoakWeb, TestWeb};
+use testweb::{Request, STALLS_PAGES, SoakAnswer, SoakWeb, TRAPS_LINKED, TestWeb};
 
 use crate::resume::child_command;
 use crate::support::write_config_file;
@@ -540,20 +540,6 @@ struct Check<'a> {
     requests: &'a [Request],
 }
 
-/// `traps.test` pages its home page links to: a complete crawl stores them all, whatever
-/// its budget does to the endless ones behind them.
-const TRAPS_LINKED: [&str; 9] = [
-    "/",
-    "/calendar/2024/01",
-    "/a/",
-    "/slow",
-    "/huge",
-    "/gzip",
-    "/latin1",
-    "/error",
-    "/facets?n=0",
-];
-
 /// The page number of a soak path (`/` is 0, `/p/7.html` is 7).
 fn soak_page_number(path: &str) -> Option<usize> {
     if path == "/" {
@@ -569,6 +555,14 @@ fn soak_page_number(path: &str) -> Option<usize> {
 const STALLS_FAILING: [&str; 3] = ["/hang", "/drip", "/trickle"];
 
 impl Check<'_> {
+    /// The run that was going at `at`: the number of kills before it.
+    fn run_of(&self, at: Instant) -> usize {
+        self.runs
+            .iter()
+            .take_while(|r| r.killed.is_some_and(|(k, _)| k < at))
+            .count()
+    }
+
     fn url(&self, host: &str, path: &str) -> String {
         self.web.url(host, path)
     }
@@ -647,7 +641,9 @@ impl Check<'_> {
                 &extra[..extra.len().min(20)]
             ));
         }
-        for path in TRAPS_LINKED {
+        // Its home page and the pages it links to: a complete crawl stores them all, whatever
+        // the budget does to the endless ones behind them.
+        for path in std::iter::once("/").chain(TRAPS_LINKED) {
             if !traps.contains(&self.url("traps.test", path)) {
                 failures.push(format!("traps.test{path} not stored"));
             }
@@ -757,12 +753,6 @@ impl Check<'_> {
         report: &mut Report,
     ) -> Vec<String> {
         let mut failures = Vec::new();
-        let run_of = |at: Instant| {
-            self.runs
-                .iter()
-                .take_while(|r| r.killed.is_some_and(|(k, _)| k < at))
-                .count()
-        };
         // Requests per URL, per run and in all.
         let mut counts: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
         let mut after_store = 0;
@@ -770,7 +760,7 @@ impl Check<'_> {
             if request.path_and_query == "/robots.txt" {
                 continue;
             }
-            let run = run_of(request.at);
+            let run = self.run_of(request.at);
             let per_run = counts
                 .entry((request.host.clone(), request.path_and_query.clone()))
                 .or_insert_with(|| vec![0; self.runs.len()]);
@@ -834,12 +824,6 @@ impl Check<'_> {
     /// Every gap between two requests to a host, and to the address, held its delay.
     fn politeness(&self, report: &mut Report) -> Vec<String> {
         let mut failures = Vec::new();
-        let run_of = |at: Instant| {
-            self.runs
-                .iter()
-                .take_while(|r| r.killed.is_some_and(|(k, _)| k < at))
-                .count()
-        };
         let mut by_host: HashMap<&str, Vec<&Request>> = HashMap::new();
         for request in self.requests {
             by_host.entry(&request.host).or_default().push(request);
@@ -865,7 +849,7 @@ impl Check<'_> {
                 }
                 if gap < polite_gap(wanted) {
                     host_violations += 1;
-                    let (ra, rb) = (run_of(a.at), run_of(b.at));
+                    let (ra, rb) = (self.run_of(a.at), self.run_of(b.at));
                     if ra != rb {
                         across_restarts += 1;
                     }
@@ -889,10 +873,10 @@ impl Check<'_> {
                     "127.0.0.1: {}{} (run {}) then {}{} (run {}) after {gap:?}, delay {ip_delay:?}",
                     pair[0].host,
                     pair[0].path_and_query,
-                    run_of(pair[0].at),
+                    self.run_of(pair[0].at),
                     pair[1].host,
                     pair[1].path_and_query,
-                    run_of(pair[1].at),
+                    self.run_of(pair[1].at),
                 ));
             }
         }

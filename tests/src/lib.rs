@@ -102,7 +102,7 @@ pub use sample::{
 pub use sitemaps::{MAPS_DISALLOWED, MAPS_PAGES, MAPS_SITEMAPS};
 pub use soak::{SoakAnswer, SoakWeb};
 pub use stalls::{STALLS_BIG_BYTES, STALLS_BOMB_BYTES, STALLS_PAGES};
-pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY};
+pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 
 use request_log::{RequestLog, host_name};
 

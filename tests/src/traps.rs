@@ -73,20 +73,23 @@ pub(crate) async fn respond(path: &str, query: &str, stop: &watch::Receiver<bool
     }
 }
 
+/// What `traps.test`'s home page links to: each trap's first page.
+pub const TRAPS_LINKED: [&str; 8] = [
+    "/calendar/2024/01",
+    "/a/",
+    "/slow",
+    "/huge",
+    "/gzip",
+    "/latin1",
+    "/error",
+    "/facets?n=0",
+];
+
 fn index() -> String {
-    let links: String = [
-        "/calendar/2024/01",
-        "/a/",
-        "/slow",
-        "/huge",
-        "/gzip",
-        "/latin1",
-        "/error",
-        "/facets?n=0",
-    ]
-    .iter()
-    .map(|p| format!("<li><a href=\"{p}\">{p}</a></li>\n"))
-    .collect();
+    let links: String = TRAPS_LINKED
+        .iter()
+        .map(|p| format!("<li><a href=\"{p}\">{p}</a></li>\n"))
+        .collect();
     page("Crawler traps", &format!("<ul>\n{links}</ul>"))
 }
 
