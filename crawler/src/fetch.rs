@@ -15,6 +15,7 @@ use shared::config::CrawlerConfig;
 use tokio::time::{Instant, timeout_at};
 
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
+use crate::spacing::{SendGate, Spacing};
 
 pub use deadlines::{Cutoff, Deadlines, MinRate, RateMeter};
 
@@ -109,6 +110,7 @@ pub struct Fetcher {
     policy: AddressPolicy,
     max_body_bytes: usize,
     deadlines: Deadlines,
+    gate: SendGate,
 }
 
 impl Fetcher {
@@ -146,12 +148,20 @@ impl Fetcher {
             policy,
             max_body_bytes: config.max_body_bytes,
             deadlines: Deadlines::new(config),
+            gate: SendGate::new(),
         })
     }
 
     /// The resolver every connection goes through (its cache is shared).
     pub fn dns(&self) -> &Dns {
         &self.dns
+    }
+
+    /// Waits until `spacing` is kept since the last request sent to the same origin and
+    /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
+    /// [`Fetcher::fetch`].
+    pub async fn wait_turn(&self, spacing: &Spacing) {
+        self.gate.wait_turn(spacing).await;
     }
 
     /// Fetches one URL. `referrer` goes into `Referer`; `validators` make the request

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use crate::breaker::{Breaker, Trip};
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
+use crate::spacing::Spacing;
 use crate::store::{PageStore, QueuedUrl};
 
 /// An answer this slow makes the host's gap grow.
@@ -98,8 +99,9 @@ pub enum Job {
     Robots {
         /// `scheme://host[:port]`.
         origin: String,
-        /// The host's gap, kept between the hops of a redirected robots.txt too.
-        gap: Duration,
+        /// The gaps to keep when it is sent; the host's is kept between the hops of a
+        /// redirected robots.txt too.
+        spacing: Spacing,
     },
     /// Fetch a page.
     Page {
@@ -111,6 +113,8 @@ pub enum Job {
         entry: FrontierEntry,
         /// The parsed URL.
         url: CanonicalUrl,
+        /// The gaps to keep when it is sent.
+        spacing: Spacing,
     },
 }
 
@@ -400,9 +404,8 @@ impl Frontier {
                         _ => RobotsState::Fetching,
                     };
                     host.next_at = now + host.delay;
-                    let gap = host.delay;
-                    self.take_ip_slot(&origin, now);
-                    return Ok(Some(Job::Robots { origin, gap }));
+                    let spacing = self.take_ip_slot(&origin, now);
+                    return Ok(Some(Job::Robots { origin, spacing }));
                 }
                 RobotsState::Fetching | RobotsState::Parked => continue,
                 RobotsState::Known { policy, .. } => {
@@ -427,7 +430,7 @@ impl Frontier {
                         store.hand_out(&key);
                         host.next_at = now + host.delay;
                         let more = host.busy() < limit;
-                        self.take_ip_slot(&origin, now);
+                        let spacing = self.take_ip_slot(&origin, now);
                         if more {
                             self.schedule(&origin, now);
                         }
@@ -436,6 +439,7 @@ impl Frontier {
                             key,
                             entry,
                             url,
+                            spacing,
                         }));
                     }
                 }
@@ -445,13 +449,27 @@ impl Frontier {
     }
 
     /// A request to `origin` is handed out: its address (if limited) has one more in flight
-    /// and the address's gap starts again.
-    fn take_ip_slot(&mut self, origin: &str, now: Instant) {
-        if let Some(Address::Known(ip)) = self.hosts.get(origin).map(|h| h.address)
+    /// and the address's gap starts again. Returns the gaps its fetch task keeps again when
+    /// it sends the request (see [`crate::spacing`]).
+    fn take_ip_slot(&mut self, origin: &str, now: Instant) -> Spacing {
+        let Some(host) = self.hosts.get(origin) else {
+            return Spacing {
+                origin: (origin.to_string(), Duration::ZERO),
+                address: None,
+            };
+        };
+        let mut address = None;
+        if let Address::Known(ip) = host.address
+            && let Some(limits) = self.politeness.ip_limits()
             && let Some(gate) = self.ips.get_mut(&ip)
         {
             gate.in_flight += 1;
             gate.last_event = Some(now);
+            address = Some((ip, limits.delay.min(host.delay)));
+        }
+        Spacing {
+            origin: (origin.to_string(), host.delay),
+            address,
         }
     }
 
@@ -902,11 +920,23 @@ mod tests {
             origins_now[1], "http://d.test",
             "another address is not held back"
         );
-        let Some(Job::Page { origin, key, .. }) =
-            first.iter().find(|job| origin_of(job) != "http://d.test")
+        let Some(Job::Page {
+            origin,
+            key,
+            spacing,
+            ..
+        }) = first.iter().find(|job| origin_of(job) != "http://d.test")
         else {
             panic!("a page from the shared address")
         };
+        assert_eq!(
+            spacing,
+            &Spacing {
+                origin: (origin.clone(), Duration::from_secs(1)),
+                address: Some((shared_ip, Duration::from_millis(300))),
+            },
+            "its fetch task keeps the host's and the address's gaps again when it sends"
+        );
         let shared_origin = (origin.clone(), key.clone());
 
         tokio::time::advance(Duration::from_millis(100)).await;

@@ -7,7 +7,8 @@
 //!   `crawler crawl` at a terminal.
 //! - [`page`]: what a fetch becomes in the store, and which URLs it queues.
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
-//! - [`politeness`]: delays and concurrency per origin.
+//! - [`politeness`]: delays and concurrency per origin; [`spacing`]: the same gaps kept
+//!   again at the moment each request is sent.
 //! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
 //! - [`fetch`]: the HTTP client, conditional requests, bounded bodies.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
@@ -74,6 +75,7 @@ pub mod robots;
 pub mod robots_fetch;
 pub mod scope;
 pub mod sitemap;
+pub mod spacing;
 pub mod store;
 pub mod traps;
 

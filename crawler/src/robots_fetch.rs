@@ -11,6 +11,7 @@ use shared::{CanonicalUrl, now_ms};
 
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::retry::retry_after;
+use crate::spacing::Spacing;
 
 /// How a robots.txt fetch ended.
 pub enum RobotsResult {
@@ -36,9 +37,9 @@ const HOUR_MS: u64 = 3_600_000;
 pub const MIN_CACHE_MS: u64 = HOUR_MS;
 
 /// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
-/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable. Redirect hops wait
-/// `gap` (the host's politeness gap) before each next request.
-pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, gap: Duration) -> RobotsResult {
+/// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable. Every request keeps
+/// `spacing`; redirect hops also wait the host's gap after each answer.
+pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, spacing: &Spacing) -> RobotsResult {
     let unavailable =
         |why: String, retry_after: Option<Duration>| RobotsResult::Unavailable { why, retry_after };
     let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
@@ -46,8 +47,9 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, gap: Duration) -> Rob
     };
     for hop in 0..=ROBOTS_REDIRECTS {
         if hop > 0 {
-            tokio::time::sleep(gap).await;
+            tokio::time::sleep(spacing.origin_gap()).await;
         }
+        fetcher.wait_turn(spacing).await;
         let fetched = match fetcher.fetch(&url, None, BodyKind::Robots, None).await {
             Ok(fetched) => fetched,
             Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),

@@ -108,8 +108,8 @@ pub(super) async fn perform(
                 .and_then(|ips| ips.first().copied().ok_or_else(|| "no address".into()));
             Outcome::Resolved { origin, result }
         }
-        Job::Robots { origin, gap } => {
-            let result = fetch_robots(&fetcher, &origin, gap).await;
+        Job::Robots { origin, spacing } => {
+            let result = fetch_robots(&fetcher, &origin, &spacing).await;
             Outcome::Robots { origin, result }
         }
         Job::Page {
@@ -117,12 +117,14 @@ pub(super) async fn perform(
             key,
             entry,
             url,
+            spacing,
         } => {
             let plan = plan.unwrap_or(FetchPlan {
                 body: BodyKind::Page,
                 validators: None,
                 sitemap_limits: SitemapLimits::default(),
             });
+            fetcher.wait_turn(&spacing).await;
             let started = Instant::now();
             let result = fetcher
                 .fetch(
