@@ -39,20 +39,6 @@
 //! # Ok(()) }
 //! ```
 
-/// A failpoint of the fault-injection tests (`tests/e2e/faults.rs`): `fail::fail_point!`
-/// with the `failpoints` feature, which only the tests package turns on; nothing otherwise.
-#[cfg(feature = "failpoints")]
-macro_rules! fail_point {
-    ($($arg:tt)*) => {
-        fail::fail_point!($($arg)*)
-    };
-}
-/// Without the `failpoints` feature a failpoint is nothing at all.
-#[cfg(not(feature = "failpoints"))]
-macro_rules! fail_point {
-    ($($arg:tt)*) => {};
-}
-
 pub mod breaker;
 pub mod charset;
 pub mod cli;

@@ -20,6 +20,7 @@ use flate2::read::MultiGzDecoder;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
+use shared::fail_point;
 use url::Url;
 
 /// The protocol's size limit of a sitemap, after decompression: 50 MiB.

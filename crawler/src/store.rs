@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rocksdb::{DB, Direction, IteratorMode, ReadOptions, WriteBatch};
+use shared::fail_point;
 use shared::record::{
     CrawlCounters, EntryKind, FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord,
     Record, RevisitRecord, RobotsRecord, SkipReason, SkipRecord,

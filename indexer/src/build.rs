@@ -20,13 +20,11 @@ use tantivy::Index;
 use tracing::{info, warn};
 
 use crate::Error;
-use crate::generation::{self, generation_dir};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
-use crate::schema::schema;
 use crate::source::Source;
-use crate::state::DocState;
 use crate::writer::write_documents;
+use index_format::{DocState, generation, generation_dir, schema};
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
 
@@ -166,7 +164,7 @@ fn build_passes(
             {
                 let _ = std::fs::remove_dir_all(&target.dir);
             }
-            return Err(error);
+            return Err(error.into());
         }
         generation::remove_old(data, &target.name, target.previous.as_deref())?;
     }
@@ -206,7 +204,7 @@ pub(crate) struct Target {
 impl Target {
     fn choose(data: &Path, mode: BuildMode) -> Result<Self, Error> {
         let current = match generation::current_generation(data) {
-            Err(error @ Error::BadCurrent { .. }) => {
+            Err(error @ index_format::Error::BadCurrent { .. }) => {
                 warn!(%error, "ignoring CURRENT; writing a new generation");
                 None
             }
@@ -240,7 +238,7 @@ impl Target {
             Ok(index) => index,
             Err(_) => return distrust("it does not open"),
         };
-        crate::tokenize::register(&index);
+        index_format::tokenize::register(&index);
         if index.schema() != schema() {
             return distrust("its schema differs");
         }
@@ -262,7 +260,7 @@ impl Target {
         let dir = generation_dir(data, &name);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let index = Index::create_in_dir(&dir, schema())?;
-        crate::tokenize::register(&index);
+        index_format::tokenize::register(&index);
         Ok(Self {
             name,
             dir,

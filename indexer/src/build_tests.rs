@@ -7,12 +7,9 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
-use crate::state::DocState;
 use crate::testutil::{TestStore, link, page};
-use crate::{
-    BuildMode, BuildProgress, build, build_with_progress, current_generation, generation,
-    open_current,
-};
+use crate::{BuildMode, BuildProgress, build, build_with_progress};
+use index_format::{DocState, current_generation, generation, open_current};
 
 /// The stored document filed under `url`, if any.
 fn doc(store: &TestStore, url: &str) -> Option<TantivyDocument> {
@@ -315,7 +312,7 @@ fn a_damaged_current_is_replaced_by_a_new_generation() {
     store.put_html("http://a.test/", "Home", "<p>home</p>", &[]);
     build(store.data(), BuildMode::Full).unwrap();
     std::fs::write(
-        crate::current_generation_marker(store.data()),
+        index_format::current_generation_marker(store.data()),
         "not a generation",
     )
     .unwrap();

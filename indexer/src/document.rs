@@ -13,11 +13,8 @@ use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::linkgraph::Inbound;
-use crate::schema::IndexFields;
 use crate::text;
-
-/// Bump when extraction or the document layout changes: every document is then re-indexed.
-pub const FORMAT_VERSION: u32 = 11;
+use index_format::{BODY_START_BYTES, FORMAT_VERSION, IndexFields};
 
 /// The hash of everything a document is made of, without its body: see the module docs. A
 /// page stored before change numbers existed (change 0) is identified by its whole record.
@@ -135,9 +132,8 @@ impl DocInput {
 /// The start of a body text that is stored: at most [`BODY_START_BYTES`], cut at a character
 /// boundary.
 ///
-/// [`BODY_START_BYTES`]: crate::schema::BODY_START_BYTES
 fn body_start(body: &str) -> &str {
-    let mut end = body.len().min(crate::schema::BODY_START_BYTES);
+    let mut end = body.len().min(BODY_START_BYTES);
     while !body.is_char_boundary(end) {
         end -= 1;
     }
@@ -235,7 +231,6 @@ mod tests {
 
     #[test]
     fn the_stored_body_start_is_cut_at_a_character() {
-        use crate::schema::BODY_START_BYTES;
         assert_eq!(body_start("short body"), "short body");
         // 'é' is two bytes: the cut falls inside one and moves back before it.
         let body = format!("a{}", "é".repeat(BODY_START_BYTES));

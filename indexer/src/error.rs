@@ -1,8 +1,8 @@
-//! `Error`: why a build, or opening the current index, failed.
+//! `Error`: why a build failed.
 
 use std::path::{Path, PathBuf};
 
-/// Why a build failed, or the current index could not be opened.
+/// Why a build failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The content store could not be opened or read.
@@ -25,34 +25,12 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
-    /// Another `indexer build` holds the lock on this data directory.
-    #[error("another indexer is building {0} (its lock file is held)")]
-    Locked(PathBuf),
-    /// `CURRENT` holds something that is not a generation name.
-    #[error("{path} holds {name:?}, which is not a generation name like gen-000001")]
-    BadCurrent {
-        /// The `CURRENT` file.
-        path: PathBuf,
-        /// What it holds.
-        name: String,
-    },
-    /// `CURRENT` names a generation whose directory is missing.
-    #[error("{0} is named by CURRENT but does not exist: run `indexer build --full`")]
-    MissingGeneration(PathBuf),
-    /// The index lacks a field searchd and the indexer expect (written by another version).
-    #[error("the index has no field {0:?}: rebuild it with `indexer build --full`")]
-    MissingField(String),
-    /// The document state file of a generation could not be written.
-    #[error("document state {path}: {reason}")]
-    State {
-        /// The state file.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
     /// An indexing thread failed without an error of its own (it panicked).
     #[error("an indexing thread failed: {0}")]
     Worker(String),
+    /// The index's files: its generations, `CURRENT`, the lock, the fields it must have.
+    #[error(transparent)]
+    Format(#[from] index_format::Error),
     /// The disk holding the index is full; the half-written generation is removed.
     #[error(
         "no space left on the disk holding the index at {0}: make room and run the build again"

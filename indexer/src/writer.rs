@@ -20,9 +20,9 @@ use crate::build::Target;
 use crate::document::{DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
-use crate::schema::IndexFields;
 use crate::source::Source;
-use crate::state::DocState;
+use index_format::DocState;
+use index_format::IndexFields;
 use shared::docplan::DocPlan;
 
 /// Memory for tantivy's indexing buffers, shared by its threads.

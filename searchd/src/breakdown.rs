@@ -71,7 +71,7 @@ mod tests {
 
     #[test]
     fn scores_are_credited_to_fields_with_their_boosts() {
-        let schema = indexer::schema();
+        let schema = index_format::schema();
         let id = |name: &str| schema.get_field(name).expect("a field").field_id();
         let explanation = json!({"description": "BooleanClause. sum of ...", "value": 25.0,
         "details": [
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn unknown_shapes_are_other_not_a_panic() {
-        let schema = indexer::schema();
+        let schema = index_format::schema();
         let odd = json!({"description": "TermQuery", "value": 1.5,
             "context": ["Term=Term(field=999, type=Str, \"w\")"]});
         assert_eq!(field_scores(&odd, &schema)["other"], 1.5);

@@ -44,9 +44,9 @@ pub enum AppError {
     /// The index failed.
     #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),
-    /// The indexer's files (generations, `CURRENT`) failed.
+    /// The index's files (generations, `CURRENT`, fields) could not be read.
     #[error("index: {0}")]
-    Indexer(#[from] indexer::Error),
+    IndexFiles(#[from] index_format::Error),
     /// The content store failed.
     #[error("store: {0}")]
     Store(#[from] shared::StoreError),
@@ -72,7 +72,7 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::Index(_)
-            | AppError::Indexer(_)
+            | AppError::IndexFiles(_)
             | AppError::Store(_)
             | AppError::Record(_)
             | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -123,7 +123,7 @@ impl UrlReport {
                 })
                 .collect();
             let indexed_change = searcher.index_facts().and_then(|facts| {
-                indexer::indexed_store_change(searcher.data(), &facts.generation)
+                index_format::indexed_store_change(searcher.data(), &facts.generation)
             });
             report.newer_than_index = indexed_change.is_some_and(|indexed| page.change > indexed);
             report.duplicate_of = page.duplicate_of;

@@ -64,7 +64,9 @@ async fn serve(
 ) -> anyhow::Result<()> {
     let config = shared::Config::load(config.as_deref())?;
     let listen = listen.unwrap_or(config.searchd.listen);
-    if !shared::store::store_dir(&data).is_dir() && indexer::current_generation(&data)?.is_none() {
+    if !shared::store::store_dir(&data).is_dir()
+        && index_format::current_generation(&data)?.is_none()
+    {
         bail!(
             "{} holds no crawl and no index: run `crawler crawl --data {0}` and `indexer build --data {0}` first",
             data.display()

@@ -18,7 +18,7 @@
 //! `<~intitle:heron` is `title:heron`. Groups nest at most [`MAX_GROUP_DEPTH`] deep (the
 //! grammar recurses once per level; a few hundred levels overflow a thread's stack).
 
-use indexer::IndexFields;
+use index_format::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Instant, SystemTime};
 
-use indexer::IndexFields;
+use index_format::IndexFields;
 use shared::config::RankingConfig;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::ColumnValues;
@@ -165,9 +165,9 @@ impl Searcher {
     /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
     /// rewritten); true when it switched. On error the loaded generation stays in use.
     pub fn refresh(&self) -> Result<bool, AppError> {
-        let marker = indexer::current_generation_marker(&self.data);
+        let marker = index_format::current_generation_marker(&self.data);
         let stamp = std::fs::metadata(&marker).and_then(|m| m.modified()).ok();
-        let Some(current) = indexer::current_generation(&self.data)? else {
+        let Some(current) = index_format::current_generation(&self.data)? else {
             return Ok(false);
         };
         if let Some(loaded) = self.current()
@@ -176,7 +176,7 @@ impl Searcher {
         {
             return Ok(false);
         }
-        let Some(opened) = indexer::open_current(&self.data)? else {
+        let Some(opened) = index_format::open_current(&self.data)? else {
             return Ok(false);
         };
         let reader = opened
@@ -306,12 +306,12 @@ impl Searcher {
                         .map(|c| c.first_or_default_col(0))
                 };
                 let (inlinks, external, depth, level, code, words) = (
-                    column(shared::fields::INLINKS),
-                    column(shared::fields::EXTERNAL_INLINKS),
-                    column(shared::fields::URL_DEPTH),
-                    column(shared::fields::RANK_LEVEL),
-                    column(shared::fields::CODE_PERCENT),
-                    column(shared::fields::BODY_WORDS),
+                    column(index_format::fields::INLINKS),
+                    column(index_format::fields::EXTERNAL_INLINKS),
+                    column(index_format::fields::URL_DEPTH),
+                    column(index_format::fields::RANK_LEVEL),
+                    column(index_format::fields::CODE_PERCENT),
+                    column(index_format::fields::BODY_WORDS),
                 );
                 let weights = weights.clone();
                 move |doc, score: Score| {
@@ -357,12 +357,12 @@ impl Searcher {
         for (score, address) in top_docs {
             // Page names and simhashes serve folding and namesakes: the full ranking's.
             let name = if full {
-                fast_u64(&searcher, address, shared::fields::PAGE_NAME)
+                fast_u64(&searcher, address, index_format::fields::PAGE_NAME)
             } else {
                 0
             };
             if full {
-                let simhash = fast_u64(&searcher, address, shared::fields::SIMHASH);
+                let simhash = fast_u64(&searcher, address, index_format::fields::SIMHASH);
                 if is_copy_of_kept(&kept, simhash, name) {
                     continue; // a near-copy of a better result: folded under it
                 }
@@ -439,7 +439,7 @@ impl Searcher {
             "rank_level": hit.signals.rank_level,
             "pagerank_boost": rank_boost(self.ranking.pagerank_weight, hit.signals.rank_level),
             "code_percent": hit.signals.code_percent,
-            "simhash": format!("{:016x}", fast_u64(searcher, candidate.address, shared::fields::SIMHASH)),
+            "simhash": format!("{:016x}", fast_u64(searcher, candidate.address, index_format::fields::SIMHASH)),
             "prose_prior": prose_prior(self.ranking.code_weight, hit.signals.code_percent),
             "body_words": hit.signals.body_words,
             "thin_prior": thin_prior(self.ranking.thin_weight, hit.signals.body_words),
@@ -528,7 +528,7 @@ fn hit(doc: &TantivyDocument, fields: &IndexFields, score: Score) -> Hit {
 }
 
 /// Whether a result is a near-copy of one already kept: the same page name (see
-/// [`indexer::page_name_key`]) and body text within [`shared::simhash::NEAR_DISTANCE`] bits.
+/// the indexer's `page_name_key`) and body text within [`shared::simhash::NEAR_DISTANCE`] bits.
 /// Mirrors of one page under several paths (`core::pin::Pin` and `std::pin::Pin`,
 /// `/v1/x.html` and `/latest/x.html`) show once, under the best of them.
 fn is_copy_of_kept(kept: &[(u64, u64)], simhash: u64, name: u64) -> bool {

@@ -873,7 +873,7 @@ fn new_generations_and_commits_are_picked_up() {
 
     // A CURRENT naming a missing generation: an error, and the old one keeps serving.
     std::fs::write(
-        indexer::current_generation_marker(data.path()),
+        index_format::current_generation_marker(data.path()),
         "gen-000009\n",
     )
     .expect("write");
@@ -956,7 +956,7 @@ fn a_result_is_scanned_for_the_terms_its_body_holds() {
             ),
         ],
     );
-    let fields = indexer::IndexFields::new(&index.schema()).expect("fields");
+    let fields = index_format::IndexFields::new(&index.schema()).expect("fields");
     let searcher = index.reader().expect("reader").searcher();
     let term = |word: &str| -> Box<dyn Query> {
         Box::new(TermQuery::new(

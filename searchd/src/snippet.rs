@@ -293,9 +293,9 @@ impl Passages {
             Some(prefixes) => Box::new(
                 prefixes
                     .find_iter(text)
-                    .filter_map(|found| indexer::tokenize::word_at(text, found.start())),
+                    .filter_map(|found| index_format::tokenize::word_at(text, found.start())),
             ),
-            None => Box::new(indexer::tokenize::spans(text).filter(|span| {
+            None => Box::new(index_format::tokenize::spans(text).filter(|span| {
                 // A stem keeps its word's first letter: an ASCII word whose lowercased first
                 // letter starts no term is no term.
                 let first = text.as_bytes()[span.start];
@@ -490,11 +490,11 @@ mod tests {
     use super::*;
 
     fn analyzer() -> TextAnalyzer {
-        let index = tantivy::Index::create_in_ram(indexer::schema());
-        indexer::tokenize::register(&index);
+        let index = tantivy::Index::create_in_ram(index_format::schema());
+        index_format::tokenize::register(&index);
         index
             .tokenizers()
-            .get(indexer::tokenize::STEMMED)
+            .get(index_format::tokenize::STEMMED)
             .expect("registered")
     }
 

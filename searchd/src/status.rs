@@ -45,13 +45,16 @@ impl StatusReport {
             .and_then(|store| store.counters())
             .map_err(|error| tracing::debug!(%error, "status: store not readable"))
             .ok();
-        let files = index
-            .as_ref()
-            .map(|i| generation_files(&indexer::generation_dir(searcher.data(), &i.generation)));
+        let files = index.as_ref().map(|i| {
+            generation_files(&index_format::generation_dir(
+                searcher.data(),
+                &i.generation,
+            ))
+        });
         let store_change = counters.as_ref().map(|c| c.last_change());
         let indexed_change = index
             .as_ref()
-            .and_then(|i| indexer::indexed_store_change(searcher.data(), &i.generation));
+            .and_then(|i| index_format::indexed_store_change(searcher.data(), &i.generation));
         StatusReport {
             docs: index.as_ref().map_or(0, |i| i.docs),
             generation: index.map(|i| i.generation),

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use indexer::IndexFields;
+use index_format::IndexFields;
 use levenshtein_automata::{DFA, Distance, LevenshteinAutomatonBuilder, SINK_STATE};
 use tantivy::collector::Count;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use indexer::{DocInput, Inbound, IndexFields};
+use index_format::IndexFields;
+use indexer::{DocInput, Inbound};
 use tantivy::{Index, TantivyDocument};
 
 /// One document of a test index.
@@ -76,10 +77,10 @@ pub fn write_generation(data: &Path, number: u32, docs: &[Doc]) -> Index {
     let name = format!("gen-{number:06}");
     let dir = data.join("index").join(&name);
     std::fs::create_dir_all(&dir).expect("generation dir");
-    let index = Index::create_in_dir(&dir, indexer::schema()).expect("index");
-    indexer::tokenize::register(&index);
+    let index = Index::create_in_dir(&dir, index_format::schema()).expect("index");
+    index_format::tokenize::register(&index);
     add(&index, docs);
-    let current = indexer::current_generation_marker(data);
+    let current = index_format::current_generation_marker(data);
     let tmp = current.with_extension("tmp");
     std::fs::write(&tmp, format!("{name}\n")).expect("CURRENT");
     std::fs::rename(&tmp, &current).expect("CURRENT switch");

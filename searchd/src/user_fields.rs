@@ -37,42 +37,42 @@ struct UserField {
 const USER_FIELDS: &[UserField] = &[
     UserField {
         names: &["title", "intitle"],
-        field: shared::fields::TITLE,
+        field: index_format::fields::TITLE,
         on_every_page: false,
     },
     UserField {
         names: &["headings"],
-        field: shared::fields::HEADINGS,
+        field: index_format::fields::HEADINGS,
         on_every_page: false,
     },
     UserField {
         names: &["body", "intext"],
-        field: shared::fields::BODY,
+        field: index_format::fields::BODY,
         on_every_page: true,
     },
     UserField {
         names: &["description"],
-        field: shared::fields::DESCRIPTION,
+        field: index_format::fields::DESCRIPTION,
         on_every_page: false,
     },
     UserField {
         names: &["anchor", "inanchor"],
-        field: shared::fields::ANCHOR,
+        field: index_format::fields::ANCHOR,
         on_every_page: false,
     },
     UserField {
         names: &["url_text", "inurl"],
-        field: shared::fields::URL_TEXT,
+        field: index_format::fields::URL_TEXT,
         on_every_page: true,
     },
     UserField {
         names: &["host"],
-        field: shared::fields::HOST,
+        field: index_format::fields::HOST,
         on_every_page: true,
     },
     UserField {
         names: &["url"],
-        field: shared::fields::URL,
+        field: index_format::fields::URL,
         on_every_page: true,
     },
 ];

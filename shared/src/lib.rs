@@ -6,7 +6,6 @@
 //! - [`config`]: the TOML configuration: the file's shape with its defaults, and the checked,
 //!   typed settings the programs use.
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
-//! - [`fields`]: the names of the index fields, shared by indexer and searchd.
 //! - [`html`]: one streaming pass of a WHATWG tokenizer over a page, and the tree-builder
 //!   rules the crawler and the indexer both read pages by.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
@@ -18,9 +17,23 @@
 //! assert_eq!(url.origin(), "http://example.com");
 //! ```
 
+/// A failpoint of the fault-injection tests (`tests/e2e/faults.rs`): `fail::fail_point!` when
+/// the crate that calls it is built with its `failpoints` feature (which turns on this
+/// crate's, and only the tests package turns on), and nothing at all otherwise. The `cfg` is
+/// the caller's, so a crate's failpoints and what they use come and go together.
+#[macro_export]
+macro_rules! fail_point {
+    ($($arg:tt)*) => {
+        #[cfg(feature = "failpoints")]
+        $crate::fail::fail_point!($($arg)*);
+    };
+}
+#[cfg(feature = "failpoints")]
+#[doc(hidden)]
+pub use fail;
+
 pub mod config;
 pub mod docplan;
-pub mod fields;
 pub mod html;
 pub mod logging;
 pub mod record;

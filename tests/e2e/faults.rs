@@ -56,7 +56,7 @@ pub fn stored_whole(data: &Path) -> BTreeSet<String> {
 
 /// The number of documents in the index `CURRENT` names, opened as searchd opens it.
 pub fn indexed_docs(data: &Path) -> u64 {
-    let current = indexer::open_current(data)
+    let current = index_format::open_current(data)
         .expect("the current index opens")
         .expect("an index is current");
     current

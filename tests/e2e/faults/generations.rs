@@ -14,10 +14,10 @@ use crate::support::crawled;
 
 /// The failpoints, each with whether `CURRENT` names the new generation once it is passed.
 const POINTS: [(&str, bool); 4] = [
-    ("indexer::generation::before_switch", false),
-    ("indexer::generation::current_written", false),
-    ("indexer::generation::current_synced", false),
-    ("indexer::generation::current_renamed", true),
+    ("index_format::generation::before_switch", false),
+    ("index_format::generation::current_written", false),
+    ("index_format::generation::current_synced", false),
+    ("index_format::generation::current_renamed", true),
 ];
 
 /// Generation directories on disk.
@@ -52,7 +52,7 @@ async fn switch_interrupted(crash: bool) {
         let data = case.path();
         copy_dir(&reference.join("store"), &data.join("store"));
         copy_dir(&reference.join("index"), &data.join("index"));
-        let old = indexer::current_generation(data)
+        let old = index_format::current_generation(data)
             .expect("CURRENT")
             .expect("a generation");
 
@@ -68,7 +68,7 @@ async fn switch_interrupted(crash: bool) {
                 "{line}"
             );
         }
-        let current = indexer::current_generation(data)
+        let current = index_format::current_generation(data)
             .expect("CURRENT reads")
             .expect("CURRENT names a generation");
         assert_eq!(current != old, switched, "{point}: CURRENT names {current}");
@@ -81,7 +81,7 @@ async fn switch_interrupted(crash: bool) {
 
         let again = child::run("indexer", &build_args(data), "").await;
         assert!(again.succeeded(), "{point}: the next build: {again:?}");
-        let newest = indexer::current_generation(data)
+        let newest = index_format::current_generation(data)
             .expect("CURRENT reads")
             .expect("a generation");
         assert_eq!(

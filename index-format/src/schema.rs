@@ -18,7 +18,7 @@
 //! | `body_words` | `u64` words of the content (`<main>`, else the body), fast and stored |
 //! | `page_name` | `u64` hash of the page's name (last segment or index folder), fast |
 
-use shared::fields;
+use crate::fields;
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };

@@ -6,8 +6,8 @@
 //! generation it names is complete (a new generation is committed before it is named).
 //!
 //! Failpoints (compiled in for the fault-injection tests only, see `tests/e2e/faults.rs`):
-//! `indexer::generation::before_switch` (the new generation committed, `CURRENT` not yet
-//! touched), then in the write of `CURRENT`: `indexer::generation::current_written` (the
+//! `index_format::generation::before_switch` (the new generation committed, `CURRENT` not yet
+//! touched), then in the write of `CURRENT`: `index_format::generation::current_written` (the
 //! temporary file written, not yet fsynced), `::current_synced` (fsynced, not yet renamed)
 //! and `::current_renamed` (renamed, the directory not yet fsynced). An injected error is an
 //! I/O error on `CURRENT`.
@@ -16,6 +16,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use shared::fail_point;
 use tracing::{info, warn};
 
 use crate::Error;
@@ -95,10 +96,12 @@ pub fn next_generation(data: &Path) -> Result<String, Error> {
 
 /// Names `generation` in `CURRENT`, atomically.
 pub fn switch_current(data: &Path, generation: &str) -> Result<(), Error> {
-    fail_point!("indexer::generation::before_switch", |_| Err(injected(
-        &current_generation_marker(data),
-        "indexer::generation::before_switch"
-    )));
+    fail_point!("index_format::generation::before_switch", |_| Err(
+        injected(
+            &current_generation_marker(data),
+            "index_format::generation::before_switch"
+        )
+    ));
     write_atomically(
         &current_generation_marker(data),
         format!("{generation}\n").as_bytes(),
@@ -156,22 +159,22 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     file.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
     // The failpoints of this function are those of `CURRENT`'s switch, not the state file's.
     fail_point!(
-        "indexer::generation::current_written",
+        "index_format::generation::current_written",
         path.ends_with(CURRENT),
-        |_| Err(injected(&tmp, "indexer::generation::current_written"))
+        |_| Err(injected(&tmp, "index_format::generation::current_written"))
     );
     file.sync_all().map_err(|e| Error::io(&tmp, e))?;
     drop(file);
     fail_point!(
-        "indexer::generation::current_synced",
+        "index_format::generation::current_synced",
         path.ends_with(CURRENT),
-        |_| Err(injected(&tmp, "indexer::generation::current_synced"))
+        |_| Err(injected(&tmp, "index_format::generation::current_synced"))
     );
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
     fail_point!(
-        "indexer::generation::current_renamed",
+        "index_format::generation::current_renamed",
         path.ends_with(CURRENT),
-        |_| Err(injected(path, "indexer::generation::current_renamed"))
+        |_| Err(injected(path, "index_format::generation::current_renamed"))
     );
     if let Some(dir) = path.parent() {
         // Makes the rename itself durable; not every platform can open a directory.

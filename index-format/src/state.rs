@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::document::FORMAT_VERSION;
+use crate::FORMAT_VERSION;
 use crate::generation::write_atomically;
 
 const FILE: &str = "state.json";
