@@ -225,7 +225,7 @@ pub fn charset(data: &[u8]) {
     }
 }
 
-/// The query parser (`searchd::query`): the input is what a user typed, cut at a limit the
+/// The query parser (`gateway::query`): the input is what a user typed, cut at a limit the
 /// first byte picks. Laws: the query shown back is at most the limit; no panic.
 pub fn query(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else {
@@ -233,7 +233,7 @@ pub fn query(data: &[u8]) {
     };
     let max_len = [0, 1, 7, 64, 512, 2048][usize::from(first) % 6];
     let raw = String::from_utf8_lossy(rest);
-    let query = searchd::UserQuery::parse(&raw, max_len);
+    let query = gateway::UserQuery::parse(&raw, max_len);
     assert!(
         query.shown.len() <= max_len,
         "{} > {max_len}",

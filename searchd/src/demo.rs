@@ -1,7 +1,7 @@
 //! `searchd demo`: one command, no set-up. Serves a directory of HTML on loopback from inside
 //! this process, crawls it, indexes it and serves search over it, with progress and stage
 //! times. Search is served from the start: the index is built while the crawl runs
-//! ([`crate::live_index`]), so results appear within seconds and grow as pages arrive.
+//! ([`live_index`]), so results appear within seconds and grow as pages arrive.
 //!
 //! The directory is `--docs DIR`, else the Rust documentation of the active toolchain
 //! (`$(rustc --print sysroot)/share/doc/rust/html`), else the sample site in `data/site`.
@@ -9,6 +9,8 @@
 //! the same port as before when it is free (stored URLs name that port), the crawl resumes
 //! where it stopped and the index is updated incrementally. The site stays up while search
 //! is served, so result links work. Ctrl-C stops cleanly at any stage.
+
+pub mod live_index;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -182,7 +184,7 @@ pub async fn run(
     .with_context(|| format!("cannot open the crawl in {}", options.data.display()))?;
     // Search is open from the start: each index build during the crawl shows up in it.
     let addr = search_listener.local_addr()?;
-    let server = tokio::spawn(crate::serve(
+    let server = tokio::spawn(gateway::serve(
         search_listener,
         options.data.clone(),
         config.clone(),
@@ -198,9 +200,9 @@ pub async fn run(
         |line| println!("  {line}"),
     ));
     let (crawled_tx, crawled_rx) = watch::channel(false);
-    let live = tokio::spawn(crate::live_index::index_while(
+    let live = tokio::spawn(live_index::index_while(
         options.data.clone(),
-        crate::live_index::Cadence::DEMO,
+        live_index::Cadence::DEMO,
         async move {
             let mut rx = crawled_rx;
             let _ = rx.wait_for(|crawled| *crawled).await;

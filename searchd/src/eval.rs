@@ -148,7 +148,7 @@ const RANKINGS: [(&str, &str); 2] = [("ours", "full"), ("bm25", "bm25")];
 /// Runs the judged set against the server at `base` (`http://127.0.0.1:8080`) and prints
 /// the table; returns the mean reciprocal rank of our ranking.
 pub async fn run(base: &str, judgments: &Judgments) -> Result<f64> {
-    // reqwest is built without a bundled TLS crypto provider (see crawler::fetch); installing
+    // reqwest is built without a bundled TLS crypto provider (as in the crawler's fetcher); installing
     // it twice is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()

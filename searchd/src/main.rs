@@ -80,7 +80,7 @@ async fn serve(
         data.display(),
         listener.local_addr()?
     );
-    searchd::serve(listener, data, config, ctrl_c()).await?;
+    gateway::serve(listener, data, config, ctrl_c()).await?;
     Ok(())
 }
 

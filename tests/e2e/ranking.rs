@@ -1,6 +1,6 @@
 //! The index built from a crawl: what is in it and how it ranks.
 
-use searchd::Searcher;
+use gateway::Searcher;
 use shared::config::RankingConfig;
 use testweb::TestWeb;
 

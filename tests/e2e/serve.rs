@@ -202,9 +202,9 @@ async fn the_index_grows_while_the_crawl_runs() {
     // A polite pace, so the crawl lasts long enough for builds to land during it.
     config.delay_ms = 40;
     let (crawled_tx, crawled_rx) = tokio::sync::watch::channel(false);
-    let live = tokio::spawn(searchd::live_index::index_while(
+    let live = tokio::spawn(searchd::demo::live_index::index_while(
         dir.path().to_path_buf(),
-        searchd::live_index::Cadence {
+        searchd::demo::live_index::Cadence {
             first: std::time::Duration::from_millis(100),
             max: std::time::Duration::from_millis(200),
         },
@@ -256,8 +256,8 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
     crate::support::crawl(dir.path(), &seeds, config.clone()).await;
     crate::support::index(dir.path()).await;
     let data = dir.path().to_path_buf();
-    let searcher = searchd::Searcher::open(&data, Default::default()).expect("searcher");
-    let found = |searcher: &searchd::Searcher| {
+    let searcher = gateway::Searcher::open(&data, Default::default()).expect("searcher");
+    let found = |searcher: &gateway::Searcher| {
         searcher
             .search(testweb::WITHDRAWN_WORD, 1, 10)
             .expect("search")
@@ -283,7 +283,7 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
     assert_eq!(fetches, [200, 410], "its status history");
     drop(store);
     let news = web.url("fresh.test", "/news.html");
-    let explained = searchd::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    let explained = gateway::explain::UrlReport::gather(&searcher, &news).expect("explain");
     assert!(
         explained.indexed && explained.verdict.contains("a newer copy was stored since"),
         "{explained:?}"
@@ -294,7 +294,7 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         [200, 200],
         "a new edition each time: {explained:?}"
     );
-    let before = searchd::status::StatusReport::gather(&searcher);
+    let before = gateway::status::StatusReport::gather(&searcher);
     let behind = before.unindexed_writes.expect("a store and an index");
     assert!(
         behind >= 1,
@@ -314,8 +314,8 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         0,
         "gone from the index after the next build"
     );
-    let after = searchd::status::StatusReport::gather(&searcher);
+    let after = gateway::status::StatusReport::gather(&searcher);
     assert_eq!(after.unindexed_writes, Some(0), "{after:?}");
-    let explained = searchd::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    let explained = gateway::explain::UrlReport::gather(&searcher, &news).expect("explain");
     assert_eq!(explained.verdict, "indexed: it can be found");
 }

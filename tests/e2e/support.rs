@@ -137,7 +137,7 @@ impl Searchd {
                 let _ = stopped.await;
             };
             let config = Config::load(None).expect("the defaults are valid");
-            searchd::serve(listener, data, config, shutdown)
+            gateway::serve(listener, data, config, shutdown)
                 .await
                 .expect("searchd serves");
         });

@@ -225,7 +225,7 @@ async fn an_index_removed_under_searchd_is_served_or_refused_then_rebuilt() {
 
     std::fs::remove_dir_all(server.data().join("index")).expect("index removed");
     // Past a reload check of the server.
-    tokio::time::sleep(searchd::RELOAD_EVERY * 2).await;
+    tokio::time::sleep(gateway::RELOAD_EVERY * 2).await;
     for path in ["/search?q=heron", "/api/search?q=heron", "/status", "/"] {
         let (status, body) = get(&server, path).await;
         assert!([200, 503].contains(&status), "{path}: {status} {body}");

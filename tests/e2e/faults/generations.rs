@@ -34,7 +34,7 @@ fn generations(data: &Path) -> Vec<String> {
 /// searchd's searcher opens the current generation and finds the sample site's heron page.
 fn searchd_finds_herons(data: &Path) {
     let searcher =
-        searchd::Searcher::open(data, Default::default()).expect("searchd opens the index");
+        gateway::Searcher::open(data, Default::default()).expect("searchd opens the index");
     let results = searcher.search("heron", 1, 10).expect("a search");
     assert!(results.total > 0, "the heron pages are found");
 }

@@ -1,0 +1,131 @@
+//! The search gateway over a crawl: HTML search pages, a JSON API, cached copies, a status
+//! page. `searchd serve` runs it; `searchd demo` runs it beside a crawl and live indexing.
+//!
+//! It reads: the index through `index_format`, the content store through
+//! `shared::StoreReader`. It depends on neither the crawler nor the indexer, so nothing
+//! here can write a store or an index.
+//!
+//! A tour, in the order a query travels:
+//!
+//! - [`query`]: [`UserQuery`] turns what was typed into a tantivy query: words (all
+//!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
+//!   (malformed input is searched, never an error), `site:host` as a filter on `host`;
+//!   [`user_fields`] keeps what tantivy's grammar read to the fields a user may name.
+//! - [`search`]: [`Searcher`] holds the current index generation, ranks by BM25 across fields
+//!   times the link signals and priors, demotes namesakes and repeats of one host
+//!   ([`ranking`]), makes [`snippet`]s, explains scores by field ([`breakdown`]), and follows
+//!   new generations and commits without a restart.
+//! - [`routes`] and [`handlers`]: the HTTP surface; [`render`]: the escaping HTML templates;
+//!   [`cache`], [`status`] and [`explain`]: the pages that read the store ([`cached_html`]
+//!   makes a stored page fit to show: links absolute or inert, nothing active); [`error`]: every
+//!   failure mapped to a status and a friendly answer in one place.
+//!
+//! [`serve`] runs the server on a listener until a shutdown future completes, so tests start
+//! the real server in-process on port 0; [`run`] does the same with a [`Searcher`] already
+//! opened. Searching without the server:
+//!
+//! ```
+//! # fn main() -> Result<(), gateway::AppError> {
+//! let data = tempfile::tempdir().expect("temporary directory");
+//! let searcher = gateway::Searcher::open(data.path(), Default::default())?;
+//! // An empty query needs no index: it asks the user to type something.
+//! assert!(searcher.search("  ", 1, 10)?.nothing_to_search);
+//! // Until the indexer has built an index, searches answer "no index yet" (HTTP 503).
+//! assert!(matches!(searcher.search("heron", 1, 10), Err(gateway::AppError::NoIndex)));
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod breakdown;
+pub mod cache;
+pub mod cached_html;
+pub mod display;
+pub mod error;
+pub mod explain;
+pub mod handlers;
+pub mod query;
+pub mod ranking;
+pub mod render;
+pub mod routes;
+pub mod search;
+pub mod server;
+pub mod snippet;
+pub mod status;
+pub mod suggest;
+pub mod user_fields;
+
+#[cfg(test)]
+mod routes_tests;
+#[cfg(test)]
+mod search_tests;
+#[cfg(test)]
+mod testutil;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use error::AppError;
+pub use handlers::AppState;
+pub use query::UserQuery;
+pub use search::{Hit, IndexFacts, Ranking, SearchResults, Searcher};
+pub use snippet::Snippet;
+
+/// How often the server looks for a new index generation.
+pub const RELOAD_EVERY: Duration = Duration::from_secs(1);
+
+/// Serves search over the index of `data` on `listener` until `shutdown` completes, with
+/// the ranking and `searchd` settings of `config`. Fails only when the index named by
+/// `DATA/index/CURRENT` cannot be opened; no index at all is fine (searches answer 503 until
+/// the indexer builds one).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    data: PathBuf,
+    config: shared::Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), AppError> {
+    let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, config.ranking))
+        .await??
+        .with_max_query_len(config.searchd.max_query_len.get());
+    let state = AppState::new(searcher, &config.searchd);
+    let limits = server::Limits::of(&config.searchd);
+    run(listener, Arc::new(state), limits, shutdown).await;
+    Ok(())
+}
+
+/// Serves `state` on `listener` within `limits` until `shutdown` completes, checking every
+/// [`RELOAD_EVERY`] for a new index generation. Connections in flight are finished first.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    limits: server::Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
+    let routes = routes::routes(state);
+    server::serve(listener, routes, limits, routes::overloaded, shutdown).await;
+    reloader.abort();
+}
+
+/// Calls [`Searcher::refresh`] forever, logging each new failure once.
+async fn reload_loop(state: Arc<AppState>) {
+    let mut last_error = None;
+    loop {
+        tokio::time::sleep(RELOAD_EVERY).await;
+        let state = Arc::clone(&state);
+        let refreshed = tokio::task::spawn_blocking(move || state.searcher.refresh()).await;
+        let error = match refreshed {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(error) => Some(error.to_string()),
+        };
+        if error.is_some() && error != last_error {
+            tracing::warn!(
+                error = error.as_deref(),
+                "cannot load the new index generation; still serving the old one"
+            );
+        }
+        last_error = error;
+    }
+}
