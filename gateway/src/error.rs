@@ -14,39 +14,24 @@ use warp::reject::Rejection;
 use warp::reply::{Reply, Response};
 
 use crate::render;
+use crate::search_error::SearchError;
 
 /// What can go wrong answering a request.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    /// No index has been built yet.
-    #[error("no index yet: run `indexer build --data DIR`; searchd picks it up by itself")]
-    NoIndex,
+    /// The search core could not answer: no index yet, a query the index refused, or an
+    /// index fault.
+    #[error(transparent)]
+    Search(#[from] SearchError),
     /// A parameter that makes no sense.
     #[error("{0}")]
     BadRequest(String),
-    /// The index refused to run a user's query (a field or an argument it does not take):
-    /// the query's fault, not the server's. The query text is kept for the log only.
-    #[error(
-        "this query could not be searched; try plain words, \"phrases\", -word, OR, site: or title:"
-    )]
-    BadQuery {
-        /// The query as typed.
-        query: String,
-        /// What the index said.
-        reason: String,
-    },
     /// Nothing there.
     #[error("{0}")]
     NotFound(String),
     /// The page asked not to be shown (noarchive).
     #[error("{0}")]
     Forbidden(String),
-    /// The index failed.
-    #[error("index: {0}")]
-    Index(#[from] tantivy::TantivyError),
-    /// The index's files (generations, `CURRENT`, fields) could not be read.
-    #[error("index: {0}")]
-    IndexFiles(#[from] index_format::Error),
     /// The content store failed.
     #[error("store: {0}")]
     Store(#[from] shared::StoreError),
@@ -67,12 +52,15 @@ impl AppError {
     /// The HTTP status for this error.
     pub fn status(&self) -> StatusCode {
         match self {
-            AppError::NoIndex | AppError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            AppError::BadRequest(_) | AppError::BadQuery { .. } => StatusCode::BAD_REQUEST,
+            AppError::Search(SearchError::NoIndex) | AppError::Busy => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            AppError::BadRequest(_) | AppError::Search(SearchError::BadQuery { .. }) => {
+                StatusCode::BAD_REQUEST
+            }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
-            AppError::Index(_)
-            | AppError::IndexFiles(_)
+            AppError::Search(SearchError::Index(_) | SearchError::IndexFiles(_))
             | AppError::Store(_)
             | AppError::Record(_)
             | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -86,26 +74,6 @@ impl AppError {
             "The server failed to answer; the details are in its log.".into()
         } else {
             self.to_string()
-        }
-    }
-}
-
-impl AppError {
-    /// A failure while running the user's query `query`: a field or argument the index
-    /// refused is [`AppError::BadQuery`] (400), anything else (I/O, a corrupt file) stays a
-    /// server fault. The query language keeps such queries from the index (see
-    /// [`crate::user_fields`]); this is the last guard, not the fix.
-    pub fn of_query(query: &str, error: tantivy::TantivyError) -> Self {
-        use tantivy::TantivyError as E;
-        match error {
-            E::FieldNotFound(reason) | E::InvalidArgument(reason) | E::SchemaError(reason) => {
-                tracing::warn!(%query, %reason, "the index refused a query");
-                AppError::BadQuery {
-                    query: query.to_string(),
-                    reason,
-                }
-            }
-            other => AppError::Index(other),
         }
     }
 }
@@ -137,9 +105,9 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             tracing::error!(%error, "request failed");
         }
         let title = match error {
-            AppError::NoIndex => "No index yet",
+            AppError::Search(SearchError::NoIndex) => "No index yet",
             AppError::BadRequest(_) => "Bad request",
-            AppError::BadQuery { .. } => "Query not searched",
+            AppError::Search(SearchError::BadQuery { .. }) => "Query not searched",
             AppError::NotFound(_) => "Not found",
             AppError::Forbidden(_) => "Not available",
             AppError::Busy => "Busy",
@@ -234,14 +202,18 @@ mod tests {
 
     #[test]
     fn statuses() {
-        check(AppError::NoIndex, 503, Format::Html);
-        check(AppError::NoIndex, 503, Format::Json);
+        check(SearchError::NoIndex.into(), 503, Format::Html);
+        check(SearchError::NoIndex.into(), 503, Format::Json);
         check(AppError::BadRequest("x".into()), 400, Format::Json);
         let refused = tantivy::TantivyError::SchemaError("Field title is not a fast field.".into());
-        check(AppError::of_query("title:*", refused), 400, Format::Json);
+        check(
+            SearchError::of_query("title:*", refused).into(),
+            400,
+            Format::Json,
+        );
         let refused = tantivy::TantivyError::FieldNotFound("<~intitle".into());
         check(
-            AppError::of_query("<~intitle:*", refused),
+            SearchError::of_query("<~intitle:*", refused).into(),
             400,
             Format::Html,
         );

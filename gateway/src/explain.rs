@@ -7,6 +7,7 @@ use shared::{CanonicalUrl, StoreReader};
 
 use crate::error::AppError;
 use crate::search::Searcher;
+use crate::search_error::SearchError;
 use shared::format_time_ms;
 
 /// One fetch of a URL, in `/explain`'s history.
@@ -141,8 +142,8 @@ impl UrlReport {
                     .document_holding_copy(canonical.as_str())?
                     .map(|doc| doc.url);
             }
-            Err(AppError::NoIndex) => {}
-            Err(e) => return Err(e),
+            Err(SearchError::NoIndex) => {}
+            Err(e) => return Err(e.into()),
         }
         report.verdict = report.verdict();
         Ok(report)

@@ -88,9 +88,9 @@ impl SearchParams {
 }
 
 /// Runs blocking work (tantivy, RocksDB) on the blocking pool.
-async fn blocking<T: Send + 'static>(
+async fn blocking<T: Send + 'static, E: Into<AppError> + Send + 'static>(
     state: &Arc<AppState>,
-    work: impl FnOnce(&AppState) -> Result<T, AppError> + Send + 'static,
+    work: impl FnOnce(&AppState) -> Result<T, E> + Send + 'static,
 ) -> Result<T, Rejection> {
     let state = Arc::clone(state);
     // The request's own timeout bounds the wait (see `crate::server`); the slot is held
@@ -105,7 +105,7 @@ async fn blocking<T: Send + 'static>(
     })
     .await
     .map_err(AppError::from)
-    .and_then(|result| result)
+    .and_then(|result| result.map_err(Into::into))
     .map_err(reject)
 }
 
@@ -185,7 +185,7 @@ pub async fn cache(params: Params, state: Arc<AppState>) -> Result<Response, Rej
             tracing::warn!(url = %copy.url, error = %e, "cached copy shown as text");
             render::copy_as_text(&copy.html, &e.to_string())
         });
-        Ok((copy, document))
+        Ok::<_, AppError>((copy, document))
     })
     .await?;
     let page = render::cache(
@@ -207,7 +207,10 @@ pub async fn status(
     accept: Option<String>,
     state: Arc<AppState>,
 ) -> Result<Response, Rejection> {
-    let report = blocking(&state, |s| Ok(StatusReport::gather(&s.searcher))).await?;
+    let report = blocking(&state, |s| {
+        Ok::<_, AppError>(StatusReport::gather(&s.searcher))
+    })
+    .await?;
     if wants_json(&params, accept.as_deref()) {
         return Ok(json_reply(&json!(report)));
     }

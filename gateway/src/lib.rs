@@ -25,13 +25,13 @@
 //! opened. Searching without the server:
 //!
 //! ```
-//! # fn main() -> Result<(), gateway::AppError> {
+//! # fn main() -> Result<(), gateway::SearchError> {
 //! let data = tempfile::tempdir().expect("temporary directory");
 //! let searcher = gateway::Searcher::open(data.path(), Default::default())?;
 //! // An empty query needs no index: it asks the user to type something.
 //! assert!(searcher.search("  ", 1, 10)?.nothing_to_search);
 //! // Until the indexer has built an index, searches answer "no index yet" (HTTP 503).
-//! assert!(matches!(searcher.search("heron", 1, 10), Err(gateway::AppError::NoIndex)));
+//! assert!(matches!(searcher.search("heron", 1, 10), Err(gateway::SearchError::NoIndex)));
 //! # Ok(())
 //! # }
 //! ```
@@ -48,6 +48,7 @@ pub mod ranking;
 pub mod render;
 pub mod routes;
 pub mod search;
+pub mod search_error;
 pub mod server;
 pub mod snippet;
 pub mod status;
@@ -70,6 +71,7 @@ pub use error::AppError;
 pub use handlers::AppState;
 pub use query::UserQuery;
 pub use search::{Hit, IndexFacts, Ranking, SearchResults, Searcher};
+pub use search_error::SearchError;
 pub use snippet::Snippet;
 
 /// How often the server looks for a new index generation.

@@ -20,12 +20,12 @@ use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, IndexReader, ReloadPolicy, Score, SegmentReader, TantivyDocument, Term};
 
-use crate::error::AppError;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{
     Candidate, PageSignals, THIN_WORDS, demote_namesakes, demote_repeats, depth_prior, prose_prior,
     rank_boost, thin_prior,
 };
+use crate::search_error::SearchError;
 use crate::snippet::{Passages, Snippet, SnippetFields};
 
 /// Most results per page.
@@ -138,9 +138,9 @@ pub struct Searcher {
 
 impl Searcher {
     /// A searcher over `data/index`, which need not exist yet (searches then fail with
-    /// [`AppError::NoIndex`] until it does). Fails when `CURRENT` names a generation that
+    /// [`SearchError::NoIndex`] until it does). Fails when `CURRENT` names a generation that
     /// cannot be opened.
-    pub fn open(data: &Path, ranking: RankingConfig) -> Result<Self, AppError> {
+    pub fn open(data: &Path, ranking: RankingConfig) -> Result<Self, SearchError> {
         let searcher = Self {
             data: data.to_path_buf(),
             ranking,
@@ -164,7 +164,7 @@ impl Searcher {
 
     /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
     /// rewritten); true when it switched. On error the loaded generation stays in use.
-    pub fn refresh(&self) -> Result<bool, AppError> {
+    pub fn refresh(&self) -> Result<bool, SearchError> {
         let marker = index_format::current_generation_marker(&self.data);
         let stamp = std::fs::metadata(&marker).and_then(|m| m.modified()).ok();
         let Some(current) = index_format::current_generation(&self.data)? else {
@@ -220,7 +220,7 @@ impl Searcher {
         query: &str,
         page: usize,
         per_page: usize,
-    ) -> Result<SearchResults, AppError> {
+    ) -> Result<SearchResults, SearchError> {
         self.run(query, page, per_page, false, Ranking::Full)
     }
 
@@ -232,7 +232,7 @@ impl Searcher {
         per_page: usize,
         explain: bool,
         ranking: Ranking,
-    ) -> Result<SearchResults, AppError> {
+    ) -> Result<SearchResults, SearchError> {
         self.run(query, page, per_page, explain, ranking)
     }
 
@@ -242,7 +242,7 @@ impl Searcher {
         query: &str,
         page: usize,
         per_page: usize,
-    ) -> Result<SearchResults, AppError> {
+    ) -> Result<SearchResults, SearchError> {
         self.run(query, page, per_page, true, Ranking::Full)
     }
 
@@ -253,7 +253,7 @@ impl Searcher {
         per_page: usize,
         explain: bool,
         ranking: Ranking,
-    ) -> Result<SearchResults, AppError> {
+    ) -> Result<SearchResults, SearchError> {
         let started = Instant::now();
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
         let page = page.clamp(1, MAX_OFFSET / per_page + 1);
@@ -269,7 +269,7 @@ impl Searcher {
             results.took_ms = elapsed_ms(started);
             return Ok(results);
         }
-        let loaded = self.current().ok_or(AppError::NoIndex)?;
+        let loaded = self.current().ok_or(SearchError::NoIndex)?;
         let full = ranking == Ranking::Full;
         let searcher = loaded.reader.searcher();
         let mut query = if full {
@@ -334,7 +334,7 @@ impl Searcher {
                 }
             })
         };
-        let refused = |error| AppError::of_query(&user_query.shown, error);
+        let refused = |error| SearchError::of_query(&user_query.shown, error);
         let (mut total, mut top_docs) =
             searcher.search(&*query, &(Count, top())).map_err(refused)?;
         if total == 0 && full && user_query.can_match_partially() {
@@ -407,7 +407,7 @@ impl Searcher {
                 hit.explanation = Some(
                     self.explain(&searcher, &*query, &candidate, &hit).map_err(
                         |error| match error {
-                            AppError::Index(error) => refused(error),
+                            SearchError::Index(error) => refused(error),
                             other => other,
                         },
                     )?,
@@ -425,7 +425,7 @@ impl Searcher {
         query: &dyn Query,
         candidate: &Candidate,
         hit: &Hit,
-    ) -> Result<serde_json::Value, AppError> {
+    ) -> Result<serde_json::Value, SearchError> {
         let bm25 =
             serde_json::to_value(query.explain(searcher, candidate.address)?).unwrap_or_default();
         let fields = crate::breakdown::field_scores(&bm25, searcher.schema());
@@ -452,13 +452,13 @@ impl Searcher {
     }
 
     /// The indexed document of a canonical URL, if there is one (no snippet, score 0).
-    pub fn document(&self, url: &str) -> Result<Option<Hit>, AppError> {
+    pub fn document(&self, url: &str) -> Result<Option<Hit>, SearchError> {
         self.document_by(url, |fields| fields.url)
     }
 
     /// The indexed document that holds `url` as a copy (a page of the same content, or one
     /// naming it as `rel=canonical`, folded into it), if there is one.
-    pub fn document_holding_copy(&self, url: &str) -> Result<Option<Hit>, AppError> {
+    pub fn document_holding_copy(&self, url: &str) -> Result<Option<Hit>, SearchError> {
         self.document_by(url, |fields| fields.copies)
     }
 
@@ -467,8 +467,8 @@ impl Searcher {
         &self,
         url: &str,
         field: impl Fn(&IndexFields) -> tantivy::schema::Field,
-    ) -> Result<Option<Hit>, AppError> {
-        let loaded = self.current().ok_or(AppError::NoIndex)?;
+    ) -> Result<Option<Hit>, SearchError> {
+        let loaded = self.current().ok_or(SearchError::NoIndex)?;
         let searcher = loaded.reader.searcher();
         let query = TermQuery::new(
             Term::from_field_text(field(&loaded.fields), url),
@@ -544,7 +544,7 @@ fn stored<'a>(
     searcher: &tantivy::Searcher,
     docs: &'a mut HashMap<DocAddress, TantivyDocument>,
     address: DocAddress,
-) -> Result<&'a TantivyDocument, AppError> {
+) -> Result<&'a TantivyDocument, SearchError> {
     match docs.entry(address) {
         std::collections::hash_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
         std::collections::hash_map::Entry::Vacant(entry) => {

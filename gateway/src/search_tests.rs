@@ -3,8 +3,8 @@
 
 use shared::config::RankingConfig;
 
-use crate::error::AppError;
 use crate::search::{MAX_PER_PAGE, Searcher};
+use crate::search_error::SearchError;
 use crate::testutil::{Doc, add, data_with, shore, write_generation};
 
 fn searcher(data: &std::path::Path) -> Searcher {
@@ -188,7 +188,10 @@ fn empty_queries_ask_for_words_without_needing_an_index() {
         assert!(results.nothing_to_search, "{query:?}");
         assert!(results.hits.is_empty());
     }
-    assert!(matches!(s.search("heron", 1, 10), Err(AppError::NoIndex)));
+    assert!(matches!(
+        s.search("heron", 1, 10),
+        Err(SearchError::NoIndex)
+    ));
 }
 
 #[test]
