@@ -8,6 +8,7 @@
 //! - `linkgraph`: in-link counts from distinct pages, and anchor text, per document.
 //! - `text`: title, headings and visible body text of a page, boilerplate left out.
 //! - `document`: a document's inputs, their fingerprint, and the tantivy document.
+//! - `target`: the generation a build writes, chosen by [`BuildMode`].
 //! - `build`: [`build()`], the three passes, full or incremental; `writer`: the third pass;
 //!   `progress`: [`BuildProgress`], the third pass's documents for [`build_with_progress`].
 //!
@@ -35,13 +36,15 @@ mod error;
 mod linkgraph;
 mod progress;
 mod source;
+mod target;
 #[cfg(test)]
 mod testutil;
 mod text;
 mod writer;
 
-pub use build::{BuildMode, BuildSummary, build, build_with_progress};
+pub use build::{BuildSummary, build, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
+pub use target::BuildMode;

@@ -16,11 +16,11 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 use tracing::{info, warn};
 
 use crate::Error;
-use crate::build::Target;
 use crate::document::{DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
 use crate::source::Source;
+use crate::target::Target;
 use index_format::DocState;
 use index_format::IndexFields;
 use shared::docplan::DocPlan;
