@@ -225,7 +225,7 @@ pub fn charset(data: &[u8]) {
     }
 }
 
-/// The query parser (`gateway::query`): the input is what a user typed, cut at a limit the
+/// The query parser (`gateway::UserQuery`): the input is what a user typed, cut at a limit the
 /// first byte picks. Laws: the query shown back is at most the limit; no panic.
 pub fn query(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else {

@@ -5,20 +5,21 @@
 //! `shared::StoreReader`. It depends on neither the crawler nor the indexer, so nothing
 //! here can write a store or an index.
 //!
-//! A tour, in the order a query travels:
+//! A tour of its modules, in the order a query travels:
 //!
-//! - [`query`]: [`UserQuery`] turns what was typed into a tantivy query: words (all
+//! - `query`: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
 //!   (malformed input is searched, never an error), `site:host` as a filter on `host`;
-//!   [`user_fields`] keeps what tantivy's grammar read to the fields a user may name.
-//! - [`search`]: [`Searcher`] holds the current index generation, ranks by BM25 across fields
+//!   `user_fields` keeps what tantivy's grammar read to the fields a user may name.
+//! - `search`: [`Searcher`] holds the current index generation, ranks by BM25 across fields
 //!   times the link signals and priors, demotes namesakes and repeats of one host
-//!   ([`ranking`]), makes [`snippet`]s, explains scores by field ([`breakdown`]), and follows
+//!   (`ranking`), makes `snippet`s, explains scores by field (`breakdown`), and follows
 //!   new generations and commits without a restart.
-//! - [`routes`] and [`handlers`]: the HTTP surface; [`render`]: the escaping HTML templates;
-//!   [`cache`], [`status`] and [`explain`]: the pages that read the store ([`cached_html`]
-//!   makes a stored page fit to show: links absolute or inert, nothing active); [`error`]: every
-//!   failure mapped to a status and a friendly answer in one place.
+//! - `routes` and `handlers`: the HTTP surface; `render`: the escaping HTML templates;
+//!   `cache`, `status` and `explain`: the pages that read the store (`cached_html`
+//!   makes a stored page fit to show: links absolute or inert, nothing active); `error`: every
+//!   failure mapped to a status and a friendly answer in one place; the search core's own
+//!   [`SearchError`] knows nothing of HTTP.
 //!
 //! [`serve`] runs the server on a listener until a shutdown future completes, so tests start
 //! the real server in-process on port 0; [`run`] does the same with a [`Searcher`] already
@@ -36,24 +37,26 @@
 //! # }
 //! ```
 
-pub mod breakdown;
-pub mod cache;
-pub mod cached_html;
-pub mod display;
-pub mod error;
-pub mod explain;
-pub mod handlers;
-pub mod query;
-pub mod ranking;
-pub mod render;
-pub mod routes;
-pub mod search;
-pub mod search_error;
-pub mod server;
-pub mod snippet;
-pub mod status;
-pub mod suggest;
-pub mod user_fields;
+#![deny(missing_docs)]
+
+mod breakdown;
+mod cache;
+mod cached_html;
+mod display;
+mod error;
+mod explain;
+mod handlers;
+mod query;
+mod ranking;
+mod render;
+mod routes;
+mod search;
+mod search_error;
+mod server;
+mod snippet;
+mod status;
+mod suggest;
+mod user_fields;
 
 #[cfg(test)]
 mod routes_tests;
@@ -68,11 +71,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::AppError;
+pub use explain::UrlReport;
 pub use handlers::AppState;
 pub use query::UserQuery;
+pub use render::urlencode;
 pub use search::{Hit, IndexFacts, Ranking, SearchResults, Searcher};
 pub use search_error::SearchError;
+pub use server::Limits;
 pub use snippet::Snippet;
+pub use status::StatusReport;
 
 /// How often the server looks for a new index generation.
 pub const RELOAD_EVERY: Duration = Duration::from_secs(1);

@@ -298,7 +298,7 @@ async fn assert_csp(searchd: &Searchd, url: &str) {
     };
     let results = csp(format!("/search?q={HOSTILE_WORD}")).await;
     assert!(results.contains("default-src 'none'"), "{results}");
-    let cache = csp(format!("/cache?url={}", gateway::render::urlencode(url))).await;
+    let cache = csp(format!("/cache?url={}", gateway::urlencode(url))).await;
     assert!(cache.contains("script-src 'none'"), "{cache}");
 }
 
@@ -306,7 +306,7 @@ async fn assert_csp(searchd: &Searchd, url: &str) {
 /// scripts, handlers and `javascript:` link are gone whatever a browser would make of them.
 /// (Its title's `<script>` stays: a title holds text.)
 async fn assert_copy_rewritten(searchd: &Searchd, url: &str) {
-    let path = format!("/cache?url={}", gateway::render::urlencode(url));
+    let path = format!("/cache?url={}", gateway::urlencode(url));
     let body = reqwest::get(searchd.url(&path))
         .await
         .expect("searchd answers")

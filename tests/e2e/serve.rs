@@ -283,7 +283,7 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
     assert_eq!(fetches, [200, 410], "its status history");
     drop(store);
     let news = web.url("fresh.test", "/news.html");
-    let explained = gateway::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    let explained = gateway::UrlReport::gather(&searcher, &news).expect("explain");
     assert!(
         explained.indexed && explained.verdict.contains("a newer copy was stored since"),
         "{explained:?}"
@@ -294,7 +294,7 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         [200, 200],
         "a new edition each time: {explained:?}"
     );
-    let before = gateway::status::StatusReport::gather(&searcher);
+    let before = gateway::StatusReport::gather(&searcher);
     let behind = before.unindexed_writes.expect("a store and an index");
     assert!(
         behind >= 1,
@@ -314,8 +314,8 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
         0,
         "gone from the index after the next build"
     );
-    let after = gateway::status::StatusReport::gather(&searcher);
+    let after = gateway::StatusReport::gather(&searcher);
     assert_eq!(after.unindexed_writes, Some(0), "{after:?}");
-    let explained = gateway::explain::UrlReport::gather(&searcher, &news).expect("explain");
+    let explained = gateway::UrlReport::gather(&searcher, &news).expect("explain");
     assert_eq!(explained.verdict, "indexed: it can be found");
 }
