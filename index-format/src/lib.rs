@@ -25,6 +25,8 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 mod error;
 pub mod fields;
 pub mod generation;

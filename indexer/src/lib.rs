@@ -28,6 +28,8 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 mod build;
 #[cfg(test)]
 mod build_tests;

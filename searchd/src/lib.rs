@@ -5,5 +5,7 @@
 //!   ([`demo::live_index`]) and search it, in one command.
 //! - [`eval`]: `searchd eval`, MRR@10 and more of a running server over judged queries.
 
+#![deny(missing_docs)]
+
 pub mod demo;
 pub mod eval;

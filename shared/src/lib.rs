@@ -17,6 +17,8 @@
 //! assert_eq!(url.origin(), "http://example.com");
 //! ```
 
+#![deny(missing_docs)]
+
 /// A failpoint of the fault-injection tests (`tests/e2e/faults.rs`): `fail::fail_point!` when
 /// the crate that calls it is built with its `failpoints` feature (which turns on this
 /// crate's, and only the tests package turns on), and nothing at all otherwise. The `cfg` is
