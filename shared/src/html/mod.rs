@@ -6,6 +6,7 @@
 //! where the head ends ([`Head`]).
 
 mod char_ref;
+mod raw_text;
 mod tokenizer;
 
 pub use tokenizer::{Content, StartTag};
