@@ -29,7 +29,7 @@ use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
-use crate::robots_fetch::RobotsResult;
+use crate::robots::fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::store::{PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};

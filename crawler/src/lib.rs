@@ -9,7 +9,7 @@
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin; [`spacing`]: the same gaps kept
 //!   again at the moment each request is sent.
-//! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
+//! - [`robots`]: robots.txt parsing and matching; [`robots::fetch`]: fetching it.
 //! - [`fetch`]: the HTTP client, conditional requests, bounded bodies.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
 //! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded.
@@ -58,7 +58,6 @@ pub mod resolve;
 pub mod retry;
 pub mod revisit;
 pub mod robots;
-pub mod robots_fetch;
 pub mod scope;
 pub mod sitemap;
 pub mod spacing;

@@ -15,7 +15,7 @@ use crate::extract::extract;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
 use crate::page::ReadPage;
-use crate::robots_fetch::{RobotsResult, fetch_robots};
+use crate::robots::fetch::{RobotsResult, fetch_robots};
 use crate::sitemap::{self, Sitemap, SitemapError, SitemapLimits};
 
 /// What a fetch task hands back.

@@ -6,6 +6,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use shared::config::CrawlerConfig;
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
@@ -112,6 +113,33 @@ pub fn after_failure(cached: Option<RobotsRecord>, now_ms: u64) -> Option<(Robot
     let since = *record.unreachable_since_ms.get_or_insert(now_ms);
     let fall_back = now_ms.saturating_sub(since) >= UNREACHABLE_FALLBACK_MS;
     Some((record, fall_back))
+}
+
+/// What an origin whose robots.txt could not be read (429, 5xx, network) does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unavailable {
+    /// Parked until the next run: `robots_attempts` failures in a row.
+    Parked,
+    /// Waits this long, then asks again.
+    Wait(Duration),
+}
+
+/// After the `attempts`-th failure in a row: parked at `robots_attempts`, else a wait of
+/// `robots_retry` doubled per earlier failure, and at least the server's `Retry-After`
+/// (bounded by `max_retry_after`).
+pub fn when_unavailable(
+    config: &CrawlerConfig,
+    attempts: u32,
+    retry_after: Option<Duration>,
+) -> Unavailable {
+    if attempts >= config.robots_attempts.get() {
+        return Unavailable::Parked;
+    }
+    let backoff = config
+        .robots_retry
+        .saturating_mul(1 << (attempts - 1).min(16));
+    let asked = retry_after.map(|wait| wait.min(config.max_retry_after));
+    Unavailable::Wait(backoff.max(asked.unwrap_or_default()))
 }
 
 /// How long a robots.txt answer is cached: `Cache-Control` `s-maxage` or `max-age`, else
