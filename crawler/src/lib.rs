@@ -3,8 +3,8 @@
 //!
 //! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
 //! - [`monitor`]: the JSON monitoring line the crawl logs every 5 s.
-//! - [`progress`]: the progress line for people; [`progress_bar`]: the live bar of
-//!   `crawler crawl` at a terminal.
+//! - [`progress`]: the progress line for people, and the live bar of `crawler crawl` at a
+//!   terminal.
 //! - [`page`]: what a fetch becomes in the store, and which URLs it queues.
 //! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
 //! - [`politeness`]: delays and concurrency per origin; [`spacing`]: the same gaps kept
@@ -53,7 +53,6 @@ pub mod page;
 pub mod params;
 pub mod politeness;
 pub mod progress;
-pub mod progress_bar;
 pub mod resolve;
 pub mod retry;
 pub mod revisit;

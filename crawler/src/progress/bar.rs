@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::figures;
 use crate::crawl::CrawlProgress;
-use crate::progress::figures;
 
 /// How often the bar is updated (and at most redrawn).
 const REFRESH: Duration = Duration::from_millis(250);
