@@ -17,7 +17,7 @@ use tokio::time::{Instant, timeout_at};
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
-pub use deadlines::{Cutoff, Deadlines, MinRate, RateMeter};
+pub use deadlines::{Cutoff, Deadlines, RateMeter};
 
 /// What the crawler asks for in `Accept`.
 const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";

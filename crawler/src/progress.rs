@@ -1,4 +1,4 @@
-//! A crawl's progress for people: [`figures`] words the crawl's counts, for the line
+//! A crawl's progress for people: `figures` words the crawl's counts, for the line
 //! [`report`] prints every few seconds (`searchd demo`, `progress/line.rs`) and for the live
 //! bar of `crawler crawl` at a terminal (`progress/bar.rs`).
 
@@ -11,7 +11,7 @@ use crate::crawl::CrawlProgress;
 
 /// A crawl's figures in words: pages stored, `rate` (pages fetched per second), the frontier
 /// and errors.
-pub fn figures(now: &CrawlProgress, rate: f64) -> String {
+pub(crate) fn figures(now: &CrawlProgress, rate: f64) -> String {
     format!(
         "{} pages stored, {rate:.0} pages/s, {} in the frontier, {} errors",
         now.pages_stored, now.frontier, now.errors

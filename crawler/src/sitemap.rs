@@ -4,7 +4,7 @@
 //! Reading is pure: bytes in, URLs out. The crawl fetches the sitemaps named by robots.txt
 //! `Sitemap:` lines through the ordinary politeness queues and queues their pages as seeds;
 //! which sitemaps it queues and what a fetched one adds is `sitemap/intake.rs`
-//! ([`SitemapIntake`]).
+//! (`SitemapIntake`).
 //!
 //! A body that starts with the gzip magic bytes is decompressed while it is read. Every byte
 //! read after decompression counts against [`SitemapLimits::max_bytes`]: at the limit reading

@@ -39,7 +39,6 @@ mod revisits;
 #[cfg(test)]
 mod tests;
 
-pub use admission::MAX_SKIP_RECORDS_PER_RUN;
 pub use commit::PageCommit;
 pub use queue::QueuedUrl;
 
@@ -54,7 +53,7 @@ pub struct PageStore {
     host_queued: HashMap<String, u64>,
     /// URLs kept out by each trap rule in this run.
     trapped: BTreeMap<&'static str, u64>,
-    /// Trapped URLs recorded as skipped in this run (see [`MAX_SKIP_RECORDS_PER_RUN`]).
+    /// Trapped URLs recorded as skipped in this run (see [`admission::MAX_SKIP_RECORDS_PER_RUN`]).
     skips_recorded: u64,
     /// Frontier keys handed to a fetch and not done yet: they keep their place.
     handed_out: HashSet<Vec<u8>>,
