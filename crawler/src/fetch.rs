@@ -83,8 +83,11 @@ impl Fetched {
 pub enum BodyKind {
     /// A page: read HTML and XHTML (and answers without a media type).
     Page,
-    /// robots.txt: read any text.
-    Robots,
+    /// robots.txt: read any text, up to `limit` bytes (the parser reads no more).
+    Robots {
+        /// Most bytes read.
+        limit: usize,
+    },
     /// A sitemap: any media type (XML, gzip, text), kept as bytes up to `limit`.
     Sitemap {
         /// Most bytes read.
@@ -229,7 +232,7 @@ impl Fetcher {
                     || content_type.starts_with("text/html")
                     || content_type.starts_with("application/xhtml+xml")
             }
-            BodyKind::Robots | BodyKind::Sitemap { .. } => true,
+            BodyKind::Robots { .. } | BodyKind::Sitemap { .. } => true,
         };
         if !wanted || (300..400).contains(&status) {
             return Ok(Fetched {
@@ -243,7 +246,7 @@ impl Fetcher {
         }
         let limit = match kind {
             BodyKind::Page => self.max_body_bytes,
-            BodyKind::Robots => crate::robots::MAX_ROBOTS_BYTES,
+            BodyKind::Robots { limit } => limit,
             BodyKind::Sitemap { limit } => limit,
         };
         let mut body = Vec::new();

@@ -10,6 +10,7 @@ use shared::config::CrawlerConfig;
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
+use super::MAX_ROBOTS_BYTES;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::retry::retry_after;
 use crate::spacing::Spacing;
@@ -51,7 +52,17 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, spacing: &Spacing) ->
             tokio::time::sleep(spacing.origin_gap()).await;
         }
         fetcher.wait_turn(spacing).await;
-        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots, None).await {
+        let fetched = match fetcher
+            .fetch(
+                &url,
+                None,
+                BodyKind::Robots {
+                    limit: MAX_ROBOTS_BYTES,
+                },
+                None,
+            )
+            .await
+        {
             Ok(fetched) => fetched,
             Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),
             Err(e) => return unavailable(e.to_string(), None),
