@@ -24,16 +24,16 @@ use crate::spacing::Spacing;
 use crate::store::{PageStore, QueuedUrl};
 
 /// An answer this slow makes the host's gap grow.
-pub const SLOW_ANSWER: Duration = Duration::from_secs(1);
+pub(crate) const SLOW_ANSWER: Duration = Duration::from_secs(1);
 /// After a slow answer the gap is at least this many times the answer's time.
-pub const SLOW_FACTOR: u32 = 2;
+pub(crate) const SLOW_FACTOR: u32 = 2;
 
 /// Entries of one origin held in memory at most.
-pub const BUFFER_PER_HOST: usize = 256;
+pub(crate) const BUFFER_PER_HOST: usize = 256;
 /// Entries of one origin held in memory at least, however many origins there are.
-pub const MIN_BUFFER_PER_HOST: usize = 4;
+pub(crate) const MIN_BUFFER_PER_HOST: usize = 4;
 /// Entries held in memory across origins, as long as each keeps its minimum.
-pub const MAX_BUFFERED: usize = 256 * 1024;
+pub(crate) const MAX_BUFFERED: usize = 256 * 1024;
 
 /// Where an origin stands with its robots.txt.
 #[derive(Clone, Debug)]

@@ -50,6 +50,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod charset;
 pub mod cli;

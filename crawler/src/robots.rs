@@ -24,7 +24,7 @@
 //! Fetching robots.txt, its cache lifetime and what a failure means is [`fetch`]; the
 //! decision table every case is checked against is `robots/cases.rs`.
 
-pub mod fetch;
+pub(crate) mod fetch;
 mod line;
 mod pattern;
 
@@ -36,7 +36,7 @@ use pattern::Pattern;
 
 /// How much of a robots.txt is parsed; the rest is ignored (RFC 9309 2.5 asks for at least
 /// 500 KiB).
-pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
+pub(crate) const MAX_ROBOTS_BYTES: usize = 500 * 1024;
 
 /// The rules of one robots.txt that apply to our token.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,7 +66,7 @@ pub struct RuleSource {
 }
 
 /// Characters of a robots.txt line kept to quote it.
-pub const MAX_QUOTED_CHARS: usize = 200;
+pub(crate) const MAX_QUOTED_CHARS: usize = 200;
 
 impl RuleSource {
     fn new(line: u32, text: &[u8]) -> Self {

@@ -39,8 +39,8 @@ mod revisits;
 #[cfg(test)]
 mod tests;
 
-pub use commit::PageCommit;
-pub use queue::QueuedUrl;
+pub(crate) use commit::PageCommit;
+pub(crate) use queue::QueuedUrl;
 
 /// The writable content store.
 pub struct PageStore {

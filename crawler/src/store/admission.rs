@@ -16,7 +16,7 @@ use crate::traps::{TrapRule, TrapRules};
 
 /// URLs kept out by trap rules that one run records with their reason (the counts in
 /// [`PageStore::trapped`] go on): a trap can make links without end, the store must not.
-pub const MAX_SKIP_RECORDS_PER_RUN: u64 = 100_000;
+pub(crate) const MAX_SKIP_RECORDS_PER_RUN: u64 = 100_000;
 
 impl PageStore {
     /// Sets the trap rules new URLs must pass to be queued.
