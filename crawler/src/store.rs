@@ -10,12 +10,12 @@
 //! `crawler::store::revisit::before_write` (a revisit answered 304) and
 //! `crawler::store::queue_revisits::before_write` (the due pages queued at the start of a run).
 //! An injected error is a refused write ([`StoreError::Write`]).
-
 //!
 //! One file per job, all behind the one writer: [`commit`] a page's batch, [`queue`] the
 //! frontier's persistent half, [`admission`] the trap rules at the door, [`near`] duplicate
 //! lookups, [`revisits`] the re-crawl schedule, [`hosts`] halts and the robots cache. The
-//! submodules add methods to [`PageStore`]; the batch is always built and written here.
+//! submodules add methods to [`PageStore`], and every one writes through this file's
+//! `write` (or `written`), so a refused write always names the store.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
