@@ -23,10 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use crawler::frontier::{Frontier, Job, RobotsState};
-use crawler::politeness::Politeness;
-use crawler::robots::RobotsPolicy;
-use crawler::store::PageStore;
+use crawler::{Frontier, Job, PageStore, Politeness, RobotsPolicy, RobotsState};
 use shared::CanonicalUrl;
 use shared::config::RawCrawlerConfig;
 use shared::record::FrontierEntry;

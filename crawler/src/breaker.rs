@@ -15,13 +15,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The span of the error-rate window.
-pub const WINDOW: Duration = Duration::from_secs(60);
+pub(crate) const WINDOW: Duration = Duration::from_secs(60);
 /// The error rate above which a host pauses.
-pub const ERROR_RATE: f64 = 0.10;
+pub(crate) const ERROR_RATE: f64 = 0.10;
 /// Requests the window must hold before its error rate counts.
-pub const MIN_SAMPLE: usize = 10;
+pub(crate) const MIN_SAMPLE: usize = 10;
 /// Failures in a row that halt a host.
-pub const HALT_AFTER: u32 = 50;
+pub(crate) const HALT_AFTER: u32 = 50;
 
 /// What the breaker decides after a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub enum Trip {
 
 /// One host's recent outcomes.
 #[derive(Clone, Debug)]
-pub struct Breaker {
+pub(crate) struct Breaker {
     window: VecDeque<(Instant, bool)>,
     failures_in_row: u32,
     pause: Duration,
@@ -44,7 +44,7 @@ pub struct Breaker {
 
 impl Breaker {
     /// A closed breaker that pauses its host for `pause` when it trips.
-    pub fn new(pause: Duration) -> Self {
+    pub(crate) fn new(pause: Duration) -> Self {
         Self {
             window: VecDeque::new(),
             failures_in_row: 0,
@@ -53,7 +53,7 @@ impl Breaker {
     }
 
     /// Records a request that ended at `now`, failed or not, and says what to do.
-    pub fn record(&mut self, now: Instant, failed: bool) -> Trip {
+    pub(crate) fn record(&mut self, now: Instant, failed: bool) -> Trip {
         self.failures_in_row = if failed { self.failures_in_row + 1 } else { 0 };
         if self.failures_in_row >= HALT_AFTER {
             return Trip::Halt;
@@ -77,7 +77,7 @@ impl Breaker {
     }
 
     /// Failures in a row so far.
-    pub fn failures_in_row(&self) -> u32 {
+    pub(crate) fn failures_in_row(&self) -> u32 {
         self.failures_in_row
     }
 }

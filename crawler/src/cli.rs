@@ -255,8 +255,12 @@ async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    let status = crate::progress_bar::wanted()
-        .then(|| tokio::spawn(crate::progress_bar::follow(bar.clone(), crawler.progress())));
+    let status = crate::progress::bar::wanted().then(|| {
+        tokio::spawn(crate::progress::bar::follow(
+            bar.clone(),
+            crawler.progress(),
+        ))
+    });
     let summary = crawler.run(shutdown).await;
     if let Some(status) = status {
         status.abort();

@@ -4,7 +4,6 @@
 //! The scheduler is the only code that writes the store, so "is this URL new?" and "queue it"
 //! happen in one place, in one write batch per page, with no races between tasks.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -29,14 +28,14 @@ use crate::politeness::Politeness;
 use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
-use crate::robots_fetch::RobotsResult;
+use crate::robots::fetch::RobotsResult;
 use crate::scope::Scope;
+use crate::sitemap::SitemapIntake;
 use crate::store::{PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};
 
 mod job;
 mod robots;
-mod sitemaps;
 
 use job::{Outcome, PageResult, Parsed, perform};
 
@@ -110,8 +109,8 @@ pub struct Crawler {
     progress: watch::Sender<CrawlProgress>,
     retry: RetryPolicy,
     revisit: RevisitPolicy,
-    /// Sitemap files queued per origin in this run (bounded by `max_sitemaps_per_host`).
-    sitemaps_queued: HashMap<String, u32>,
+    /// Sitemap files queued per origin in this run, and what fetched ones add.
+    sitemaps: SitemapIntake,
     monitor: Monitor,
     /// The operator's extra query parameters to strip.
     params: ParamStrip,
@@ -156,12 +155,12 @@ impl Crawler {
             scope: Scope::new(&scope_urls, &seeds),
             retry: RetryPolicy::new(&options.config),
             revisit: RevisitPolicy::new(&options.config),
+            sitemaps: SitemapIntake::new(&options.config),
             options,
             store,
             fetcher,
             seeds,
             progress,
-            sitemaps_queued: HashMap::new(),
             monitor: Monitor::new(Instant::now()),
             params,
         })
@@ -346,7 +345,7 @@ impl Crawler {
                             && let RobotsPolicy::Rules(rules) = policy.as_ref()
                             && !rules.sitemaps.is_empty()
                         {
-                            let entries = self.sitemap_entries(&rules.sitemaps, 0);
+                            let entries = self.sitemaps.entries(&rules.sitemaps, 0, &self.scope);
                             let queued = self.store.enqueue(entries)?;
                             frontier.push(queued, now);
                         }
@@ -421,7 +420,13 @@ impl Crawler {
                 }
                 let queued = match (entry.kind, result) {
                     (EntryKind::Sitemap, result) => {
-                        let discovered = self.sitemap_discovered(&url, &entry, result);
+                        let discovered = self.sitemaps.discovered(
+                            &url,
+                            &entry,
+                            job::sitemap_answer(&url, result),
+                            &self.scope,
+                            &self.params,
+                        );
                         self.store.commit_done(&key, None, discovered)?
                     }
                     (EntryKind::Revisit, Ok((fetched, _))) if fetched.status == 304 => {

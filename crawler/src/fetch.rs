@@ -17,14 +17,14 @@ use tokio::time::{Instant, timeout_at};
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
-pub use deadlines::{Cutoff, Deadlines, MinRate, RateMeter};
+pub(crate) use deadlines::{Cutoff, Deadlines, RateMeter};
 
 /// What the crawler asks for in `Accept`.
 const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
 
 /// Why a fetch produced no answer.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     /// The address is refused by the [`AddressPolicy`].
     #[error("address refused: {0}")]
     AddressRefused(String),
@@ -41,7 +41,7 @@ pub enum FetchError {
 
 impl FetchError {
     /// A short name of the kind of failure, for counters.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             FetchError::AddressRefused(_) => "address_refused",
             FetchError::Cut(cutoff) => cutoff.kind(),
@@ -53,7 +53,7 @@ impl FetchError {
 
 /// An HTTP answer.
 #[derive(Debug)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// Status code.
     pub status: u16,
     /// Headers, names lowercase.
@@ -70,7 +70,7 @@ pub struct Fetched {
 
 impl Fetched {
     /// A header's value, by lowercase name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -80,11 +80,14 @@ impl Fetched {
 
 /// What kind of body to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyKind {
+pub(crate) enum BodyKind {
     /// A page: read HTML and XHTML (and answers without a media type).
     Page,
-    /// robots.txt: read any text.
-    Robots,
+    /// robots.txt: read any text, up to `limit` bytes (the parser reads no more).
+    Robots {
+        /// Most bytes read.
+        limit: usize,
+    },
     /// A sitemap: any media type (XML, gzip, text), kept as bytes up to `limit`.
     Sitemap {
         /// Most bytes read.
@@ -95,7 +98,7 @@ pub enum BodyKind {
 /// The validators of a stored copy, sent on a revisit: a `304 Not Modified` answer means the
 /// copy stands.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Validators {
+pub(crate) struct Validators {
     /// Sent as `If-None-Match`.
     pub etag: Option<String>,
     /// Sent as `If-Modified-Since`.
@@ -104,7 +107,7 @@ pub struct Validators {
 
 /// The crawler's HTTP client.
 #[derive(Clone)]
-pub struct Fetcher {
+pub(crate) struct Fetcher {
     client: reqwest::Client,
     dns: Dns,
     policy: AddressPolicy,
@@ -115,7 +118,7 @@ pub struct Fetcher {
 
 impl Fetcher {
     /// A client configured from the crawler config.
-    pub fn new(config: &CrawlerConfig) -> Result<Self, reqwest::Error> {
+    pub(crate) fn new(config: &CrawlerConfig) -> Result<Self, reqwest::Error> {
         // reqwest is built without a bundled TLS crypto provider; ring is ours. Installing
         // twice (a second crawl in one process) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -153,20 +156,20 @@ impl Fetcher {
     }
 
     /// The resolver every connection goes through (its cache is shared).
-    pub fn dns(&self) -> &Dns {
+    pub(crate) fn dns(&self) -> &Dns {
         &self.dns
     }
 
     /// Waits until `spacing` is kept since the last request sent to the same origin and
     /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
     /// [`Fetcher::fetch`].
-    pub async fn wait_turn(&self, spacing: &Spacing) {
+    pub(crate) async fn wait_turn(&self, spacing: &Spacing) {
         self.gate.wait_turn(spacing).await;
     }
 
     /// Fetches one URL. `referrer` goes into `Referer`; `validators` make the request
     /// conditional.
-    pub async fn fetch(
+    pub(crate) async fn fetch(
         &self,
         url: &CanonicalUrl,
         referrer: Option<&str>,
@@ -229,7 +232,7 @@ impl Fetcher {
                     || content_type.starts_with("text/html")
                     || content_type.starts_with("application/xhtml+xml")
             }
-            BodyKind::Robots | BodyKind::Sitemap { .. } => true,
+            BodyKind::Robots { .. } | BodyKind::Sitemap { .. } => true,
         };
         if !wanted || (300..400).contains(&status) {
             return Ok(Fetched {
@@ -243,7 +246,7 @@ impl Fetcher {
         }
         let limit = match kind {
             BodyKind::Page => self.max_body_bytes,
-            BodyKind::Robots => crate::robots::MAX_ROBOTS_BYTES,
+            BodyKind::Robots { limit } => limit,
             BodyKind::Sitemap { limit } => limit,
         };
         let mut body = Vec::new();
@@ -298,7 +301,7 @@ impl Fetcher {
 }
 
 /// `<token>/<version> (+<info url>)`.
-pub fn user_agent(config: &CrawlerConfig) -> String {
+pub(crate) fn user_agent(config: &CrawlerConfig) -> String {
     format!(
         "{}/{} (+{})",
         config.agent,
@@ -308,7 +311,7 @@ pub fn user_agent(config: &CrawlerConfig) -> String {
 }
 
 /// `12 B`, `1 KiB`, `10 MiB`, `1.5 MiB`: a byte count as people read it.
-pub fn byte_size(bytes: u64) -> String {
+pub(crate) fn byte_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut value = bytes as f64;
     let mut unit = 0;

@@ -1,26 +1,36 @@
 //! A polite web crawler that writes every page, its headers and its links to the RocksDB
 //! content store (see `shared::store`).
 //!
-//! - [`crawl`]: the loop — [`Crawler::open`], then [`Crawler::run`].
-//! - [`monitor`]: the JSON monitoring line the crawl logs every 5 s.
-//! - [`progress`]: the progress line for people; [`progress_bar`]: the live bar of
-//!   `crawler crawl` at a terminal.
-//! - [`page`]: what a fetch becomes in the store, and which URLs it queues.
-//! - [`frontier`]: per-origin queues and the ready heap that enforces politeness.
-//! - [`politeness`]: delays and concurrency per origin; [`spacing`]: the same gaps kept
-//!   again at the moment each request is sent.
-//! - [`robots`]: robots.txt parsing and matching; [`robots_fetch`]: fetching it.
-//! - [`fetch`]: the HTTP client, conditional requests, bounded bodies.
+//! The surface is what other crates use: [`Crawler`] and its options and results; the
+//! store's writer [`PageStore`]; the frontier and politeness types the scale bench drives
+//! ([`Frontier`], [`Politeness`]); the robots policy ([`RobotsPolicy`]); the command line
+//! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); and
+//! the readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
+//! [`sitemap`]). Every other module is private; the tour, by folder and file:
+//!
+//! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
+//!   task runs, `crawl/robots.rs` the loop's glue for robots.txt.
+//! - `monitor`: the JSON monitoring line the crawl logs every 5 s.
+//! - [`progress`]: the progress line for people (`progress/line.rs`), and the live bar of
+//!   `crawler crawl` at a terminal (`progress/bar.rs`).
+//! - `page`: what a fetch becomes in the store, and which URLs it queues.
+//! - `frontier`: per-origin queues and the ready heap that enforces politeness.
+//! - `politeness`: delays and concurrency per origin; `spacing`: the same gaps kept again at
+//!   the moment each request is sent.
+//! - `robots`: robots.txt parsing and matching (`robots/line.rs`, `robots/pattern.rs`),
+//!   fetching it and its cache (`robots/fetch.rs`), the decision table (`robots/cases.rs`).
+//! - `fetch`: the HTTP client, conditional requests, bounded bodies, deadlines.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
-//! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded.
-//! - [`breaker`]: circuit breakers per host (error rate over a minute, failures in a row).
-//! - [`retry`]: when a failed fetch is tried again (`Retry-After`, back-off).
-//! - [`revisit`]: the re-crawl schedule of stored pages.
-//! - [`resolve`]: DNS with the address policy (loopback refused unless allowed).
+//! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded; and which the
+//!   crawl queues and what a fetched one adds (`sitemap/intake.rs`).
+//! - `breaker`: circuit breakers per host (error rate over a minute, failures in a row).
+//! - `retry`: when a failed fetch is tried again (`Retry-After`, back-off).
+//! - `revisit`: the re-crawl schedule of stored pages.
+//! - `resolve`: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
-//! - [`scope`]: which URLs may be queued.
-//! - [`traps`]: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
-//! - [`store`]: [`store::PageStore`], the store's only writer.
+//! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
+//! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
+//! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
 //! - [`cli`]: the `crawler` command line.
 //! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
 //!
@@ -39,31 +49,37 @@
 //! # Ok(()) }
 //! ```
 
-pub mod breaker;
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
 pub mod charset;
 pub mod cli;
-pub mod crawl;
-mod error;
 pub mod extract;
-pub mod fetch;
-pub mod frontier;
 pub mod inspect;
-pub mod monitor;
-pub mod page;
-pub mod params;
-pub mod politeness;
 pub mod progress;
-pub mod progress_bar;
-pub mod resolve;
-pub mod retry;
-pub mod revisit;
-pub mod robots;
-pub mod robots_fetch;
-pub mod scope;
 pub mod sitemap;
-pub mod spacing;
-pub mod store;
-pub mod traps;
+
+mod breaker;
+mod crawl;
+mod error;
+mod fetch;
+mod frontier;
+mod monitor;
+mod page;
+mod params;
+mod politeness;
+mod resolve;
+mod retry;
+mod revisit;
+mod robots;
+mod scope;
+mod spacing;
+mod store;
+mod traps;
 
 pub use crawl::{CrawlOptions, CrawlProgress, CrawlSummary, Crawler, StopReason};
 pub use error::Error;
+pub use frontier::{Frontier, Job, RobotsState};
+pub use politeness::Politeness;
+pub use robots::{Refusal, RobotsPolicy};
+pub use store::PageStore;

@@ -11,9 +11,9 @@ use tokio::time::Instant;
 use crate::frontier::Frontier;
 
 /// Statuses remembered per host.
-pub const LAST_STATUSES: usize = 50;
+pub(crate) const LAST_STATUSES: usize = 50;
 /// Hosts listed in one line at most (the busiest since the last line).
-pub const MAX_HOSTS_LISTED: usize = 20;
+pub(crate) const MAX_HOSTS_LISTED: usize = 20;
 
 /// One host's figures.
 #[derive(Clone, Debug, Default)]
@@ -28,7 +28,7 @@ struct HostStats {
 
 /// The figures behind the monitoring line.
 #[derive(Debug)]
-pub struct Monitor {
+pub(crate) struct Monitor {
     last_line: Instant,
     fetched: u64,
     errors: u64,
@@ -40,7 +40,7 @@ pub struct Monitor {
 
 impl Monitor {
     /// A monitor whose first interval starts `now`.
-    pub fn new(now: Instant) -> Self {
+    pub(crate) fn new(now: Instant) -> Self {
         Self {
             last_line: now,
             fetched: 0,
@@ -53,7 +53,7 @@ impl Monitor {
     }
 
     /// A finished page request: its status (`None`: no answer) and whether it failed.
-    pub fn record(&mut self, origin: &str, status: Option<u16>, failed: bool) {
+    pub(crate) fn record(&mut self, origin: &str, status: Option<u16>, failed: bool) {
         self.fetched += 1;
         let host = self.hosts.entry(origin.to_string()).or_default();
         host.recent += 1;
@@ -70,12 +70,12 @@ impl Monitor {
     }
 
     /// A page stored as a duplicate of another.
-    pub fn duplicate(&mut self) {
+    pub(crate) fn duplicate(&mut self) {
         self.duplicates += 1;
     }
 
     /// The line for the interval that ends `now`; starts the next interval.
-    pub fn line(
+    pub(crate) fn line(
         &mut self,
         now: Instant,
         stored: u64,

@@ -21,7 +21,7 @@ use crate::params::ParamStrip;
 use crate::scope::Scope;
 
 /// A fetch, ready to be written.
-pub struct StoredPage {
+pub(crate) struct StoredPage {
     /// The record.
     pub record: PageRecord,
     /// Its links.
@@ -37,7 +37,7 @@ pub struct StoredPage {
 /// A 2xx text answer as read off the async threads: what its HTML says, and its body
 /// compressed for the store (`None` when empty).
 #[derive(Debug)]
-pub struct ReadPage {
+pub(crate) struct ReadPage {
     /// What the page says: links, title, META, hashes.
     pub extracted: Extracted,
     /// The decoded body, compressed.
@@ -46,7 +46,7 @@ pub struct ReadPage {
 
 /// What reading a page needs besides the page.
 #[derive(Clone, Copy, Debug)]
-pub struct Reading<'a> {
+pub(crate) struct Reading<'a> {
     /// Our robots token (for `X-Robots-Tag: agent: ...`).
     pub agent: &'a str,
     /// Query parameters removed from the URLs the page names (links, redirect targets).
@@ -55,7 +55,7 @@ pub struct Reading<'a> {
 
 /// The record of an answered fetch; `content_owner` finds a stored page (not this one) with
 /// the same text hash, or a near simhash and a similar title.
-pub fn answered(
+pub(crate) fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
     fetched: Fetched,
@@ -149,7 +149,7 @@ pub fn answered(
 
 /// How a failed fetch that will be tried again joins the URL's history: its status (0 for
 /// no answer) and why.
-pub fn failure_event(answer: Result<&Fetched, &FetchError>, at_ms: u64) -> FetchEvent {
+pub(crate) fn failure_event(answer: Result<&Fetched, &FetchError>, at_ms: u64) -> FetchEvent {
     let (status, error) = match answer {
         Ok(fetched) => (fetched.status, None),
         Err(error) => (0, Some(describe(error))),
@@ -168,7 +168,7 @@ fn describe(error: &FetchError) -> String {
 }
 
 /// The record of a fetch that got no answer.
-pub fn failed(
+pub(crate) fn failed(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
     error: &FetchError,
@@ -220,7 +220,7 @@ fn aliases(entry: &FrontierEntry) -> Vec<String> {
 
 /// The URLs a stored page adds to the frontier: followable links in scope and depth, and
 /// a redirect's target (same depth, one hop more).
-pub fn discovered(
+pub(crate) fn discovered(
     page: &StoredPage,
     url: &CanonicalUrl,
     entry: &FrontierEntry,

@@ -19,13 +19,13 @@ enum ParamName {
 
 /// Query parameters removed from every URL.
 #[derive(Clone, Debug, Default)]
-pub struct ParamStrip {
+pub(crate) struct ParamStrip {
     names: Vec<ParamName>,
 }
 
 impl ParamStrip {
     /// From `strip_params`.
-    pub fn new(config: &CrawlerConfig) -> Self {
+    pub(crate) fn new(config: &CrawlerConfig) -> Self {
         let names = config
             .strip_params
             .iter()
@@ -40,7 +40,7 @@ impl ParamStrip {
     }
 
     /// `url` without the configured parameters.
-    pub fn apply(&self, url: CanonicalUrl) -> CanonicalUrl {
+    pub(crate) fn apply(&self, url: CanonicalUrl) -> CanonicalUrl {
         if self.names.is_empty() || url.as_url().query().is_none() {
             return url;
         }
@@ -55,7 +55,7 @@ impl ParamStrip {
 
     /// The same for a URL already canonical as text; text that does not parse is returned
     /// as it is.
-    pub fn apply_str(&self, url: String) -> String {
+    pub(crate) fn apply_str(&self, url: String) -> String {
         if self.names.is_empty() || !url.contains('?') {
             return url;
         }

@@ -15,7 +15,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// Which addresses the crawler may connect to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddressPolicy {
+pub(crate) enum AddressPolicy {
     /// Public addresses only (the default for the open web).
     PublicOnly,
     /// Public addresses and loopback (`127.0.0.0/8`, `::1`), for sites on this machine.
@@ -24,7 +24,7 @@ pub enum AddressPolicy {
 
 /// Why an address is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RefusedAddress {
+pub(crate) enum RefusedAddress {
     /// Loopback without `--allow-loopback`.
     Loopback,
     /// Private, link-local, unspecified, multicast, broadcast or documentation ranges.
@@ -42,7 +42,7 @@ impl std::fmt::Display for RefusedAddress {
 
 impl AddressPolicy {
     /// Checks one address.
-    pub fn check(self, ip: IpAddr) -> Result<(), RefusedAddress> {
+    pub(crate) fn check(self, ip: IpAddr) -> Result<(), RefusedAddress> {
         if ip.is_loopback() {
             return match self {
                 AddressPolicy::AllowLoopback => Ok(()),
@@ -89,7 +89,7 @@ const CACHE_NAMES: u64 = 10_000;
 /// (hickory, reading the system's `resolv.conf` and hosts file); every answer is filtered
 /// through the [`AddressPolicy`]. Cheap to clone: clones share the cache.
 #[derive(Clone)]
-pub struct Dns {
+pub(crate) struct Dns {
     policy: AddressPolicy,
     pinned: Arc<BTreeMap<String, IpAddr>>,
     /// `None` when the system configuration could not be read: the operating system's
@@ -110,7 +110,7 @@ impl std::fmt::Debug for Dns {
 
 impl Dns {
     /// A resolver with the given policy and pinned names.
-    pub fn new(policy: AddressPolicy, pinned: BTreeMap<String, IpAddr>) -> Self {
+    pub(crate) fn new(policy: AddressPolicy, pinned: BTreeMap<String, IpAddr>) -> Self {
         let pinned = pinned
             .into_iter()
             .map(|(name, ip)| (name.to_ascii_lowercase(), ip))
@@ -138,7 +138,7 @@ impl Dns {
 
     /// The addresses `host` (a name or an IP literal, IPv6 in brackets or not) may be
     /// reached at, in the resolver's order; an error says why there are none.
-    pub async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, String> {
+    pub(crate) async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, String> {
         let host = host
             .trim_start_matches('[')
             .trim_end_matches(']')
@@ -183,7 +183,7 @@ impl Dns {
 /// The HTTP client's view of [`Dns`]: every connection, so every redirect hop, resolves
 /// through it and gets only allowed addresses.
 #[derive(Clone, Debug)]
-pub struct PolicyResolver(pub Dns);
+pub(crate) struct PolicyResolver(pub Dns);
 
 impl Resolve for PolicyResolver {
     fn resolve(&self, name: Name) -> Resolving {

@@ -16,7 +16,7 @@ use crate::fetch::{FetchError, Fetched};
 
 /// What to do after a fetch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The answer is final: store it.
     Keep,
     /// Not now: queue the URL again behind its host's others and make the host wait this long.
@@ -27,7 +27,7 @@ pub enum Verdict {
 
 /// The retry settings of a crawl.
 #[derive(Clone, Debug)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     attempts: u8,
     first_wait: Duration,
     max_wait: Duration,
@@ -35,7 +35,7 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// From the crawler config.
-    pub fn new(config: &CrawlerConfig) -> Self {
+    pub(crate) fn new(config: &CrawlerConfig) -> Self {
         Self {
             attempts: config.page_attempts.get(),
             first_wait: config.retry,
@@ -46,7 +46,7 @@ impl RetryPolicy {
     /// The verdict on a fetch of a URL that already failed `failed_before` times, from a
     /// host that has now failed `host_failures` times in a row (this failure included).
     /// `Ok` for an answer, `Err` for no answer.
-    pub fn verdict(
+    pub(crate) fn verdict(
         &self,
         result: Result<&Fetched, &FetchError>,
         failed_before: u8,
@@ -70,7 +70,7 @@ impl RetryPolicy {
     /// The host's wait after its `host_failures`-th failure in a row: the server's
     /// `Retry-After` when it gave one, else the first wait doubled per earlier failure in the
     /// row; never more than the cap.
-    pub fn host_wait(&self, host_failures: u32, asked: Option<Duration>) -> Duration {
+    pub(crate) fn host_wait(&self, host_failures: u32, asked: Option<Duration>) -> Duration {
         let doublings = host_failures.saturating_sub(1).min(16);
         let backoff = self.first_wait.saturating_mul(1u32 << doublings);
         asked.unwrap_or(backoff).min(self.max_wait)
@@ -79,7 +79,7 @@ impl RetryPolicy {
 
 /// Whether a fetch failed, as retries and circuit breakers count failures: no answer, or 429
 /// or 5xx.
-pub fn is_failure(result: Result<&Fetched, &FetchError>) -> bool {
+pub(crate) fn is_failure(result: Result<&Fetched, &FetchError>) -> bool {
     match result {
         Ok(fetched) => is_retryable_status(fetched.status),
         Err(_) => true,
@@ -87,13 +87,13 @@ pub fn is_failure(result: Result<&Fetched, &FetchError>) -> bool {
 }
 
 /// 429 and 5xx say "not now"; everything else is an answer.
-pub fn is_retryable_status(status: u16) -> bool {
+pub(crate) fn is_retryable_status(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)
 }
 
 /// The wait a `Retry-After` header asks for: delay-seconds or an HTTP date (a date in the
 /// past asks for none). Unreadable values are ignored.
-pub fn retry_after(fetched: &Fetched, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(fetched: &Fetched, now: SystemTime) -> Option<Duration> {
     let value = fetched.header("retry-after")?.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));

@@ -14,7 +14,7 @@ use shared::record::{PageRecord, RevisitRecord};
 
 /// What a visit found.
 #[derive(Clone, Copy, Debug)]
-pub enum Visit<'a> {
+pub(crate) enum Visit<'a> {
     /// 304 Not Modified: the stored copy stands.
     NotModified,
     /// An answer that replaces the stored copy.
@@ -23,7 +23,7 @@ pub enum Visit<'a> {
 
 /// The schedule's settings.
 #[derive(Clone, Copy, Debug)]
-pub struct RevisitPolicy {
+pub(crate) struct RevisitPolicy {
     first: Duration,
     min: Duration,
     max: Duration,
@@ -31,7 +31,7 @@ pub struct RevisitPolicy {
 
 impl RevisitPolicy {
     /// From the crawler config.
-    pub fn new(config: &CrawlerConfig) -> Self {
+    pub(crate) fn new(config: &CrawlerConfig) -> Self {
         Self {
             first: config.revisit,
             min: config.min_revisit,
@@ -41,7 +41,7 @@ impl RevisitPolicy {
     }
 
     /// The schedule after a visit at `now_ms`; `previous` is `None` on the first one.
-    pub fn after(
+    pub(crate) fn after(
         &self,
         previous: Option<&RevisitRecord>,
         visit: Visit<'_>,

@@ -5,13 +5,13 @@ use shared::CanonicalUrl;
 
 /// URL prefixes a crawl stays under.
 #[derive(Clone, Debug)]
-pub struct Scope {
+pub(crate) struct Scope {
     prefixes: Vec<String>,
 }
 
 impl Scope {
     /// Explicit prefixes (canonicalized), or the seeds' origins when there are none.
-    pub fn new(prefixes: &[CanonicalUrl], seeds: &[CanonicalUrl]) -> Self {
+    pub(crate) fn new(prefixes: &[CanonicalUrl], seeds: &[CanonicalUrl]) -> Self {
         let prefixes = if prefixes.is_empty() {
             let mut origins: Vec<String> =
                 seeds.iter().map(|s| format!("{}/", s.origin())).collect();
@@ -25,7 +25,7 @@ impl Scope {
     }
 
     /// Whether a URL may be queued.
-    pub fn contains(&self, url: &CanonicalUrl) -> bool {
+    pub(crate) fn contains(&self, url: &CanonicalUrl) -> bool {
         self.prefixes
             .iter()
             .any(|p| url.as_str().starts_with(p.as_str()))

@@ -79,19 +79,19 @@ impl Sends {
 /// request's slot; the gate only closes the window between handing out and sending. Its
 /// memory is bounded by the origins and addresses whose gap is still running.
 #[derive(Clone, Default)]
-pub struct SendGate {
+pub(crate) struct SendGate {
     sends: Arc<Mutex<Sends>>,
 }
 
 impl SendGate {
     /// A gate that has seen no request.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Waits until `spacing` is kept, then records the request as sent now. Call it right
     /// before sending: the moment recorded is the one the next request is spaced from.
-    pub async fn wait_turn(&self, spacing: &Spacing) {
+    pub(crate) async fn wait_turn(&self, spacing: &Spacing) {
         let (origin, origin_gap) = &spacing.origin;
         let mut gaps = vec![(Key::Origin(origin.clone()), *origin_gap)];
         if let Some((ip, gap)) = spacing.address {

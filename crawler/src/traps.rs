@@ -57,7 +57,7 @@ impl TrapRule {
 }
 
 /// A segment seen this many times in one path marks a loop.
-pub const MAX_SEGMENT_REPEATS: usize = 3;
+pub(crate) const MAX_SEGMENT_REPEATS: usize = 3;
 
 /// The trap rules of a crawl.
 #[derive(Clone, Debug, Default)]

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crawler::robots::RobotsPolicy;
+use crawler::RobotsPolicy;
 use crawler::sitemap::{self, SitemapEntries, SitemapLimits};
 use shared::CanonicalUrl;
 use shared::html::{PageReader, StartTag};
@@ -76,7 +76,7 @@ pub fn robots(data: &[u8]) {
     for path in fixed.iter().map(|s| s.to_string()).chain(own_paths) {
         let refusal = policy.refusal(&path);
         assert_eq!(policy.allows(&path), refusal.is_none(), "{path}");
-        if let Some(crawler::robots::Refusal::Rule(source)) = refusal {
+        if let Some(crawler::Refusal::Rule(source)) = refusal {
             assert!(
                 source.line >= 1 && source.line as usize <= lines,
                 "{source:?}"

@@ -151,7 +151,7 @@ async fn an_expired_robots_txt_is_fetched_again() {
     {
         // The cached answer's lifetime runs out (as two hours would); the store closes at
         // the end of the block.
-        let store = crawler::store::PageStore::open(dir.path()).expect("store");
+        let store = crawler::PageStore::open(dir.path()).expect("store");
         let origin = web.url("fresh.test", "");
         let mut record = store.robots(&origin).expect("read").expect("cached");
         record.expires_at_ms = shared::now_ms() - 1;

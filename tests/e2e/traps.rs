@@ -120,7 +120,7 @@ async fn a_failing_host_pauses_at_ten_percent_and_halts_at_fifty_failures_in_a_r
         "a halted host gets no request"
     );
     // ... and after `resume` it is asked again, its 30 other pages included.
-    let store = crawler::store::PageStore::open(dir.path()).expect("store");
+    let store = crawler::PageStore::open(dir.path()).expect("store");
     assert!(store.resume_host(&origin).expect("resumed"));
     drop(store);
     crawl(dir.path(), &seed, config).await;

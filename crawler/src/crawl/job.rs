@@ -15,8 +15,8 @@ use crate::extract::extract;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
 use crate::page::ReadPage;
-use crate::robots_fetch::{RobotsResult, fetch_robots};
-use crate::sitemap::{self, Sitemap, SitemapError, SitemapLimits};
+use crate::robots::fetch::{RobotsResult, fetch_robots};
+use crate::sitemap::{self, Sitemap, SitemapAnswer, SitemapError, SitemapLimits};
 
 /// What a fetch task hands back.
 #[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
@@ -53,6 +53,23 @@ pub(super) enum Parsed {
 }
 
 pub(super) type PageResult = Result<(Fetched, Parsed), FetchError>;
+
+/// A sitemap job's result in the words of [`crate::sitemap`]: read (a 2xx), moved (a 3xx
+/// and its target), not read, or not fetched.
+pub(super) fn sitemap_answer(url: &CanonicalUrl, result: PageResult) -> SitemapAnswer {
+    match result {
+        Ok((fetched, Parsed::Sitemap(parsed))) if (200..300).contains(&fetched.status) => {
+            SitemapAnswer::Read(parsed)
+        }
+        Ok((fetched, _)) if (300..400).contains(&fetched.status) => SitemapAnswer::Moved(
+            fetched
+                .header("location")
+                .and_then(|location| CanonicalUrl::join(url.as_url(), location).ok()),
+        ),
+        Ok((fetched, _)) => SitemapAnswer::NotRead(fetched.status),
+        Err(error) => SitemapAnswer::Failed(error),
+    }
+}
 
 /// How a job's URL is fetched.
 pub(super) struct FetchPlan {

@@ -1,5 +1,9 @@
-//! robots.txt in the crawl: the state a cached answer stands for, and what a failed fetch
-//! of it means for the host.
+//! robots.txt in the crawl loop: the frontier's [`RobotsState`] for a cached answer, and for
+//! a failed fetch. Only glue stays here: the policy (what an answer means, the cache's
+//! lifetime, the fallback after 30 days, the back-off and parking) is in `crate::robots`.
+//! This glue reads the store's cached answer and the frontier's state and builds a
+//! `frontier::RobotsState`; the frontier depends on `robots` (it holds a `RobotsPolicy`), so
+//! the same code under `robots/` would make the two modules import each other.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +17,7 @@ use super::Crawler;
 use crate::error::Error;
 use crate::frontier::{Frontier, RobotsState};
 use crate::robots::RobotsPolicy;
-use crate::robots_fetch;
+use crate::robots::fetch::{self, Unavailable};
 
 impl Crawler {
     pub(super) fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
@@ -48,11 +52,11 @@ impl Crawler {
         now: Instant,
     ) -> Result<RobotsState, Error> {
         let cached = self.store.robots(origin)?;
-        match robots_fetch::after_failure(cached, now_ms()) {
+        match fetch::after_failure(cached, now_ms()) {
             Some((record, true)) => {
                 warn!(%origin, %why, "robots.txt unreachable for 30 days: obeying the last copy");
                 let record = RobotsRecord {
-                    expires_at_ms: now_ms() + robots_fetch::MIN_CACHE_MS,
+                    expires_at_ms: now_ms() + fetch::MIN_CACHE_MS,
                     ..record
                 };
                 self.store.put_robots(origin, &record)?;
@@ -65,20 +69,18 @@ impl Crawler {
             Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
             _ => 1,
         };
-        let config = &self.options.config;
-        if attempts >= config.robots_attempts.get() {
-            warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
-            return Ok(RobotsState::Parked);
+        match fetch::when_unavailable(&self.options.config, attempts, retry_after) {
+            Unavailable::Parked => {
+                warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
+                Ok(RobotsState::Parked)
+            }
+            Unavailable::Wait(wait) => {
+                info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
+                Ok(RobotsState::Waiting {
+                    attempts,
+                    until: now + wait,
+                })
+            }
         }
-        let backoff = config
-            .robots_retry
-            .saturating_mul(1 << (attempts - 1).min(16));
-        let asked = retry_after.map(|wait| wait.min(config.max_retry_after));
-        let wait = backoff.max(asked.unwrap_or_default());
-        info!(%origin, %why, ?wait, "robots.txt unavailable: host waits");
-        Ok(RobotsState::Waiting {
-            attempts,
-            until: now + wait,
-        })
     }
 }

@@ -27,11 +27,11 @@ const MAX_RAW_TEXT: usize = 64 * 1024;
 
 /// Links read at most, before they are resolved and deduplicated (the caller keeps at most
 /// `MAX_LINKS` of them).
-pub const MAX_RAW_LINKS: usize = 4 * super::MAX_LINKS;
+pub(crate) const MAX_RAW_LINKS: usize = 4 * super::MAX_LINKS;
 
 /// A `<meta>` element that has a `content` attribute.
 #[derive(Debug, Default)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// Its `name`, if any.
     pub name: Option<String>,
     /// Its `http-equiv`, if any.
@@ -42,7 +42,7 @@ pub struct Meta {
 
 /// A link as written: `a[href]`, `area[href]`, `frame[src]`, `iframe[src]`.
 #[derive(Debug, Default)]
-pub struct RawLink {
+pub(crate) struct RawLink {
     /// The `href` (or `src`), character references decoded.
     pub href: String,
     /// Its `rel` attribute.
@@ -56,7 +56,7 @@ pub struct RawLink {
 
 /// What one pass reads.
 #[derive(Debug, Default)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     /// The first `<base href>`.
     pub base_href: Option<String>,
     /// The text of the first `<title>`, as written.
@@ -77,7 +77,7 @@ pub struct Scanned {
 }
 
 /// Reads `html` in one pass.
-pub fn scan(html: &str) -> Scanned {
+pub(crate) fn scan(html: &str) -> Scanned {
     shared::html::read(html, State::default()).out
 }
 

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 /// The deadlines of one fetch, from the crawler config.
 #[derive(Clone, Copy, Debug)]
-pub struct Deadlines {
+pub(crate) struct Deadlines {
     /// TCP connect (enforced by the HTTP client's connector).
     pub connect: Duration,
     /// From sending the request to its answer's headers.
@@ -27,7 +27,7 @@ pub struct Deadlines {
 
 /// A least transfer rate: at least `bytes_per_sec` on average over every `window`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MinRate {
+pub(crate) struct MinRate {
     /// Bytes per second.
     pub bytes_per_sec: NonZeroU64,
     /// The span the rate is measured over.
@@ -36,7 +36,7 @@ pub struct MinRate {
 
 impl Deadlines {
     /// From the crawler config.
-    pub fn new(config: &CrawlerConfig) -> Self {
+    pub(crate) fn new(config: &CrawlerConfig) -> Self {
         Self {
             connect: config.connect_timeout,
             headers: config.header_timeout,
@@ -50,7 +50,7 @@ impl Deadlines {
 
     /// When the headers of a request sent at `sent` must have come, and the cut-off named if
     /// they have not (the request deadline when it is the nearer).
-    pub fn headers_due(&self, sent: Instant) -> (Instant, Cutoff) {
+    pub(crate) fn headers_due(&self, sent: Instant) -> (Instant, Cutoff) {
         if self.headers < self.request {
             (sent + self.headers, Cutoff::Headers(self.headers))
         } else {
@@ -61,7 +61,7 @@ impl Deadlines {
 
 /// Why a fetch was cut off before its answer was whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cutoff {
+pub(crate) enum Cutoff {
     /// No connection within the connect timeout.
     Connect(Duration),
     /// Connected, but no headers within the header deadline.
@@ -74,7 +74,7 @@ pub enum Cutoff {
 
 impl Cutoff {
     /// A short name of the kind, for error counters: `timeout`, or `slow` for a drip.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Cutoff::Dripped(_) => "slow",
             Cutoff::Connect(_) | Cutoff::Headers(_) | Cutoff::Request(_) => "timeout",
@@ -119,7 +119,7 @@ fn span(duration: Duration) -> String {
 /// Measures a body's transfer rate window by window: the bytes of each window must reach the
 /// least rate, or the transfer is cut when the window ends.
 #[derive(Debug)]
-pub struct RateMeter {
+pub(crate) struct RateMeter {
     min: Option<MinRate>,
     window_start: Instant,
     bytes_at_start: u64,
@@ -128,7 +128,7 @@ pub struct RateMeter {
 
 impl RateMeter {
     /// A meter whose first window starts at `now` (when the headers came).
-    pub fn new(min: Option<MinRate>, now: Instant) -> Self {
+    pub(crate) fn new(min: Option<MinRate>, now: Instant) -> Self {
         Self {
             min,
             window_start: now,
@@ -138,18 +138,18 @@ impl RateMeter {
     }
 
     /// Bytes arrived.
-    pub fn add(&mut self, bytes: usize) {
+    pub(crate) fn add(&mut self, bytes: usize) {
         self.bytes = self.bytes.saturating_add(bytes as u64);
     }
 
     /// When the current window ends (`None`: no least rate).
-    pub fn window_end(&self) -> Option<Instant> {
+    pub(crate) fn window_end(&self) -> Option<Instant> {
         self.min.map(|min| self.window_start + min.window)
     }
 
     /// Checks the rate at `now`: a window that has ended with fewer bytes than the least rate
     /// asks for is a cut-off; one that reached it starts the next window.
-    pub fn check(&mut self, now: Instant) -> Result<(), Cutoff> {
+    pub(crate) fn check(&mut self, now: Instant) -> Result<(), Cutoff> {
         let Some(min) = self.min else {
             return Ok(());
         };

@@ -89,7 +89,7 @@ async fn a_store_another_crawler_holds_is_refused_in_one_line_and_still_read() {
     let config = data.join("crawl.toml");
     write_config_file(&web, &config, "");
     // The crawler's own writer holds the store's lock, as a running crawl does.
-    let writer = crawler::store::PageStore::open(data).expect("the writer opens");
+    let writer = crawler::PageStore::open(data).expect("the writer opens");
 
     let seeds = [web.url("sample.test", "/")];
     let second = child::run("crawler", &crawl_args(data, &config, &seeds), "").await;

@@ -6,15 +6,17 @@
 
 use std::time::{Duration, SystemTime};
 
+use shared::config::CrawlerConfig;
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
+use super::MAX_ROBOTS_BYTES;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::retry::retry_after;
 use crate::spacing::Spacing;
 
 /// How a robots.txt fetch ended.
-pub enum RobotsResult {
+pub(crate) enum RobotsResult {
     /// An answer to cache and obey.
     Answer(RobotsRecord),
     /// No usable answer (429, 5xx, network error): try again later, not before the
@@ -34,12 +36,16 @@ const ROBOTS_REDIRECTS: usize = 5;
 const HOUR_MS: u64 = 3_600_000;
 
 /// The shortest time a robots.txt answer is cached: an hour.
-pub const MIN_CACHE_MS: u64 = HOUR_MS;
+pub(crate) const MIN_CACHE_MS: u64 = HOUR_MS;
 
 /// Fetches `origin/robots.txt` and reads the answer as DESIGN.md says: 2xx rules, 3xx followed,
 /// 401/403 forbidden, other 4xx no rules, 429/5xx/network unavailable. Every request keeps
 /// `spacing`; redirect hops also wait the host's gap after each answer.
-pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, spacing: &Spacing) -> RobotsResult {
+pub(crate) async fn fetch_robots(
+    fetcher: &Fetcher,
+    origin: &str,
+    spacing: &Spacing,
+) -> RobotsResult {
     let unavailable =
         |why: String, retry_after: Option<Duration>| RobotsResult::Unavailable { why, retry_after };
     let Ok(mut url) = CanonicalUrl::parse(&format!("{origin}/robots.txt")) else {
@@ -50,7 +56,17 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, spacing: &Spacing) ->
             tokio::time::sleep(spacing.origin_gap()).await;
         }
         fetcher.wait_turn(spacing).await;
-        let fetched = match fetcher.fetch(&url, None, BodyKind::Robots, None).await {
+        let fetched = match fetcher
+            .fetch(
+                &url,
+                None,
+                BodyKind::Robots {
+                    limit: MAX_ROBOTS_BYTES,
+                },
+                None,
+            )
+            .await
+        {
             Ok(fetched) => fetched,
             Err(e @ FetchError::AddressRefused(_)) => return RobotsResult::Refused(e.to_string()),
             Err(e) => return unavailable(e.to_string(), None),
@@ -101,23 +117,53 @@ pub async fn fetch_robots(fetcher: &Fetcher, origin: &str, spacing: &Spacing) ->
 
 /// How long robots.txt may stay unreachable before the last cached copy is obeyed again
 /// (RFC 9309 2.4: "unreachable for more than 30 days").
-pub const UNREACHABLE_FALLBACK_MS: u64 = 30 * 24 * HOUR_MS;
+pub(crate) const UNREACHABLE_FALLBACK_MS: u64 = 30 * 24 * HOUR_MS;
 
 /// A failed robots.txt fetch at `now_ms`, against the origin's last cached answer: that
 /// answer with the start of the failures recorded, and whether the failures have lasted long
 /// enough ([`UNREACHABLE_FALLBACK_MS`]) to obey it again. Without a cached answer the host
 /// stays off (`None`).
-pub fn after_failure(cached: Option<RobotsRecord>, now_ms: u64) -> Option<(RobotsRecord, bool)> {
+pub(crate) fn after_failure(
+    cached: Option<RobotsRecord>,
+    now_ms: u64,
+) -> Option<(RobotsRecord, bool)> {
     let mut record = cached?;
     let since = *record.unreachable_since_ms.get_or_insert(now_ms);
     let fall_back = now_ms.saturating_sub(since) >= UNREACHABLE_FALLBACK_MS;
     Some((record, fall_back))
 }
 
+/// What an origin whose robots.txt could not be read (429, 5xx, network) does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unavailable {
+    /// Parked until the next run: `robots_attempts` failures in a row.
+    Parked,
+    /// Waits this long, then asks again.
+    Wait(Duration),
+}
+
+/// After the `attempts`-th failure in a row: parked at `robots_attempts`, else a wait of
+/// `robots_retry` doubled per earlier failure, and at least the server's `Retry-After`
+/// (bounded by `max_retry_after`).
+pub(crate) fn when_unavailable(
+    config: &CrawlerConfig,
+    attempts: u32,
+    retry_after: Option<Duration>,
+) -> Unavailable {
+    if attempts >= config.robots_attempts.get() {
+        return Unavailable::Parked;
+    }
+    let backoff = config
+        .robots_retry
+        .saturating_mul(1 << (attempts - 1).min(16));
+    let asked = retry_after.map(|wait| wait.min(config.max_retry_after));
+    Unavailable::Wait(backoff.max(asked.unwrap_or_default()))
+}
+
 /// How long a robots.txt answer is cached: `Cache-Control` `s-maxage` or `max-age`, else
 /// `Expires` minus `Date` (or now), else a day; always between one hour and one day.
 /// `no-cache`/`no-store` mean "as short as allowed": an hour.
-pub fn cache_ttl_ms(fetched: &Fetched, now: SystemTime) -> u64 {
+pub(crate) fn cache_ttl_ms(fetched: &Fetched, now: SystemTime) -> u64 {
     let directive = |name: &str| {
         fetched.header("cache-control").and_then(|cc| {
             cc.split(',').find_map(|directive| {

@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::figures;
 use crate::crawl::CrawlProgress;
-use crate::progress::figures;
 
 /// How often the bar is updated (and at most redrawn).
 const REFRESH: Duration = Duration::from_millis(250);
@@ -24,14 +24,14 @@ const RATE_WINDOW: Duration = Duration::from_secs(5);
 const TEMPLATE: &str = "{spinner} crawl [{elapsed_precise}] {bar:20} {msg}";
 
 /// Whether people are watching, so a live bar is wanted: stderr is a terminal.
-pub fn wanted() -> bool {
+pub(crate) fn wanted() -> bool {
     std::io::stderr().is_terminal()
 }
 
 /// Draws `bar` on stderr (it may be created hidden, so that logging can be set up to write
 /// above it first) and keeps it up to date from `progress`. When the crawl drops its sender
 /// the bar is cleared; a caller that aborts this task instead clears the bar itself.
-pub async fn follow(bar: ProgressBar, mut progress: watch::Receiver<CrawlProgress>) {
+pub(crate) async fn follow(bar: ProgressBar, mut progress: watch::Receiver<CrawlProgress>) {
     bar.set_style(style());
     bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(REDRAW_HZ));
     let mut rate = Rate::default();

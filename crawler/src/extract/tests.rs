@@ -1,0 +1,359 @@
+//! Extraction, case by case: links (the limit, `<base>`, anchors, `<noscript>`), robots
+//! META, keywords and refresh, canonical URLs (tag and header), text hashes and the main
+//! text, broken HTML.
+
+use super::*;
+
+fn page(html: &str) -> Extracted {
+    extract(
+        html,
+        &Url::parse("http://a.test/dir/page.html").unwrap(),
+        "siftbot",
+    )
+}
+
+#[test]
+fn a_big_index_page_keeps_its_links_up_to_the_limit() {
+    let links = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("<a href=\"/item/{i}.html\">item {i}</a>\n"))
+            .collect()
+    };
+    // As big as the Rust docs' core/all.html: every link kept.
+    assert_eq!(page(&links(26_109)).links.len(), 26_109);
+    assert_eq!(page(&links(MAX_LINKS + 7)).links.len(), MAX_LINKS);
+}
+
+#[test]
+fn links_resolve_against_base_and_page() {
+    let got = page(
+        r#"<html><head><title> My
+           Page </title></head><body>
+           <a href="other.html">Other   page</a>
+           <a href="../up.html#frag"><img alt="Up"></a>
+           <a href="mailto:x@y.z">mail</a>
+           <a href="/x" rel="nofollow ugc">paid</a>
+           <a href="javascript:void(0)">js</a>
+           </body></html>"#,
+    );
+    assert_eq!(got.title, "My Page");
+    let links: Vec<_> = got
+        .links
+        .iter()
+        .map(|l| (l.target.as_str(), l.anchor.as_str(), l.nofollow))
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            ("http://a.test/dir/other.html", "Other page", false),
+            ("http://a.test/up.html", "Up", false),
+            ("http://a.test/x", "paid", true),
+        ]
+    );
+
+    let based = page(r#"<head><base href="http://b.test/root/"></head><a href="x.html">x</a>"#);
+    assert_eq!(based.links[0].target.as_str(), "http://b.test/root/x.html");
+}
+
+#[test]
+fn robots_meta() {
+    let got = page(
+        r#"<meta name="ROBOTS" content="NoIndex"><meta name="siftbot" content="nofollow"><meta name="otherbot" content="noarchive"><a href="a">a</a>"#,
+    );
+    assert!(got.robots.noindex && got.robots.nofollow && !got.robots.noarchive);
+    assert!(
+        got.links[0].nofollow,
+        "a nofollow page's links are nofollow"
+    );
+    assert!(
+        page(r#"<meta name="robots" content="none">"#)
+            .robots
+            .noindex
+    );
+
+    let mut robots = RobotsDirectives::default();
+    apply_robots_header(&mut robots, "otherbot: noindex", "siftbot");
+    assert!(!robots.noindex);
+    apply_robots_header(&mut robots, "SiftBot: noarchive, nosnippet", "siftbot");
+    apply_robots_header(&mut robots, "unavailable_after: 2030-01-01", "siftbot");
+    assert!(robots.noarchive && robots.nosnippet && !robots.noindex);
+}
+
+#[test]
+fn robots_meta_most_restrictive_wins() {
+    // Our own group never lifts what `robots` asked, nor the other way round.
+    let got = page(
+        r#"<meta name="robots" content="noindex"><meta name="SIFTBOT" content="all, index, follow"><a href="a">a</a>"#,
+    );
+    assert!(got.robots.noindex && !got.robots.nofollow);
+    assert!(
+        !got.links[0].nofollow,
+        "noindex alone never stops link-following"
+    );
+    let got = page(
+        r#"<meta name="robots" content="all"><meta name="siftbot" content="NOFOLLOW noarchive">"#,
+    );
+    assert!(got.robots.nofollow && got.robots.noarchive && !got.robots.noindex);
+    let got = page(r#"<meta name="robots" content="index,follow">"#);
+    assert_eq!(got.robots, RobotsDirectives::default());
+}
+
+#[test]
+fn keywords_revisit_after_and_refresh() {
+    let got = page(
+        r#"<head><meta name="Keywords" content="tides,  shore birds"><meta name="revisit-after" content="7 days">
+           <meta http-equiv="Refresh" content="0; URL='../moved.html'"></head>"#,
+    );
+    assert_eq!(got.keywords, "tides, shore birds");
+    assert_eq!(got.revisit_after_secs, Some(7 * 86_400));
+    assert_eq!(got.refresh_to.as_deref(), Some("http://a.test/moved.html"));
+
+    for (content, secs) in [
+        ("14", Some(14 * 86_400)),
+        ("2 Weeks", Some(14 * 86_400)),
+        ("1 month", Some(30 * 86_400)),
+        ("12 hours", Some(12 * 3_600)),
+        ("soon", None),
+        ("0 days", None),
+        ("99999999999999999999 years", None),
+    ] {
+        assert_eq!(parse_revisit_after(content), secs, "{content}");
+    }
+    for (content, target) in [
+        ("0;url=next.html", Some("next.html")),
+        ("5, URL=\"next.html\"", Some("next.html")),
+        ("3; /plain", Some("/plain")),
+        ("30", None),
+        ("0; url=", None),
+    ] {
+        assert_eq!(refresh_target(content), target, "{content}");
+    }
+    let self_refresh = page(r#"<meta http-equiv="refresh" content="30; url=page.html">"#);
+    assert_eq!(self_refresh.refresh_to, None, "a reload is no redirect");
+}
+
+#[test]
+fn canonical_link() {
+    let canonical = |head: &str| page(&format!("<head>{head}</head><p>x</p>")).canonical;
+    for (head, expected) in [
+        (
+            r#"<link rel="canonical" href="../Article?utm_source=x#top">"#,
+            Some("http://a.test/Article"),
+        ),
+        (
+            r#"<link rel="canonical foo" href="/a">"#,
+            Some("http://a.test/a"),
+        ),
+        (
+            r#"<LINK REL="Foo CANONICAL" HREF="HTTP://B.test:80/a">"#,
+            Some("http://b.test/a"),
+        ),
+        (
+            r#"<link rel="canonical" href="/first"><link rel="canonical" href="/second">"#,
+            Some("http://a.test/first"),
+        ),
+        (
+            r#"<link rel="stylesheet" href="s.css"><link rel="canonical" href="/a">"#,
+            Some("http://a.test/a"),
+        ),
+        (
+            r#"<link rel="canonical" href="javascript:void(0)"><link rel="canonical" href="/a">"#,
+            None,
+        ),
+        (r#"<link rel="canonical" href="mailto:x@a.test">"#, None),
+        (r#"<link rel="canonical" href="http://[broken/">"#, None),
+        (
+            r#"<link rel="canonicalize" href="/a"><link rel="alternate" href="/b">"#,
+            None,
+        ),
+        ("", None),
+    ] {
+        assert_eq!(canonical(head).as_deref(), expected, "{head}");
+    }
+    let too_long = format!(r#"<link rel="canonical" href="/{}">"#, "x".repeat(2000));
+    assert_eq!(canonical(&too_long), None);
+
+    let based = page(
+        r#"<head><base href="http://b.test/root/"><link rel="canonical" href="c.html"></head>"#,
+    );
+    assert_eq!(
+        based.canonical.as_deref(),
+        Some("http://b.test/root/c.html")
+    );
+    let in_body = page(
+        r#"<head><title>t</title></head><body><p>x</p><link rel="canonical" href="/a"></body>"#,
+    );
+    assert_eq!(
+        in_body.canonical, None,
+        "a canonical link in the body is ignored"
+    );
+}
+
+#[test]
+fn canonical_link_header_is_the_fallback() {
+    let url = Url::parse("http://a.test/dir/page.html").unwrap();
+    let with = |values: &[&str], html: Option<&str>| {
+        let headers: Vec<(String, String)> = values
+            .iter()
+            .map(|v| ("link".to_string(), v.to_string()))
+            .collect();
+        canonical_with_header(html.map(String::from), &headers, &url)
+    };
+    for (value, expected) in [
+        (
+            r#"<http://a.test/c>; rel="canonical""#,
+            Some("http://a.test/c"),
+        ),
+        (
+            r#"<other.html>; REL=Canonical"#,
+            Some("http://a.test/dir/other.html"),
+        ),
+        (
+            r#"</s.css>; rel=preload; as="style, font", </c>; rel="foo canonical""#,
+            Some("http://a.test/c"),
+        ),
+        (
+            r#"</a>; title="x;y, z", </b>; rel=canonical"#,
+            Some("http://a.test/b"),
+        ),
+        (r#"</a>; rel="alternate", </b>; rel="next""#, None),
+        (r#"<javascript:alert(1)>; rel="canonical""#, None),
+        (r#"</a; rel="canonical""#, None),
+        (r#"rel="canonical""#, None),
+    ] {
+        assert_eq!(with(&[value], None).as_deref(), expected, "{value}");
+    }
+    assert_eq!(
+        with(&[r#"</a>; rel="next""#, r#"</b>; rel=canonical"#], None).as_deref(),
+        Some("http://a.test/b"),
+        "a later Link header counts too"
+    );
+    assert_eq!(
+        with(&[r#"</b>; rel=canonical"#], Some("http://a.test/html")).as_deref(),
+        Some("http://a.test/html"),
+        "the HTML wins"
+    );
+    let many = format!(
+        "{}</late>; rel=canonical",
+        "</x>; rel=next, ".repeat(MAX_HEADER_LINKS)
+    );
+    assert_eq!(with(&[many.as_str()], None), None, "bounded in links");
+    let long = format!(
+        "</x>; title=\"{}\", </late>; rel=canonical",
+        "é".repeat(MAX_LINK_HEADER_BYTES)
+    );
+    assert_eq!(with(&[long.as_str()], None), None, "bounded in bytes");
+}
+
+#[test]
+fn text_hash_ignores_markup_and_scripts() {
+    let a = page("<p>Hello   <b>world</b></p><script>var x = 1;</script>");
+    let b = page("<div>Hello\nworld</div><script>var y = 2;</script>");
+    assert_eq!(a.text_hash, b.text_hash);
+    assert_ne!(a.text_hash, page("<p>Hello there</p>").text_hash);
+}
+
+#[test]
+fn broken_html_is_read_as_far_as_possible() {
+    let got = page("<p><a href='x'>x<a href=\"y\">y</div></p>\u{0}<b><i>");
+    assert!(got.links.iter().any(|l| l.target.as_str().ends_with("/y")));
+}
+
+/// The visible text of a page, as the tree builder would see it.
+fn visible(html: &str) -> u64 {
+    page(html).text_hash
+}
+
+#[test]
+fn text_is_read_as_the_tree_builder_reads_it() {
+    let hash = |text: &str| xxh3_64(text.as_bytes());
+    // Words of two text nodes never run together; character references are decoded.
+    assert_eq!(
+        visible("<p>one<b>two</b>&amp;three</p>"),
+        hash("one two &three")
+    );
+    assert_eq!(visible("one<!-- a comment -->two"), hash("one two"));
+    // The head holds no visible text: its title, scripts, styles; text that is not
+    // white space ends it, and a start tag that does not belong there too.
+    assert_eq!(
+        visible("<head><title>T</title><style>p{}</style> \n<meta name=x content=y>Body"),
+        hash("Body")
+    );
+    assert_eq!(
+        visible("<title>T</title><div>In</div><title>Two</title>"),
+        hash("In Two")
+    );
+    // Raw text: markup inside a script or a textarea is text.
+    assert_eq!(
+        visible("<script>if (a<b) { x('<p>no</p>') }</script><textarea><b>yes</b></textarea>"),
+        hash("<b>yes</b>")
+    );
+    // Templates hold no visible text.
+    assert_eq!(
+        visible("<template><p>hidden</p></template><p>shown</p>"),
+        hash("shown")
+    );
+}
+
+#[test]
+fn navigation_and_page_furniture_are_left_out_of_the_main_text() {
+    let body = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod \
+                tempor incididunt ut labore et dolore magna aliqua ut enim ad minim \
+                veniam quis nostrud exercitation ullamco laboris nisi ut aliquip";
+    let plain = page(&format!("<main>{body}</main>"));
+    let furnished = page(&format!(
+        "<header>Site</header><nav><a href=/a>A</a> <a href=/b>B</a></nav>\
+         <main>{body}</main><aside>Related</aside><footer>(c) us</footer>"
+    ));
+    assert!(plain.simhash.is_some());
+    assert_eq!(plain.simhash, furnished.simhash);
+    assert_ne!(plain.text_hash, furnished.text_hash);
+}
+
+#[test]
+fn anchors_end_where_a_browser_ends_them() {
+    let got = page(
+        "<a href=/one>first <b>half</b><a href='/two?a=1&amp;b=2'>second</a> after\
+         <a href=/three title=Tip></a><a href=/four><img src=i.png alt='An image'></a>\
+         <area href=/five alt=Map><iframe src=/six></iframe>",
+    );
+    let links: Vec<_> = got
+        .links
+        .iter()
+        .map(|l| (l.target.as_str(), l.anchor.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            ("http://a.test/one", "first half"),
+            ("http://a.test/two?a=1&b=2", "second"),
+            ("http://a.test/three", "Tip"),
+            ("http://a.test/four", "An image"),
+            ("http://a.test/five", "Map"),
+            ("http://a.test/six", ""),
+        ]
+    );
+}
+
+#[test]
+fn links_inside_noscript_are_followed_and_its_text_is_not_the_pages() {
+    // mdBook's full table of contents, for readers without scripts.
+    let got = page(
+        "<body><noscript><iframe src=toc.html></iframe><p>Enable scripts</p></noscript>\
+         <p>Chapter</p></body>",
+    );
+    let links: Vec<_> = got.links.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(links, vec!["http://a.test/dir/toc.html"]);
+    assert_eq!(got.text_hash, xxh3_64(b"Chapter"));
+}
+
+#[test]
+fn a_canonical_link_counts_only_in_the_head() {
+    let after_body_text = page("<head><title>T</title></head>Text<link rel=canonical href=/other>");
+    assert_eq!(after_body_text.canonical, None);
+    let implied_head = page("<link rel=canonical href=/other><p>Text</p>");
+    assert_eq!(
+        implied_head.canonical.as_deref(),
+        Some("http://a.test/other")
+    );
+}

@@ -1,0 +1,144 @@
+//! A fetched page's one write: the page record, its outlinks, its content and near-duplicate
+//! index entries, its schedule, its fetch history, the links it queues and the end of its own
+//! frontier entry, in one `WriteBatch`; and the same for an entry that stores no page (a
+//! revisit answered 304, a sitemap).
+
+use rocksdb::WriteBatch;
+use shared::fail_point;
+use shared::record::{
+    FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord, Record, RevisitRecord,
+};
+use shared::store::Cf;
+use shared::{CanonicalUrl, StoreError, simhash};
+
+use super::{PageStore, QueuedUrl};
+
+/// The result of fetching one URL, written at once.
+pub struct PageCommit<'a> {
+    /// The frontier key of the URL that was fetched.
+    pub done: &'a [u8],
+    /// The record to store; its [`PageRecord::change`] number is set here.
+    pub page: &'a mut PageRecord,
+    /// Its links.
+    pub outlinks: &'a Outlinks,
+    /// Links to queue (already filtered by scope and depth; unseen ones are queued).
+    pub discovered: Vec<(CanonicalUrl, FrontierEntry)>,
+    /// The page's next visit.
+    pub revisit: &'a RevisitRecord,
+    /// The simhash of its main text, indexed for near-duplicate detection when the page is
+    /// an original.
+    pub simhash: Option<u64>,
+    /// Failed fetches of the URL before this one ([`FrontierEntry::attempts`]): the history
+    /// holds them, so it is read even for a URL stored for the first time.
+    pub failed_before: u8,
+}
+
+impl PageStore {
+    /// Writes one fetched page and everything it changes; returns the newly queued URLs.
+    pub fn commit_page(&mut self, commit: PageCommit<'_>) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut batch = WriteBatch::default();
+        commit.page.change = self.counters.take_change();
+        let key = commit.page.url.as_bytes();
+        let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
+        batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
+        // A URL stored for the first time has no history to read unless its failed attempts
+        // wrote one: a first crawl pays no extra read per page.
+        let earlier = if is_new && commit.failed_before == 0 {
+            FetchHistory::default()
+        } else {
+            self.history(&commit.page.url)?
+        };
+        self.add_to_history(
+            &mut batch,
+            &commit.page.url,
+            earlier,
+            FetchEvent::of(commit.page),
+        );
+        batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
+        if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
+            batch.put_cf(
+                self.cf(Cf::Content),
+                commit.page.content_hash.to_be_bytes(),
+                key,
+            );
+            let mut value = key.to_vec();
+            value.push(0);
+            value.extend_from_slice(commit.page.title.as_bytes());
+            for near_key in commit.simhash.iter().flat_map(|&h| simhash::block_keys(h)) {
+                batch.put_cf(self.cf(Cf::Near), near_key, &value);
+            }
+        }
+        batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
+        let queued = self.queue_unseen(&mut batch, commit.discovered)?;
+        // After the links: a link to the page itself must not find its entry waiting.
+        self.done(&mut batch, commit.done, Some(&commit.page.url));
+        if is_new {
+            self.counters.pages_stored += 1;
+        }
+        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+        self.put_counters(&mut batch);
+        fail_point!("crawler::store::commit_page::before_write", |_| Err(
+            self.injected("crawler::store::commit_page::before_write")
+        ));
+        self.write(batch)?;
+        fail_point!("crawler::store::commit_page::after_write", |_| Err(
+            self.injected("crawler::store::commit_page::after_write")
+        ));
+        Ok(queued)
+    }
+
+    /// Ends a frontier entry that stores no page: a revisit answered 304 (`revisit` is its
+    /// new schedule; the stored copy stays as it is) or a sitemap (its URLs are `discovered`).
+    pub fn commit_done(
+        &mut self,
+        done: &[u8],
+        revisit: Option<(&str, &RevisitRecord)>,
+        discovered: Vec<(CanonicalUrl, FrontierEntry)>,
+    ) -> Result<Vec<QueuedUrl>, StoreError> {
+        let mut batch = WriteBatch::default();
+        if let Some((url, record)) = revisit {
+            batch.put_cf(self.cf(Cf::Revisit), url.as_bytes(), record.encode());
+            let event = FetchEvent {
+                at_ms: shared::now_ms(),
+                status: 304,
+                error: None,
+                content_hash: record.content_hash,
+            };
+            let earlier = self.history(url)?;
+            self.add_to_history(&mut batch, url, earlier, event);
+        }
+        let queued = self.queue_unseen(&mut batch, discovered)?;
+        self.done(&mut batch, done, revisit.map(|(url, _)| url));
+        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+        self.put_counters(&mut batch);
+        fail_point!(
+            "crawler::store::revisit::before_write",
+            revisit.is_some(),
+            |_| Err(self.injected("crawler::store::revisit::before_write"))
+        );
+        fail_point!(
+            "crawler::store::sitemap::before_write",
+            revisit.is_none(),
+            |_| Err(self.injected("crawler::store::sitemap::before_write"))
+        );
+        self.write(batch)?;
+        Ok(queued)
+    }
+
+    /// A URL's fetches so far (empty for one never fetched).
+    pub(crate) fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
+        Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
+    }
+
+    /// Writes `history` with `event` added in `batch`.
+    pub(super) fn add_to_history(
+        &self,
+        batch: &mut WriteBatch,
+        url: &str,
+        mut history: FetchHistory,
+        event: FetchEvent,
+    ) {
+        history.push(event);
+        batch.put_cf(self.cf(Cf::History), url.as_bytes(), history.encode());
+    }
+}

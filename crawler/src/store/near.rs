@@ -1,0 +1,74 @@
+//! Duplicate lookups: the stored page with the same text hash (column family `content`), or
+//! with a simhash within [`simhash::NEAR_DISTANCE`] bits and a similar title (column family
+//! `near`, each simhash indexed under its four 16-bit blocks).
+
+use shared::store::Cf;
+use shared::{StoreError, simhash};
+
+use super::PageStore;
+
+/// Index entries read per simhash block when looking for a near-duplicate: a bound on the
+/// work of one lookup (a block value shared by this many pages is noise, not a match).
+const NEAR_CANDIDATES: usize = 512;
+
+impl PageStore {
+    /// The stored page a page duplicates, other than `except` (the page itself, on a
+    /// revisit): the first stored with the same `text_hash`, else one whose simhash is within
+    /// [`simhash::NEAR_DISTANCE`] bits of `near`'s and whose title is similar (`near` is the
+    /// page's simhash and title, when its text is long enough to have one).
+    pub fn content_owner(
+        &self,
+        text_hash: u64,
+        near: Option<(u64, &str)>,
+        except: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let exact = self
+            .db
+            .get_pinned_cf(self.cf(Cf::Content), text_hash.to_be_bytes())?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .filter(|owner| owner != except);
+        match (exact, near) {
+            (Some(owner), _) => Ok(Some(owner)),
+            (None, Some((hash, title))) => self.near_owner(hash, title, except),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// A stored page whose simhash is near `hash` and whose title is similar: candidates
+    /// share one of its blocks. Index values are `url \0 title`.
+    fn near_owner(
+        &self,
+        hash: u64,
+        title: &str,
+        except: &str,
+    ) -> Result<Option<String>, StoreError> {
+        // One iterator for every block: creating one is most of a short scan's cost.
+        let mut candidates = self.db.raw_iterator_cf(self.cf(Cf::Near));
+        for key in simhash::block_keys(hash) {
+            let prefix = &key[..3];
+            candidates.seek(prefix);
+            for _ in 0..NEAR_CANDIDATES {
+                let (Some(key), Some(value)) = (candidates.key(), candidates.value()) else {
+                    break;
+                };
+                if !key.starts_with(prefix) {
+                    break;
+                }
+                if simhash::hash_of_key(key).is_some_and(|other| simhash::is_near(hash, other)) {
+                    let (url, other_title) = match value.iter().position(|&b| b == 0) {
+                        Some(nul) => (&value[..nul], &value[nul + 1..]),
+                        None => (value, &[][..]),
+                    };
+                    if url != except.as_bytes()
+                        && simhash::similar_titles(title, &String::from_utf8_lossy(other_title))
+                    {
+                        return Ok(Some(String::from_utf8_lossy(url).into_owned()));
+                    }
+                }
+                candidates.next();
+            }
+            candidates.status()?;
+        }
+        Ok(None)
+    }
+}
