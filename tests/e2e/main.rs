@@ -32,6 +32,8 @@
 //!   results, a hostile page's title shown as text and its cached copy running no script.
 //! - [`fuzz_corpus`]: every committed fuzz corpus file through its fuzz target's body (the
 //!   parsers of robots.txt, HTML, links, URLs, sitemaps, charsets, queries and config).
+//! - [`tidy`]: the layout's rules on the source: no file over 700 lines before its tests, no
+//!   two files of a crate that use each other.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 
@@ -47,4 +49,5 @@ mod serve;
 mod soak;
 mod stalls;
 mod support;
+mod tidy;
 mod traps;

@@ -1,0 +1,260 @@
+//! The layout's rules, checked on the source as rust-analyzer's tidy tests check theirs: no
+//! source file over [`MAX_LINES`] lines of code that is not a test, and no two files of a
+//! crate that use each other, directly or round a circle (a file's own submodules and
+//! ancestors aside: a module and its rooms are one unit). Each failure names the file.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The most lines a file may have before its tests.
+const MAX_LINES: usize = 700;
+
+/// The crates whose `src/` the rules cover (the workspace's, and the test web's).
+const CRATES: [&str; 7] = [
+    "shared",
+    "index-format",
+    "crawler",
+    "indexer",
+    "gateway",
+    "searchd",
+    "tests",
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests package sits in the workspace")
+        .to_path_buf()
+}
+
+/// One module of a crate: its path from the crate root and its file's code before its
+/// inline tests.
+struct Module {
+    path: Vec<String>,
+    file: PathBuf,
+    code: String,
+}
+
+/// A file's lines before its inline `#[cfg(test)] mod ... { ... }`, if any.
+fn code_before_tests(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .windows(2)
+        .position(|pair| {
+            pair[0].trim() == "#[cfg(test)]"
+                && pair[1].starts_with("mod ")
+                && pair[1].trim_end().ends_with('{')
+        })
+        .unwrap_or(lines.len());
+    lines[..end].join("\n")
+}
+
+/// The submodules a file declares with `mod NAME;` that are not under `#[cfg(test)]`.
+fn declared_modules(code: &str) -> Vec<String> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let line = line.trim();
+        let name = line
+            .strip_prefix("pub mod ")
+            .or_else(|| line.strip_prefix("pub(crate) mod "))
+            .or_else(|| line.strip_prefix("mod "))
+            .and_then(|rest| rest.strip_suffix(';'));
+        let Some(name) = name else { continue };
+        let attributes = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim().starts_with("#["));
+        if attributes.into_iter().any(|a| a.contains("cfg(test)")) {
+            continue;
+        }
+        found.push(name.to_string());
+    }
+    found
+}
+
+/// Every non-test module of the crate rooted at `root` (`src/lib.rs`).
+fn modules(root: &Path) -> Vec<Module> {
+    let mut out = Vec::new();
+    let mut stack = vec![(Vec::new(), root.to_path_buf())];
+    while let Some((path, file)) = stack.pop() {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+        let code = code_before_tests(&text);
+        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let dir = file.parent().expect("a file has a directory");
+        let children_dir = if matches!(stem, "lib" | "main" | "mod") {
+            dir.to_path_buf()
+        } else {
+            dir.join(stem)
+        };
+        for name in declared_modules(&code) {
+            let flat = children_dir.join(format!("{name}.rs"));
+            let nested = children_dir.join(&name).join("mod.rs");
+            let child = if flat.is_file() { flat } else { nested };
+            let mut child_path = path.clone();
+            child_path.push(name);
+            stack.push((child_path, child));
+        }
+        out.push(Module { path, file, code });
+    }
+    out
+}
+
+/// The module paths a file's code (not its comments) names through `crate::` and `super::`,
+/// resolved from the file's own module path (each is cut later to the deepest module that
+/// exists).
+fn referenced_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+    // Comments (doc links among them) name modules without using them.
+    let code: String = code
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut found = Vec::new();
+    let segments = |rest: &str| -> Vec<String> {
+        rest.split("::")
+            .map(|s| {
+                s.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .take_while(|s| !s.is_empty() && s.chars().next().is_some_and(|c| c.is_lowercase()))
+            .collect()
+    };
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", module[..module.len().saturating_sub(1)].to_vec()),
+    ] {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                // `use crate::{a::b, c};`: each name at the group's top level.
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                for item in group.split(',') {
+                    let mut path = base.clone();
+                    path.extend(segments(item.trim()));
+                    found.push(path);
+                }
+            } else {
+                let mut path = base.clone();
+                path.extend(segments(rest));
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+fn is_prefix(a: &[String], b: &[String]) -> bool {
+    a.len() <= b.len() && a == &b[..a.len()]
+}
+
+/// The cycles among the files of the crate rooted at `root`, each as its files in order.
+fn file_cycles(root: &Path) -> Vec<Vec<PathBuf>> {
+    let modules = modules(root);
+    let known: BTreeSet<Vec<String>> = modules.iter().map(|m| m.path.clone()).collect();
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for module in &modules {
+        for mut target in referenced_paths(&module.path, &module.code) {
+            while !known.contains(&target) {
+                target.pop();
+            }
+            // A module and its own rooms (ancestors, descendants) are one unit.
+            if is_prefix(&target, &module.path) || is_prefix(&module.path, &target) {
+                continue;
+            }
+            edges.entry(module.path.clone()).or_default().insert(target);
+        }
+    }
+    let file_of: BTreeMap<&Vec<String>, &PathBuf> =
+        modules.iter().map(|m| (&m.path, &m.file)).collect();
+    let mut cycles = Vec::new();
+    for start in edges.keys() {
+        // A path back to `start` through modules greater than it: each cycle found once.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((at, trail)) = stack.pop() {
+            for next in edges.get(&at).into_iter().flatten() {
+                if next == start {
+                    cycles.push(trail.iter().map(|p| file_of[p].clone()).collect());
+                } else if next > start && seen.insert(next.clone()) {
+                    let mut longer = trail.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    cycles
+}
+
+fn crate_root(name: &str) -> PathBuf {
+    workspace().join(name).join("src/lib.rs")
+}
+
+#[test]
+fn no_source_file_is_over_seven_hundred_lines_before_its_tests() {
+    let mut long = Vec::new();
+    for name in CRATES {
+        for module in modules(&crate_root(name)) {
+            let lines = module.code.lines().count();
+            if lines > MAX_LINES {
+                long.push(format!("{} ({lines} lines)", module.file.display()));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these by what they do (tests go in a file of their own): {long:#?}"
+    );
+}
+
+#[test]
+fn no_two_files_use_each_other() {
+    let mut cycles = Vec::new();
+    for name in CRATES {
+        cycles.extend(file_cycles(&crate_root(name)));
+    }
+    assert!(
+        cycles.is_empty(),
+        "files that use each other (move what both need to a file of its own): {cycles:#?}"
+    );
+}
+
+#[test]
+fn the_checks_fail_on_a_cycle_and_skip_tests() {
+    // The rules must be able to fail: a crate whose two files use each other, as the
+    // indexer's build.rs and writer.rs once did, and whose long test module is no code.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("build")).expect("src");
+    let write = |file: &str, text: &str| std::fs::write(src.join(file), text).expect("write");
+    write(
+        "lib.rs",
+        "mod build;\nmod writer;\n#[cfg(test)]\nmod build_tests;\n",
+    );
+    write(
+        "build.rs",
+        "mod plan;\nuse crate::writer::write_documents;\n",
+    );
+    write("build/plan.rs", "use super::super::writer;\n");
+    write(
+        "writer.rs",
+        "use crate::{Error, build::Target};\n#[cfg(test)]\nmod tests {\n}\n",
+    );
+    let cycles = file_cycles(&src.join("lib.rs"));
+    assert_eq!(
+        cycles,
+        vec![vec![src.join("build.rs"), src.join("writer.rs")]],
+        "one cycle, build.rs <-> writer.rs"
+    );
+    let paths: BTreeSet<String> = modules(&src.join("lib.rs"))
+        .iter()
+        .map(|m| m.path.join("::"))
+        .collect();
+    let expected: BTreeSet<String> = ["", "build", "build::plan", "writer"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(paths, expected, "the test module is not code");
+}
