@@ -6,7 +6,7 @@ use std::time::Duration;
 use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawl_in_scope, crawler_config, paths_requested};
+use crate::support::{Rig, crawl, crawler_config, paths_requested};
 
 fn host_of(request_host: &str) -> &str {
     request_host.split(':').next().unwrap_or_default()
@@ -14,13 +14,11 @@ fn host_of(request_host: &str) -> &str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sample_site_crawl_obeys_robots_and_meta() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.from = Some("crawler-tests@example.org".into());
-    let summary = crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+    let mut rig = Rig::start().await;
+    rig.config.from = Some("crawler-tests@example.org".into());
+    let summary = rig.crawl(&[rig.web.url("sample.test", "/")]).await;
 
-    let requested = paths_requested(&web, "sample.test");
+    let requested = rig.requested("sample.test");
     assert_eq!(
         requested.first().map(String::as_str),
         Some("/robots.txt"),
@@ -49,12 +47,12 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
         );
     }
 
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     // Each disallowed URL is kept with the robots.txt line that refused it (the siftbot
     // group of data/site/robots.txt: lines 11 and 12).
     for path in testweb::SAMPLE_DISALLOWED {
         let skipped = store
-            .skipped(&web.url("sample.test", path))
+            .skipped(&rig.web.url("sample.test", path))
             .expect("read")
             .unwrap_or_else(|| panic!("{path}: no record of why it was not fetched"));
         let expected = if path.starts_with("/drafts/") {
@@ -79,7 +77,7 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
     let stored: BTreeSet<String> = store.pages().map(|p| p.expect("page").url).collect();
     let expected: BTreeSet<String> = testweb::SAMPLE_STORED
         .iter()
-        .map(|p| web.url("sample.test", p))
+        .map(|p| rig.web.url("sample.test", p))
         .collect();
     assert_eq!(
         stored, expected,
@@ -88,7 +86,7 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
     assert_eq!(summary.pages_stored, expected.len() as u64);
 
     let noindex = store
-        .page(&web.url("sample.test", testweb::SAMPLE_NOINDEX))
+        .page(&rig.web.url("sample.test", testweb::SAMPLE_NOINDEX))
         .expect("read")
         .expect("stored");
     assert!(
@@ -96,12 +94,12 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
         "the noindex page is stored with its directive"
     );
     let nofollow = store
-        .page(&web.url("sample.test", testweb::SAMPLE_NOFOLLOW))
+        .page(&rig.web.url("sample.test", testweb::SAMPLE_NOFOLLOW))
         .expect("read")
         .expect("stored");
     assert!(nofollow.robots.nofollow);
 
-    let requests = web.requests();
+    let requests = rig.web.requests();
     let page_request = requests
         .iter()
         .find(|r| {
@@ -128,39 +126,37 @@ async fn sample_site_crawl_obeys_robots_and_meta() {
     );
     let referer = page_request.referer.as_deref().unwrap_or_default();
     assert!(
-        referer.starts_with(&web.url("sample.test", "/")),
+        referer.starts_with(&rig.web.url("sample.test", "/")),
         "Referer is the linking page: {referer:?}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_status_decides_what_is_fetched() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.robots_attempts = 2;
-    let seeds = ["norobots.test", "forbidden.test", "flaky.test"].map(|h| web.url(h, "/"));
-    crawl(dir.path(), &seeds, config).await;
+    let mut rig = Rig::start().await;
+    rig.config.robots_attempts = 2;
+    let seeds = ["norobots.test", "forbidden.test", "flaky.test"].map(|h| rig.web.url(h, "/"));
+    rig.crawl(&seeds).await;
 
-    let norobots = paths_requested(&web, "norobots.test");
+    let norobots = rig.requested("norobots.test");
     assert!(
         norobots.len() > 2,
         "robots.txt 404: crawl freely ({norobots:?})"
     );
     assert_eq!(
-        paths_requested(&web, "forbidden.test"),
+        rig.requested("forbidden.test"),
         vec!["/robots.txt"],
         "robots.txt 403: nothing else"
     );
     assert_eq!(
-        paths_requested(&web, "flaky.test"),
+        rig.requested("flaky.test"),
         vec!["/robots.txt", "/robots.txt"],
         "robots.txt 503: retried, never a page"
     );
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     assert!(
         store
-            .page(&web.url("flaky.test", "/"))
+            .page(&rig.web.url("flaky.test", "/"))
             .expect("read")
             .is_none()
     );
@@ -208,16 +204,14 @@ async fn redirects_are_followed_and_bounded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loopback_is_refused_unless_allowed() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.allow_loopback = false;
-    config.robots_attempts = 1;
-    let summary = crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+    let mut rig = Rig::start().await;
+    rig.config.allow_loopback = false;
+    rig.config.robots_attempts = 1;
+    let summary = rig.crawl(&[rig.web.url("sample.test", "/")]).await;
     assert!(
-        web.requests().is_empty(),
+        rig.web.requests().is_empty(),
         "no request may reach a loopback address: {:?}",
-        web.requests()
+        rig.web.requests()
     );
     assert_eq!(summary.pages_stored, 0);
     assert_eq!(
@@ -228,24 +222,17 @@ async fn loopback_is_refused_unless_allowed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn private_addresses_are_refused_even_with_loopback_allowed() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.robots_attempts = 1;
+    let mut rig = Rig::start().await;
+    rig.config.robots_attempts = 1;
     let scope = [
-        web.url("redirect.test", "/"),
+        rig.web.url("redirect.test", "/"),
         testweb::PRIVATE_ADDRESS_URL.to_string(),
     ];
-    crawl_in_scope(
-        dir.path(),
-        &[web.url("redirect.test", "/to-private")],
-        &scope,
-        config,
-    )
-    .await;
-    let store = StoreReader::open(dir.path()).expect("store");
+    rig.crawl_in_scope(&[rig.web.url("redirect.test", "/to-private")], &scope)
+        .await;
+    let store = rig.store();
     let hop = store
-        .page(&web.url("redirect.test", "/to-private"))
+        .page(&rig.web.url("redirect.test", "/to-private"))
         .expect("read")
         .expect("the redirect is stored");
     assert_eq!(

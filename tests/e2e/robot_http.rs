@@ -10,7 +10,7 @@ use shared::record::PageRecord;
 use testweb::TestWeb;
 
 use crate::support::{
-    crawl, crawl_in_scope, crawler_config, paths_requested, stored_urls, urls_of,
+    Rig, crawl, crawl_in_scope, crawler_config, paths_requested, stored_urls, urls_of,
 };
 
 fn stored(store: &StoreReader, url: &str) -> PageRecord {
@@ -75,41 +75,30 @@ fn robots_check_prints_what_the_crawler_decides() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_401_keeps_the_whole_site_off_limits() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let summary = crawl(
-        dir.path(),
-        &[web.url("locked.test", "/")],
-        crawler_config(&web),
-    )
-    .await;
-    assert_eq!(paths_requested(&web, "locked.test"), vec!["/robots.txt"]);
+    let rig = Rig::start().await;
+    let summary = rig.crawl(&[rig.web.url("locked.test", "/")]).await;
+    assert_eq!(rig.requested("locked.test"), vec!["/robots.txt"]);
     assert_eq!(summary.pages_stored, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirected_robots_txt_is_followed_and_obeyed() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("moved.test", "/")],
-        crawler_config(&web),
-    )
-    .await;
-    let requested = paths_requested(&web, "moved.test");
+    let rig = Rig::start().await;
+    rig.crawl(&[rig.web.url("moved.test", "/")]).await;
+    let requested = rig.requested("moved.test");
     assert_eq!(
         &requested[..3],
         ["/robots.txt", "/policies/robots.txt", "/rules.txt"],
         "robots.txt and its redirects before any page"
     );
     assert_eq!(
-        web.request_count("moved.test", testweb::MOVED_DISALLOWED),
+        rig.web
+            .request_count("moved.test", testweb::MOVED_DISALLOWED),
         0
     );
     assert_eq!(
-        stored_urls(dir.path()),
-        urls_of(&web, "moved.test", testweb::MOVED_PATHS)
+        stored_urls(rig.data()),
+        urls_of(&rig.web, "moved.test", testweb::MOVED_PATHS)
     );
 }
 
@@ -143,22 +132,21 @@ async fn robots_429_makes_the_host_wait_its_retry_after() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_robots_txt_is_fetched_again() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_depth = 0;
-    crawl(dir.path(), &[web.url("fresh.test", "/")], config.clone()).await;
+    let mut rig = Rig::start().await;
+    rig.config.max_depth = 0;
+    rig.crawl(&[rig.web.url("fresh.test", "/")]).await;
     {
         // The cached answer's lifetime runs out (as two hours would); the store closes at
         // the end of the block.
-        let store = crawler::PageStore::open(dir.path()).expect("store");
-        let origin = web.url("fresh.test", "");
+        let store = crawler::PageStore::open(rig.data()).expect("store");
+        let origin = rig.web.url("fresh.test", "");
         let mut record = store.robots(&origin).expect("read").expect("cached");
         record.expires_at_ms = shared::now_ms() - 1;
         store.put_robots(&origin, &record).expect("written");
     }
-    crawl(dir.path(), &[web.url("fresh.test", "/static.html")], config).await;
-    let requested = paths_requested(&web, "fresh.test");
+    rig.crawl(&[rig.web.url("fresh.test", "/static.html")])
+        .await;
+    let requested = rig.requested("fresh.test");
     assert_eq!(
         requested,
         vec!["/robots.txt", "/", "/robots.txt", "/static.html"],
@@ -168,14 +156,13 @@ async fn an_expired_robots_txt_is_fetched_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_txt_is_cached_for_what_its_headers_say() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_depth = 0;
-    crawl(dir.path(), &[web.url("fresh.test", "/")], config.clone()).await;
-    crawl(dir.path(), &[web.url("fresh.test", "/static.html")], config).await;
-    let store = StoreReader::open(dir.path()).expect("store");
-    let origin = web.url("fresh.test", "");
+    let mut rig = Rig::start().await;
+    rig.config.max_depth = 0;
+    rig.crawl(&[rig.web.url("fresh.test", "/")]).await;
+    rig.crawl(&[rig.web.url("fresh.test", "/static.html")])
+        .await;
+    let store = rig.store();
+    let origin = rig.web.url("fresh.test", "");
     let record = store.robots(&origin).expect("read").expect("cached");
     assert_eq!(
         record.expires_at_ms - record.fetched_at_ms,
@@ -183,38 +170,33 @@ async fn robots_txt_is_cached_for_what_its_headers_say() {
         "Cache-Control: max-age=7200"
     );
     assert_eq!(
-        web.request_count("fresh.test", "/robots.txt"),
+        rig.web.request_count("fresh.test", "/robots.txt"),
         1,
         "a second run within the lifetime reads the cached copy"
     );
-    assert_eq!(web.request_count("fresh.test", "/static.html"), 1);
+    assert_eq!(rig.web.request_count("fresh.test", "/static.html"), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_chain_into_a_disallowed_path_is_not_followed() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("redirect.test", "/into-secret")],
-        crawler_config(&web),
-    )
-    .await;
-    let requested = paths_requested(&web, "redirect.test");
+    let rig = Rig::start().await;
+    rig.crawl(&[rig.web.url("redirect.test", "/into-secret")])
+        .await;
+    let requested = rig.requested("redirect.test");
     assert_eq!(
         requested,
         vec!["/robots.txt", "/into-secret", "/via-secret"],
         "every hop is checked against robots.txt"
     );
-    let store = StoreReader::open(dir.path()).expect("store");
-    let hop = stored(&store, &web.url("redirect.test", "/via-secret"));
+    let store = rig.store();
+    let hop = stored(&store, &rig.web.url("redirect.test", "/via-secret"));
     assert_eq!(
         hop.redirect_to.as_deref(),
-        Some(web.url("redirect.test", "/secret/page.html").as_str())
+        Some(rig.web.url("redirect.test", "/secret/page.html").as_str())
     );
     assert!(
         store
-            .page(&web.url("redirect.test", "/secret/page.html"))
+            .page(&rig.web.url("redirect.test", "/secret/page.html"))
             .expect("read")
             .is_none()
     );
@@ -222,39 +204,33 @@ async fn a_redirect_chain_into_a_disallowed_path_is_not_followed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn meta_refresh_is_a_redirect_and_the_target_records_its_aliases() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_depth = 0;
-    crawl(
-        dir.path(),
-        &[
-            web.url("redirect.test", "/meta-refresh"),
-            web.url("redirect.test", "/start"),
-        ],
-        config,
-    )
+    let mut rig = Rig::start().await;
+    rig.config.max_depth = 0;
+    rig.crawl(&[
+        rig.web.url("redirect.test", "/meta-refresh"),
+        rig.web.url("redirect.test", "/start"),
+    ])
     .await;
-    let store = StoreReader::open(dir.path()).expect("store");
-    let refresh = stored(&store, &web.url("redirect.test", "/meta-refresh"));
+    let store = rig.store();
+    let refresh = stored(&store, &rig.web.url("redirect.test", "/meta-refresh"));
     assert_eq!(refresh.status, 200);
     assert_eq!(
         refresh.redirect_to.as_deref(),
-        Some(web.url("redirect.test", "/end").as_str())
+        Some(rig.web.url("redirect.test", "/end").as_str())
     );
-    let end = stored(&store, &web.url("redirect.test", "/end"));
+    let end = stored(&store, &rig.web.url("redirect.test", "/end"));
     let aliases: BTreeSet<String> = end.aliases.iter().cloned().collect();
-    let meta_hop = BTreeSet::from([web.url("redirect.test", "/meta-refresh")]);
+    let meta_hop = BTreeSet::from([rig.web.url("redirect.test", "/meta-refresh")]);
     let http_hops = BTreeSet::from([
-        web.url("redirect.test", "/start"),
-        web.url("redirect.test", "/middle"),
+        rig.web.url("redirect.test", "/start"),
+        rig.web.url("redirect.test", "/middle"),
     ]);
     assert!(
         aliases == meta_hop || aliases == http_hops,
         "the page under its final URL names the chain that reached it first: {aliases:?}"
     );
     assert_eq!(
-        web.request_count("redirect.test", "/end"),
+        rig.web.request_count("redirect.test", "/end"),
         1,
         "two chains to one page: fetched once"
     );
@@ -308,25 +284,19 @@ async fn sitemaps_add_pages_no_link_reaches() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_headers_meta_and_rel_decide_what_is_followed() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    crawl(
-        dir.path(),
-        &[web.url("meta.test", "/")],
-        crawler_config(&web),
-    )
-    .await;
+    let rig = Rig::start().await;
+    rig.crawl(&[rig.web.url("meta.test", "/")]).await;
     for path in testweb::META_FOLLOWED {
         assert_eq!(
-            web.request_count("meta.test", path),
+            rig.web.request_count("meta.test", path),
             1,
             "{path} is followed"
         );
     }
     for path in testweb::META_NOT_FOLLOWED {
-        assert_eq!(web.request_count("meta.test", path), 0, "{path} is not");
+        assert_eq!(rig.web.request_count("meta.test", path), 0, "{path} is not");
     }
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     for path in [
         "/header-noindex.html",
         "/header-ours.html",
@@ -334,7 +304,7 @@ async fn robots_headers_meta_and_rel_decide_what_is_followed() {
         "/meta-combined.html",
         "/meta-none.html",
     ] {
-        let page = stored(&store, &web.url("meta.test", path));
+        let page = stored(&store, &rig.web.url("meta.test", path));
         assert_eq!(
             page.robots.noindex,
             testweb::META_NOINDEX.contains(&path),
@@ -349,7 +319,8 @@ async fn robots_headers_meta_and_rel_decide_what_is_followed() {
     // `crawler explain` says where each directive came from.
     let explain = |path: &str| {
         let mut out = Vec::new();
-        crawler::inspect::explain(&store, &web.url("meta.test", path), &mut out).expect("explain");
+        crawler::inspect::explain(&store, &rig.web.url("meta.test", path), &mut out)
+            .expect("explain");
         String::from_utf8(out).expect("UTF-8")
     };
     let header = explain("/header-noindex.html");
@@ -393,19 +364,20 @@ async fn legacy_charsets_are_stored_as_utf8() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_errors_are_retried_a_bounded_number_of_times() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.page_attempts = 3;
-    config.retry_ms = 20;
-    crawl(dir.path(), &[web.url("traps.test", "/error")], config).await;
+    let mut rig = Rig::start().await;
+    rig.config.page_attempts = 3;
+    rig.config.retry_ms = 20;
+    rig.crawl(&[rig.web.url("traps.test", "/error")]).await;
     assert_eq!(
-        web.request_count("traps.test", "/error"),
+        rig.web.request_count("traps.test", "/error"),
         3,
         "page_attempts = 3"
     );
-    let store = StoreReader::open(dir.path()).expect("store");
-    assert_eq!(stored(&store, &web.url("traps.test", "/error")).status, 500);
+    let store = rig.store();
+    assert_eq!(
+        stored(&store, &rig.web.url("traps.test", "/error")).status,
+        500
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

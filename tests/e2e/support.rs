@@ -69,6 +69,61 @@ pub async fn crawl_in_scope(
         .expect("crawl runs")
 }
 
+/// One test's rig: the test web, a data directory of its own and a crawler config for the
+/// web, which the test changes before it crawls. Most end-to-end tests start with it:
+///
+/// ```ignore
+/// let mut rig = Rig::start().await;
+/// rig.config.max_depth = 1;
+/// rig.crawl(&[rig.web.url("sample.test", "/")]).await;
+/// assert_eq!(rig.requested("sample.test")[0], "/robots.txt");
+/// ```
+pub struct Rig {
+    /// The local test web.
+    pub web: TestWeb,
+    /// What [`Rig::crawl`] crawls with ([`crawler_config`] to start with).
+    pub config: RawCrawlerConfig,
+    dir: tempfile::TempDir,
+}
+
+impl Rig {
+    /// The test web started, an empty data directory, the test web's crawler config.
+    pub async fn start() -> Rig {
+        let web = TestWeb::start().await;
+        let config = crawler_config(&web);
+        Rig {
+            web,
+            config,
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// The data directory.
+    pub fn data(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Crawls `seeds` in-process into the data directory until done, within their hosts.
+    pub async fn crawl(&self, seeds: &[String]) -> CrawlSummary {
+        crawl(self.data(), seeds, self.config.clone()).await
+    }
+
+    /// Crawls `seeds` under the `scope` prefixes.
+    pub async fn crawl_in_scope(&self, seeds: &[String], scope: &[String]) -> CrawlSummary {
+        crawl_in_scope(self.data(), seeds, scope, self.config.clone()).await
+    }
+
+    /// The paths asked of `host` so far, in order.
+    pub fn requested(&self, host: &str) -> Vec<String> {
+        paths_requested(&self.web, host)
+    }
+
+    /// The store, read-only.
+    pub fn store(&self) -> StoreReader {
+        StoreReader::open(self.data()).expect("store opens read-only")
+    }
+}
+
 /// Paths requested from one host, in order.
 pub fn paths_requested(web: &TestWeb, host: &str) -> Vec<String> {
     web.requests()

@@ -8,19 +8,17 @@ use std::time::Duration;
 use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::{crawl, crawled, crawler_config, paths_requested};
+use crate::support::{Rig, crawl, crawled, crawler_config, paths_requested};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trap_site_costs_no_more_than_its_budget() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_pages_per_host = 40;
-    config.max_queries_per_path = 5;
-    config.max_body_bytes = 64 * 1024; // /huge is cut quickly
-    crawl(dir.path(), &[web.url("traps.test", "/")], config).await;
+    let mut rig = Rig::start().await;
+    rig.config.max_pages_per_host = 40;
+    rig.config.max_queries_per_path = 5;
+    rig.config.max_body_bytes = 64 * 1024; // /huge is cut quickly
+    rig.crawl(&[rig.web.url("traps.test", "/")]).await;
 
-    let requested = paths_requested(&web, "traps.test");
+    let requested = rig.requested("traps.test");
     // Distinct URLs: a 500 is asked again (page_attempts), a new URL is not.
     let pages: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
     assert!(
@@ -44,12 +42,12 @@ async fn a_trap_site_costs_no_more_than_its_budget() {
         );
     }
     // Each URL kept out is recorded with its reason, for `crawler report` and `explain`.
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     let mut reasons: HashMap<String, usize> = HashMap::new();
     for skipped in store.all_skipped() {
         let (url, record) = skipped.expect("a skip record");
         assert!(
-            !pages.iter().any(|p| web.url("traps.test", p) == url),
+            !pages.iter().any(|p| rig.web.url("traps.test", p) == url),
             "{url} was fetched yet recorded as skipped"
         );
         *reasons.entry(record.reason.to_string()).or_default() += 1;
@@ -130,12 +128,10 @@ async fn a_failing_host_pauses_at_ten_percent_and_halts_at_fifty_failures_in_a_r
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loops_are_cut_by_repeated_segments_without_a_budget() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_pages_per_host = 0;
-    crawl(dir.path(), &[web.url("traps.test", "/a/")], config).await;
-    let requested = paths_requested(&web, "traps.test");
+    let mut rig = Rig::start().await;
+    rig.config.max_pages_per_host = 0;
+    rig.crawl(&[rig.web.url("traps.test", "/a/")]).await;
+    let requested = rig.requested("traps.test");
     let dirs = requested.iter().filter(|p| p.ends_with('/')).count();
     // Below `/a/` every directory links to `a/` and `b/`: the crawl reaches exactly the
     // paths that start with `a` and hold each segment at most twice (so at most 4 deep).
@@ -161,29 +157,27 @@ fn sequences(len: usize) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endless_and_stalled_answers_are_cut_off() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_depth = 0;
-    config.page_attempts = 1;
-    config.header_timeout_ms = 1_000; // /slow answers after 2 s
+    let mut rig = Rig::start().await;
+    rig.config.max_depth = 0;
+    rig.config.page_attempts = 1;
+    rig.config.header_timeout_ms = 1_000; // /slow answers after 2 s
     let seeds = [
-        web.url("traps.test", "/huge"),
-        web.url("traps.test", "/slow"),
+        rig.web.url("traps.test", "/huge"),
+        rig.web.url("traps.test", "/slow"),
     ];
-    crawl(dir.path(), &seeds, config.clone()).await;
+    rig.crawl(&seeds).await;
 
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     let huge = store
         .page(&seeds[0])
         .expect("read")
         .expect("the endless page is stored, cut");
     assert!(huge.truncated);
     assert_eq!(
-        huge.body_len, config.max_body_bytes as u64,
+        huge.body_len, rig.config.max_body_bytes as u64,
         "cut at max_body_bytes (10 MiB by default)"
     );
-    assert_eq!(config.max_body_bytes, 10 * 1024 * 1024);
+    assert_eq!(rig.config.max_body_bytes, 10 * 1024 * 1024);
     let slow = store
         .page(&seeds[1])
         .expect("read")
@@ -238,16 +232,14 @@ async fn a_near_duplicate_is_stored_as_a_copy_and_its_links_are_not_followed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn operator_url_rules_deny_allow_and_strip_parameters() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.deny_urls = vec!["/calendar/".into()];
-    config.allow_urls = vec![r"^http://traps\.test:\d+/($|gzip$|facets\?)".into()];
-    config.strip_params = vec!["SORT".into()];
-    config.max_queries_per_path = 6;
-    crawl(dir.path(), &[web.url("traps.test", "/")], config).await;
+    let mut rig = Rig::start().await;
+    rig.config.deny_urls = vec!["/calendar/".into()];
+    rig.config.allow_urls = vec![r"^http://traps\.test:\d+/($|gzip$|facets\?)".into()];
+    rig.config.strip_params = vec!["SORT".into()];
+    rig.config.max_queries_per_path = 6;
+    rig.crawl(&[rig.web.url("traps.test", "/")]).await;
 
-    let requested: BTreeSet<String> = paths_requested(&web, "traps.test").into_iter().collect();
+    let requested: BTreeSet<String> = rig.requested("traps.test").into_iter().collect();
     // `?n=N&sort=desc` is `?n=N` once `sort` is stripped: six distinct query strings are
     // n=0..=5, and nothing outside the allow list or inside the deny list is asked for.
     let mut expected: BTreeSet<String> = ["/robots.txt", "/", "/gzip"]
@@ -257,15 +249,15 @@ async fn operator_url_rules_deny_allow_and_strip_parameters() {
     expected.extend((0..6).map(|n| format!("/facets?n={n}")));
     assert_eq!(requested, expected);
 
-    let reader = StoreReader::open(dir.path()).expect("store");
+    let reader = rig.store();
     let links = reader
-        .outlinks(&web.url("traps.test", "/facets?n=0"))
+        .outlinks(&rig.web.url("traps.test", "/facets?n=0"))
         .expect("read")
         .expect("stored");
     let targets: BTreeSet<&str> = links.0.iter().map(|l| l.target.as_str()).collect();
     assert_eq!(
         targets,
-        BTreeSet::from([web.url("traps.test", "/facets?n=1").as_str()]),
+        BTreeSet::from([rig.web.url("traps.test", "/facets?n=1").as_str()]),
         "stored links are stripped too, so in-links meet their page"
     );
 }
