@@ -162,9 +162,19 @@ impl Fetcher {
 
     /// Waits until `spacing` is kept since the last request sent to the same origin and
     /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
-    /// [`Fetcher::fetch`].
-    pub(crate) async fn wait_turn(&self, spacing: &Spacing) {
+    /// [`Fetcher::fetch`] of `url`. Each request let go is a debug event of the target
+    /// `crawler::sent`, with the wall-clock time in µs: the soak compares these send times
+    /// with the arrivals its test web logs.
+    pub(crate) async fn wait_turn(&self, spacing: &Spacing, url: &CanonicalUrl) {
         self.gate.wait_turn(spacing).await;
+        tracing::debug!(
+            target: "crawler::sent",
+            url = url.as_str(),
+            at_us = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros()),
+            "sent"
+        );
     }
 
     /// Fetches one URL. `referrer` goes into `Referer`; `validators` make the request

@@ -24,6 +24,8 @@ fn child_crawler() {
     };
     let args: Vec<String> = serde_json::from_str(&args).expect("arguments as a JSON list");
     let cli = crawler::cli::Cli::parse_from(std::iter::once("crawler".to_string()).chain(args));
+    // Logs on stderr as the `crawler` binary writes them, at the level `RUST_LOG` says.
+    shared::logging::init(cli.log.log_format);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime
         .block_on(crawler::cli::run(cli))

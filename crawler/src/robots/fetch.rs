@@ -55,7 +55,7 @@ pub(crate) async fn fetch_robots(
         if hop > 0 {
             tokio::time::sleep(spacing.origin_gap()).await;
         }
-        fetcher.wait_turn(spacing).await;
+        fetcher.wait_turn(spacing, &url).await;
         let fetched = match fetcher
             .fetch(
                 &url,
