@@ -160,13 +160,13 @@ impl Fetcher {
         &self.dns
     }
 
-    /// Waits until `spacing` is kept since the last request sent to the same origin and
+    /// Waits until `spacing` is kept since the last request sent to `origin` and to its
     /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
     /// [`Fetcher::fetch`] of `url`. Each request let go is a debug event of the target
     /// `crawler::sent`, with the wall-clock time in µs: the soak compares these send times
     /// with the arrivals its test web logs.
-    pub(crate) async fn wait_turn(&self, spacing: &Spacing, url: &CanonicalUrl) {
-        self.gate.wait_turn(spacing).await;
+    pub(crate) async fn wait_turn(&self, origin: &str, spacing: &Spacing, url: &CanonicalUrl) {
+        self.gate.wait_turn(origin, spacing).await;
         tracing::debug!(
             target: "crawler::sent",
             url = url.as_str(),

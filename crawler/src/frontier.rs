@@ -454,7 +454,7 @@ impl Frontier {
     fn take_ip_slot(&mut self, origin: &str, now: Instant) -> Spacing {
         let Some(host) = self.hosts.get(origin) else {
             return Spacing {
-                origin: (origin.to_string(), Duration::ZERO),
+                origin_gap: Duration::ZERO,
                 address: None,
             };
         };
@@ -468,7 +468,7 @@ impl Frontier {
             address = Some((ip, limits.delay.min(host.delay)));
         }
         Spacing {
-            origin: (origin.to_string(), host.delay),
+            origin_gap: host.delay,
             address,
         }
     }

@@ -18,19 +18,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The gaps one request must keep, set by the frontier when it hands the request out.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spacing {
-    /// `scheme://host[:port]`, and its gap (the host's delay in force).
-    pub origin: (String, Duration),
+    /// The origin's gap (the host's delay in force); the origin is the job's.
+    pub origin_gap: Duration,
     /// The address the origin resolves to and its gap, when per-address limits apply.
     pub address: Option<(IpAddr, Duration)>,
-}
-
-impl Spacing {
-    /// The origin's gap.
-    pub fn origin_gap(&self) -> Duration {
-        self.origin.1
-    }
 }
 
 /// What the gate keeps a send time for.
@@ -89,11 +82,11 @@ impl SendGate {
         Self::default()
     }
 
-    /// Waits until `spacing` is kept, then records the request as sent now. Call it right
-    /// before sending: the moment recorded is the one the next request is spaced from.
-    pub(crate) async fn wait_turn(&self, spacing: &Spacing) {
-        let (origin, origin_gap) = &spacing.origin;
-        let mut gaps = vec![(Key::Origin(origin.clone()), *origin_gap)];
+    /// Waits until `spacing` is kept for a request to `origin`, then records the request as
+    /// sent now. Call it right before sending: the moment recorded is the one the next
+    /// request is spaced from.
+    pub(crate) async fn wait_turn(&self, origin: &str, spacing: &Spacing) {
+        let mut gaps = vec![(Key::Origin(origin.to_string()), spacing.origin_gap)];
         if let Some((ip, gap)) = spacing.address {
             gaps.push((Key::Address(ip), gap));
         }
@@ -124,23 +117,25 @@ mod tests {
     const ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 7));
     const OTHER_ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 8));
 
-    fn spacing(origin: &str, origin_ms: u64, address: Option<(IpAddr, u64)>) -> Spacing {
-        Spacing {
-            origin: (origin.to_string(), Duration::from_millis(origin_ms)),
+    /// A request to `origin` and the gaps it keeps.
+    fn spacing(origin: &str, origin_ms: u64, address: Option<(IpAddr, u64)>) -> (String, Spacing) {
+        let spacing = Spacing {
+            origin_gap: Duration::from_millis(origin_ms),
             address: address.map(|(ip, ms)| (ip, Duration::from_millis(ms))),
-        }
+        };
+        (origin.to_string(), spacing)
     }
 
     /// Starts `spacings` together (as tasks handed out at different times but held up until
     /// the same moment would) and returns when each was let go, from the start, in ms.
-    async fn send_together(gate: &SendGate, spacings: Vec<Spacing>) -> Vec<u128> {
+    async fn send_together(gate: &SendGate, spacings: Vec<(String, Spacing)>) -> Vec<u128> {
         let start = Instant::now();
         let tasks: Vec<_> = spacings
             .into_iter()
-            .map(|spacing| {
+            .map(|(origin, spacing)| {
                 let gate = gate.clone();
                 tokio::spawn(async move {
-                    gate.wait_turn(&spacing).await;
+                    gate.wait_turn(&origin, &spacing).await;
                     start.elapsed().as_millis()
                 })
             })
@@ -201,17 +196,17 @@ mod tests {
     async fn the_gap_runs_from_the_send_not_from_the_hand_out() {
         let gate = SendGate::new();
         let first = spacing("http://a.test", 0, Some((ADDRESS, 80)));
-        gate.wait_turn(&first).await;
+        gate.wait_turn(&first.0, &first.1).await;
         // Held up for 50 ms after the first went: the next may go 30 ms later.
         tokio::time::sleep(Duration::from_millis(50)).await;
         let start = Instant::now();
-        gate.wait_turn(&spacing("http://b.test", 0, Some((ADDRESS, 80))))
-            .await;
+        let (origin, second) = spacing("http://b.test", 0, Some((ADDRESS, 80)));
+        gate.wait_turn(&origin, &second).await;
         assert_eq!(start.elapsed(), Duration::from_millis(30));
         // Held up past the gap: it goes at once.
         tokio::time::sleep(Duration::from_millis(200)).await;
         let start = Instant::now();
-        gate.wait_turn(&first).await;
+        gate.wait_turn(&first.0, &first.1).await;
         assert_eq!(start.elapsed(), Duration::ZERO);
     }
 
@@ -234,7 +229,8 @@ mod tests {
         let gate = SendGate::new();
         for i in 0..3 * MIN_SWEEP {
             let origin = format!("http://h{i}.test");
-            gate.wait_turn(&spacing(&origin, 10, None)).await;
+            let (origin, turn) = spacing(&origin, 10, None);
+            gate.wait_turn(&origin, &turn).await;
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         let sends = gate.sends.lock().expect("not poisoned");

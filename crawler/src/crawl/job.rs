@@ -141,7 +141,7 @@ pub(super) async fn perform(
                 validators: None,
                 sitemap_limits: SitemapLimits::default(),
             });
-            fetcher.wait_turn(&spacing, &url).await;
+            fetcher.wait_turn(&origin, &spacing, &url).await;
             let started = Instant::now();
             let result = fetcher
                 .fetch(

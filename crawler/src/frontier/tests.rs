@@ -271,7 +271,7 @@ async fn hosts_on_one_address_share_its_slot_and_its_gap() {
     assert_eq!(
         spacing,
         &Spacing {
-            origin: (origin.clone(), Duration::from_secs(1)),
+            origin_gap: Duration::from_secs(1),
             address: Some((shared_ip, Duration::from_millis(300))),
         },
         "its fetch task keeps the host's and the address's gaps again when it sends"

@@ -53,9 +53,9 @@ pub(crate) async fn fetch_robots(
     };
     for hop in 0..=ROBOTS_REDIRECTS {
         if hop > 0 {
-            tokio::time::sleep(spacing.origin_gap()).await;
+            tokio::time::sleep(spacing.origin_gap).await;
         }
-        fetcher.wait_turn(spacing, &url).await;
+        fetcher.wait_turn(origin, spacing, &url).await;
         let fetched = match fetcher
             .fetch(
                 &url,
