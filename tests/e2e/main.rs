@@ -25,6 +25,8 @@
 //!   nothing stored fetched again, every politeness gap held, memory sampled (a CI version of
 //!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`demo`]: `searchd demo` over the sample site's directory: the crawl stores what a
+//!   crawl through the test web stores, search answers from its index, result links work.
 //! - [`query_fuzz`]: thousands of random queries (operators, field names, control and bidi
 //!   characters, broken percent escapes, odd paging) over HTTP: never a 5xx, always in time,
 //!   the JSON contract or a JSON error.
@@ -39,6 +41,7 @@
 
 mod browser;
 mod crawl;
+mod demo;
 mod faults;
 mod fuzz_corpus;
 mod query_fuzz;

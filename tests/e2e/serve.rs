@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use shared::StoreReader;
 use testweb::TestWeb;
 
-use crate::support::{Searchd, crawled_and_indexed};
+use crate::support::{Rig, Searchd, crawled_and_indexed};
 
 /// searchd over a crawl and index of the sample site.
 async fn serve_sample_site(web: &TestWeb) -> Searchd {
@@ -196,14 +196,12 @@ async fn explain_says_why_a_page_is_missing_from_the_index() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_index_grows_while_the_crawl_runs() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crate::support::crawler_config(&web);
+    let mut rig = Rig::start().await;
     // A polite pace, so the crawl lasts long enough for builds to land during it.
-    config.delay_ms = 40;
+    rig.config.delay_ms = 40;
     let (crawled_tx, crawled_rx) = tokio::sync::watch::channel(false);
     let live = tokio::spawn(searchd::demo::live_index::index_while(
-        dir.path().to_path_buf(),
+        rig.data().to_path_buf(),
         searchd::demo::live_index::Cadence {
             first: std::time::Duration::from_millis(100),
             max: std::time::Duration::from_millis(200),
@@ -214,7 +212,7 @@ async fn the_index_grows_while_the_crawl_runs() {
         },
         |_| {},
     ));
-    let summary = crate::support::crawl(dir.path(), &[web.url("sample.test", "/")], config).await;
+    let summary = rig.crawl(&[rig.web.url("sample.test", "/")]).await;
     crawled_tx.send(true).expect("the builder listens");
     let builds = live.await.expect("builds");
     let stored = summary.pages_stored;
@@ -232,7 +230,7 @@ async fn the_index_grows_while_the_crawl_runs() {
     let docs: Vec<u64> = builds.iter().map(|b| b.total_docs).collect();
     assert!(docs.windows(2).all(|w| w[0] <= w[1]), "{docs:?}");
     // The index built during the crawl is a real one: searchd answers from it.
-    let server = crate::support::Searchd::start(dir).await;
+    let server = rig.serve().await;
     let word = testweb::SAMPLE_RANKED_WORD;
     let (status, body) = get(server.addr, &format!("/api/search?q={word}")).await;
     assert_eq!(status, 200, "{body}");
@@ -242,20 +240,19 @@ async fn the_index_grows_while_the_crawl_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crate::support::crawler_config(&web);
+    let mut rig = Rig::start().await;
     // Every stored page is due again at once.
-    config.revisit_ms = 0;
-    config.min_revisit_ms = 0;
-    config.max_revisit_ms = 0;
+    rig.config.revisit_ms = 0;
+    rig.config.min_revisit_ms = 0;
+    rig.config.max_revisit_ms = 0;
+    let web = &rig.web;
     let seeds = [
         web.url("fresh.test", "/"),
         web.url("fresh.test", testweb::WITHDRAWN_PATH),
     ];
-    crate::support::crawl(dir.path(), &seeds, config.clone()).await;
-    crate::support::index(dir.path()).await;
-    let data = dir.path().to_path_buf();
+    rig.crawl(&seeds).await;
+    rig.index().await;
+    let data = rig.data().to_path_buf();
     let searcher = gateway::Searcher::open(&data, Default::default()).expect("searcher");
     let found = |searcher: &gateway::Searcher| {
         searcher
@@ -266,8 +263,8 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
     assert_eq!(found(&searcher), 1, "the notice is searchable");
 
     web.set_fresh_edition(2);
-    crate::support::crawl(dir.path(), &seeds, config).await;
-    let store = StoreReader::open(dir.path()).expect("store");
+    rig.crawl(&seeds).await;
+    let store = rig.store();
     let gone = store
         .page(&web.url("fresh.test", testweb::WITHDRAWN_PATH))
         .expect("read")
@@ -307,7 +304,7 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
             .map(|(s, i)| s - i),
         Some(behind)
     );
-    crate::support::index(dir.path()).await;
+    rig.index().await;
     searcher.refresh().expect("refresh");
     assert_eq!(
         found(&searcher),

@@ -8,7 +8,7 @@ use shared::StoreReader;
 use shared::record::PageRecord;
 use testweb::{Request, STALLS_PAGES, TestWeb};
 
-use crate::support::{crawl, crawler_config};
+use crate::support::Rig;
 
 fn stored(store: &StoreReader, url: &str) -> PageRecord {
     store
@@ -33,19 +33,17 @@ fn page_requests(web: &TestWeb) -> Vec<Request> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_url_goes_behind_its_hosts_other_pages() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.delay_ms = 100;
-    config.header_timeout_ms = 1_000;
-    config.page_attempts = 3;
-    config.retry_ms = 300;
-    config.deny_urls = vec!["/(drip|trickle|big|bomb)$".into()];
-    let home = web.url("stalls.test", "/");
-    let summary = crawl(dir.path(), std::slice::from_ref(&home), config).await;
+    let mut rig = Rig::start().await;
+    rig.config.delay_ms = 100;
+    rig.config.header_timeout_ms = 1_000;
+    rig.config.page_attempts = 3;
+    rig.config.retry_ms = 300;
+    rig.config.deny_urls = vec!["/(drip|trickle|big|bomb)$".into()];
+    let home = rig.web.url("stalls.test", "/");
+    let summary = rig.crawl(std::slice::from_ref(&home)).await;
     assert_eq!(summary.halted_hosts, Vec::<String>::new());
 
-    let requests = page_requests(&web);
+    let requests = page_requests(&rig.web);
     // The host's timeline, for `--nocapture` readers: when each request came, after the first.
     for r in &requests {
         let at = r.at.saturating_duration_since(requests[0].at);
@@ -97,8 +95,8 @@ async fn a_hanging_url_goes_behind_its_hosts_other_pages() {
         );
     }
 
-    let store = StoreReader::open(dir.path()).expect("store");
-    let hang_url = web.url("stalls.test", "/hang");
+    let store = rig.store();
+    let hang_url = rig.web.url("stalls.test", "/hang");
     let hang = stored(&store, &hang_url);
     assert_eq!(
         hang.error.as_deref(),
@@ -119,21 +117,19 @@ async fn a_hanging_url_goes_behind_its_hosts_other_pages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drips_trickles_big_bodies_and_bombs_are_cut_with_their_reasons() {
-    let web = TestWeb::start().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = crawler_config(&web);
-    config.max_depth = 0;
-    config.page_attempts = 1;
-    config.host_concurrency = 4;
-    config.request_timeout_ms = 3_000;
-    config.min_transfer_rate = 1024;
-    config.transfer_window_ms = 1_000;
-    config.max_body_bytes = 64 * 1024;
-    let url = |path| web.url("stalls.test", path);
+    let mut rig = Rig::start().await;
+    rig.config.max_depth = 0;
+    rig.config.page_attempts = 1;
+    rig.config.host_concurrency = 4;
+    rig.config.request_timeout_ms = 3_000;
+    rig.config.min_transfer_rate = 1024;
+    rig.config.transfer_window_ms = 1_000;
+    rig.config.max_body_bytes = 64 * 1024;
+    let url = |path| rig.web.url("stalls.test", path);
     let seeds = ["/drip", "/trickle", "/big", "/bomb"].map(url);
-    crawl(dir.path(), &seeds, config).await;
+    rig.crawl(&seeds).await;
 
-    let store = StoreReader::open(dir.path()).expect("store");
+    let store = rig.store();
     let [drip, trickle, big, bomb] = seeds.each_ref().map(|u| stored(&store, u));
     assert_eq!(
         drip.error.as_deref(),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crawler::{CrawlOptions, CrawlSummary, Crawler};
 use indexer::BuildMode;
@@ -70,13 +70,16 @@ pub async fn crawl_in_scope(
 }
 
 /// One test's rig: the test web, a data directory of its own and a crawler config for the
-/// web, which the test changes before it crawls. Most end-to-end tests start with it:
+/// web, which the test changes before it crawls; then the index and searchd over it. Most
+/// end-to-end tests start with it:
 ///
 /// ```ignore
 /// let mut rig = Rig::start().await;
 /// rig.config.max_depth = 1;
 /// rig.crawl(&[rig.web.url("sample.test", "/")]).await;
 /// assert_eq!(rig.requested("sample.test")[0], "/robots.txt");
+/// rig.index().await;
+/// let server = rig.serve().await;
 /// ```
 pub struct Rig {
     /// The local test web.
@@ -121,6 +124,16 @@ impl Rig {
     /// The store, read-only.
     pub fn store(&self) -> StoreReader {
         StoreReader::open(self.data()).expect("store opens read-only")
+    }
+
+    /// Builds the index of the data directory (a full build).
+    pub async fn index(&self) {
+        index(self.data()).await;
+    }
+
+    /// searchd over the data directory (indexed or not yet), on a free loopback port.
+    pub async fn serve(&self) -> Searchd {
+        Searchd::over(self.data()).await
     }
 }
 
@@ -170,42 +183,52 @@ pub fn urls_of(web: &TestWeb, host: &str, paths: &[&str]) -> BTreeSet<String> {
     paths.iter().map(|p| web.url(host, p)).collect()
 }
 
-/// searchd serving a data directory on 127.0.0.1; it stops, and the directory goes, on drop.
+/// searchd serving a data directory on 127.0.0.1; it stops on drop, and a directory it
+/// was given to own goes with it.
 pub struct Searchd {
     /// Where it listens.
     pub addr: SocketAddr,
     _stop: tokio::sync::oneshot::Sender<()>,
-    dir: tempfile::TempDir,
+    data: PathBuf,
+    _owned: Option<tempfile::TempDir>,
 }
 
 impl Searchd {
-    /// Starts searchd (default config) over `dir` on a free loopback port.
+    /// Starts searchd (default config) over `dir`, which it owns, on a free loopback port.
     pub async fn start(dir: tempfile::TempDir) -> Searchd {
+        let mut server = Searchd::over(dir.path()).await;
+        server._owned = Some(dir);
+        server
+    }
+
+    /// Starts searchd (default config) over `data` on a free loopback port.
+    pub async fn over(data: &Path) -> Searchd {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("address");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let data = dir.path().to_path_buf();
+        let served = data.to_path_buf();
         tokio::spawn(async move {
             let shutdown = async {
                 let _ = stopped.await;
             };
             let config = Config::load(None).expect("the defaults are valid");
-            gateway::serve(listener, data, config, shutdown)
+            gateway::serve(listener, served, config, shutdown)
                 .await
                 .expect("searchd serves");
         });
         Searchd {
             addr,
             _stop: stop,
-            dir,
+            data: data.to_path_buf(),
+            _owned: None,
         }
     }
 
     /// The data directory it serves.
-    pub fn data(&self) -> &std::path::Path {
-        self.dir.path()
+    pub fn data(&self) -> &Path {
+        &self.data
     }
 
     /// `http://{addr}{path_and_query}`.
