@@ -2,8 +2,8 @@
 //!
 //! Every stored page has a [`RevisitRecord`]. The interval starts at `revisit_ms`, halves
 //! after a visit that found a change and doubles after one that found none (a 304, or the same
-//! status and text), always within `[min_revisit_ms, max_revisit_ms]` (the config's
-//! `revisit`, `min_revisit` and `max_revisit`). A page's
+//! status and text), always within `[min_revisit_ms, max_revisit_ms]` (the config file's
+//! keys; `CrawlerConfig`'s `revisit`, `min_revisit` and `max_revisit`). A page's
 //! `<meta name="revisit-after">` sets the interval instead (within the same bounds): the site
 //! owner knows best how often it changes.
 

@@ -1,4 +1,4 @@
-//! The tantivy schema. Field names come from [`shared::fields`], so searchd reads what the
+//! The tantivy schema. Field names come from [`crate::fields`], so searchd reads what the
 //! indexer writes.
 //!
 //! | field | options |

@@ -3,8 +3,9 @@
 //! A build reads `DATA/store` read-only (a crawl may be running) and writes `DATA/index`:
 //!
 //! - `source`: the store as the indexer reads it, and what kind of page each record is.
-//! - `plan`: which pages become documents; duplicates and pages naming another as
-//!   `rel=canonical` collapse to the canonical URL, else the shortest.
+//! - `shared::docplan` (shared with `crawler explain`): which pages become documents;
+//!   duplicates and pages naming another as `rel=canonical` collapse to the canonical URL,
+//!   else the shortest.
 //! - `linkgraph`: in-link counts from distinct pages, and anchor text, per document.
 //! - `text`: title, headings and visible body text of a page, boilerplate left out.
 //! - `document`: a document's inputs, their fingerprint, and the tantivy document.

@@ -13,7 +13,7 @@
 //! | `seen` | [`UrlFingerprint`](crate::url::UrlFingerprint) bytes | while the URL waits in the frontier, its [`QueuePosition`] (rank and sequence, 12 bytes); empty once it was fetched or dropped |
 //! | `robots` | origin (`scheme://host[:port]`) | [`RobotsRecord`] |
 //! | `content` | content hash (u64 BE) of a page's normalized text | URL of the first page with it |
-//! | `near` | block number (u8), its 16 bits (BE), then the whole simhash (u64 BE) of a page's main text; four keys a page | URL of the page |
+//! | `near` | block number (u8), its 16 bits (BE), then the whole simhash (u64 BE) of a page's main text; four keys a page | `url \0 title` of the page |
 //! | `meta` | [`COUNTERS_KEY`] | [`CrawlCounters`] |
 //! | `meta` | [`HOST_QUEUED_PREFIX`] ++ origin | URLs ever queued for the origin (u64 BE) |
 //! | `meta` | [`PATH_QUERIES_PREFIX`] ++ hash of origin and path | distinct query strings queued (u64 BE) |

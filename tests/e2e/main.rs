@@ -35,7 +35,7 @@
 //! - [`fuzz_corpus`]: every committed fuzz corpus file through its fuzz target's body (the
 //!   parsers of robots.txt, HTML, links, URLs, sitemaps, charsets, queries and config).
 //! - [`tidy`]: the layout's rules on the source: no file over 700 lines before its tests, no
-//!   two files of a crate that use each other.
+//!   two files of a crate that use each other, no writer linked by the serving crates.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 

@@ -1,7 +1,9 @@
 //! The layout's rules, checked on the source as rust-analyzer's tidy tests check theirs: no
 //! source file over [`MAX_LINES`] lines of code that is not a test, and no two files of a
 //! crate that use each other, directly or round a circle (a file's own submodules and
-//! ancestors aside: a module and its rooms are one unit). Each failure names the file.
+//! ancestors aside: a module and its rooms are one unit); and serving never writes because
+//! it cannot: the crates searchd serves through depend on neither writer, and only searchd's
+//! demo names them. Each failure names the file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -257,4 +259,59 @@ fn the_checks_fail_on_a_cycle_and_skip_tests() {
         .map(String::from)
         .collect();
     assert_eq!(paths, expected, "the test module is not code");
+}
+
+/// The packages a manifest's `[dependencies]` names (not its dev- or build-dependencies).
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+        } else if in_dependencies && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            names.insert(name.trim_matches('"').to_string());
+        }
+    }
+    names
+}
+
+#[test]
+fn serving_links_no_writer() {
+    // Serving never writes because it cannot: the crates searchd serves through depend on
+    // neither the crawler (the store's writer) nor the indexer (the index's).
+    for name in ["gateway", "index-format", "shared"] {
+        let manifest =
+            std::fs::read_to_string(workspace().join(name).join("Cargo.toml")).expect("manifest");
+        let writers: Vec<String> = dependencies(&manifest)
+            .into_iter()
+            .filter(|dep| dep == "crawler" || dep == "indexer")
+            .collect();
+        assert!(writers.is_empty(), "{name} depends on {writers:?}");
+    }
+    // The reading must be able to fail.
+    let sample = "[package]\nname = \"x\"\n[dependencies]\nshared.workspace = true\n\
+                  crawler = { workspace = true }\n# indexer\n[dev-dependencies]\nindexer.workspace = true\n";
+    let expected: BTreeSet<String> = ["crawler", "shared"].map(String::from).into();
+    assert_eq!(dependencies(sample), expected);
+}
+
+#[test]
+fn only_the_demo_reaches_the_writers_from_searchd() {
+    // searchd links the crawler and the indexer for `searchd demo` alone.
+    let src = workspace().join("searchd/src");
+    let mut reaching = Vec::new();
+    for module in modules(&src.join("lib.rs"))
+        .into_iter()
+        .chain(modules(&src.join("main.rs")))
+    {
+        let demo = module.path.first().is_some_and(|first| first == "demo");
+        if !demo && (module.code.contains("crawler::") || module.code.contains("indexer::")) {
+            reaching.push(module.file);
+        }
+    }
+    assert!(
+        reaching.is_empty(),
+        "only demo/ may name crawler:: or indexer::: {reaching:?}"
+    );
 }
