@@ -1,5 +1,5 @@
 //! The writer's own tests: change numbers and history, one writer at a time, duplicate
-//! lookups, queue order as URLs are found again, refills.
+//! lookups, queue order as URLs are found again, refills, memory within the budget.
 
 use super::*;
 use shared::StoreReader;
@@ -289,4 +289,73 @@ fn a_page_linking_to_itself_is_not_queued_again() {
             .is_empty()
     );
     assert!(queue_order(&store, "http://a.test").is_empty());
+}
+
+#[test]
+fn a_store_holds_its_blocks_and_memtables_within_its_budget() {
+    // 1 MiB of cache and 1 MiB of memtables, against about 16 MiB of pages written, then read
+    // back from table files: the default budget holds 24 MiB of those memtables and 19 MiB
+    // of those blocks (RocksDB's own defaults, a cache and 64 MiB memtables per family, more).
+    const BUDGET: usize = 1 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = PageStore::open_within(dir.path(), &MemoryBudget::new(BUDGET, BUDGET)).unwrap();
+    let mut written = 0;
+    let urls: Vec<String> = (0..4_000).map(|i| format!("http://a.test/{i}")).collect();
+    for (i, url) in urls.iter().enumerate() {
+        // Words that do not repeat, so compression leaves the records their size.
+        let description: String = (0..256)
+            .map(|w| {
+                format!(
+                    "{:x} ",
+                    xxhash_rust::xxh3::xxh3_64(&[i as u8, (i >> 8) as u8, w as u8])
+                )
+            })
+            .collect();
+        written += description.len();
+        let mut page = PageRecord {
+            url: url.clone(),
+            status: 200,
+            description,
+            ..PageRecord::default()
+        };
+        store
+            .commit_page(PageCommit {
+                done: b"no frontier key",
+                page: &mut page,
+                outlinks: &Outlinks::default(),
+                discovered: Vec::new(),
+                revisit: &RevisitRecord::default(),
+                simhash: None,
+                failed_before: 0,
+            })
+            .unwrap();
+    }
+    assert!(
+        written > 8 * BUDGET,
+        "the pages outweigh the budget: {written} bytes"
+    );
+    let property = |store: &PageStore, cf: Cf, name: &str| {
+        store
+            .db
+            .property_int_value_cf(store.cf(cf), name)
+            .unwrap()
+            .unwrap_or(0) as usize
+    };
+    let memtables: usize = Cf::ALL
+        .iter()
+        .map(|&cf| property(&store, cf, "rocksdb.cur-size-all-mem-tables"))
+        .sum();
+    assert!(memtables <= 2 * BUDGET, "{memtables} bytes of memtables");
+
+    // Every page read back from table files, through the cache.
+    store.flush().unwrap();
+    for url in &urls {
+        assert!(store.page(url).unwrap().is_some(), "{url} reads back");
+    }
+    // One cache for every family: any family reports its usage.
+    let cached = property(&store, Cf::Pages, "rocksdb.block-cache-usage");
+    assert!(
+        cached <= BUDGET + BUDGET / 4,
+        "{cached} bytes of cached blocks"
+    );
 }
