@@ -11,6 +11,7 @@
 //! is served, so result links work. Ctrl-C stops cleanly at any stage.
 
 pub mod live_index;
+mod site;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -117,18 +118,22 @@ async fn bind_site(data: &Path, docs: &Path) -> Result<TcpListener> {
     Ok(listener)
 }
 
-/// The settings for our own site: loopback allowed, no delay, 8 requests at a time; the
-/// rest the defaults.
+/// Requests in flight to our own site: its server is in this process, on loopback, so the
+/// crawl can ask as fast as the machine answers (as `bench/run` crawls nginx).
+const SITE_CONCURRENCY: usize = 32;
+
+/// The settings for our own site: loopback allowed, no delay, [`SITE_CONCURRENCY`] requests
+/// at a time; the rest the defaults.
 fn crawl_config() -> Result<Config, BadValue> {
     let mut raw = RawConfig::default();
     raw.crawler.allow_loopback = true;
-    raw.crawler.max_in_flight = 16;
+    raw.crawler.max_in_flight = SITE_CONCURRENCY;
     raw.crawler.max_body_bytes = 32 * 1024 * 1024;
     raw.crawler.hosts.insert(
         "127.0.0.1".into(),
         RawHostOverride {
             delay_ms: Some(0),
-            concurrency: Some(8),
+            concurrency: Some(SITE_CONCURRENCY),
             ..RawHostOverride::default()
         },
     );
@@ -140,6 +145,7 @@ pub async fn run(
     options: DemoOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
+    let begun = Instant::now();
     let docs = docs_dir(options.docs.as_deref())?;
     // Bind search first, so a busy port is reported before minutes of crawling.
     let search_listener = TcpListener::bind(options.listen).await.with_context(|| {
@@ -164,7 +170,7 @@ pub async fn run(
 
     let site_listener = bind_site(&options.data, &docs).await?;
     let site_addr = site_listener.local_addr()?;
-    let site = warp::serve(warp::fs::dir(docs.clone()))
+    let site = warp::serve(site::routes(docs.clone()))
         .incoming(site_listener)
         .graceful(stopped())
         .run();
@@ -251,7 +257,10 @@ pub async fn run(
     );
 
     println!();
-    println!("    ==> Search is ready at http://{addr}/   (Ctrl-C to stop)");
+    println!(
+        "    ==> Search is ready at http://{addr}/   ({} after the start; Ctrl-C to stop)",
+        human(begun.elapsed())
+    );
     println!();
     server.await.context("search stopped")??;
     site_task.abort();

@@ -3,9 +3,9 @@
 //!
 //! Each build is the indexer's incremental build over a read-only snapshot of the store
 //! (the crawler keeps writing it), so a build never waits for the crawl nor the crawl for
-//! a build; searchd picks each commit up by itself. Builds come at doubling intervals
-//! ([`Cadence`]): early ones are cheap and show results fast, later ones, which touch more
-//! documents, leave the crawl most of the machine.
+//! a build; searchd picks each commit up by itself. Builds come at growing intervals
+//! ([`Cadence`]): the first is cheap and shows results fast, later ones, which touch more
+//! documents, come seldom and leave the crawl most of the machine.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -18,20 +18,25 @@ use indexer::{BuildMode, BuildSummary};
 pub struct Cadence {
     /// Wait before the first build.
     pub first: Duration,
-    /// The longest wait between two builds (each wait doubles the last, up to this).
+    /// Each wait is the last one times this, up to `max`.
+    pub growth: u32,
+    /// The longest wait between two builds.
     pub max: Duration,
 }
 
 impl Cadence {
-    /// The demo's: a first build after 3 s, then 6, 12, 24, 30, 30 ... s apart.
+    /// The demo's: a first build after 3 s, then 12, 30, 30 ... s apart. On 2 cores a
+    /// build of the Rust docs takes a core for seconds; builds every few seconds took a
+    /// third of the machine from a crawl of a thousand pages a second.
     pub const DEMO: Cadence = Cadence {
         first: Duration::from_secs(3),
+        growth: 4,
         max: Duration::from_secs(30),
     };
 
     /// The wait after one of `wait`.
     fn next(self, wait: Duration) -> Duration {
-        (wait * 2).min(self.max)
+        (wait * self.growth).min(self.max)
     }
 }
 
@@ -74,7 +79,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn waits_double_up_to_the_longest() {
+    fn waits_grow_up_to_the_longest() {
         let cadence = Cadence::DEMO;
         let mut wait = cadence.first;
         let mut waits = vec![wait];
@@ -83,6 +88,6 @@ mod tests {
             waits.push(wait);
         }
         let secs: Vec<u64> = waits.iter().map(Duration::as_secs).collect();
-        assert_eq!(secs, [3, 6, 12, 24, 30, 30]);
+        assert_eq!(secs, [3, 12, 30, 30, 30, 30]);
     }
 }
