@@ -11,6 +11,9 @@
 # fails gets a row saying why; the section goes on. Each peer run is cut off after
 # $BENCH_PEER_TIMEOUT seconds (default 600); a cut-off row says so, its pages/s is pages over
 # elapsed seconds.
+# $BENCH_CRAWL_PEERS (default "spider_cli scrapy") names the installed peers to run; wget
+# always runs, the yardstick. A run that compares two builds of sift (BENCH_CRAWL_PEERS=none)
+# skips the long installs and runs; a peer left out gets a row saying so.
 #
 # The "HTML pages" column: for every peer, the distinct HTML files of the corpus that the tool
 # fetched (spider_cli crawl: the URLs it prints) or stored (wget, spider_cli download, Scrapy:
@@ -182,8 +185,17 @@ crawl_section() {
     crawl_timeout=${BENCH_PEER_TIMEOUT:-600}
     mkdir -p "$tools"
     # Installs first, so that no build runs beside a measured crawl.
-    crawl_install_spider_cli || echo "spider_cli: $crawl_spider_missing" >&2
-    crawl_install_scrapy || echo "Scrapy: $crawl_scrapy_missing" >&2
+    local peers=" ${BENCH_CRAWL_PEERS:-spider_cli scrapy} "
+    if [[ $peers == *" spider_cli "* ]]; then
+        crawl_install_spider_cli || echo "spider_cli: $crawl_spider_missing" >&2
+    else
+        crawl_spider_missing="not run (BENCH_CRAWL_PEERS)"
+    fi
+    if [[ $peers == *" scrapy "* ]]; then
+        crawl_install_scrapy || echo "Scrapy: $crawl_scrapy_missing" >&2
+    else
+        crawl_scrapy_missing="not run (BENCH_CRAWL_PEERS)"
+    fi
     crawl_warm_up "$url"
     table_head >"$work/crawl.md"
     local ratios=()
