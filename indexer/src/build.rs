@@ -23,7 +23,7 @@ use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
 use crate::source::Source;
 use crate::target::{BuildMode, Target};
-use crate::writer::write_documents;
+use crate::writer::{Threads, write_documents};
 use index_format::generation;
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
@@ -91,7 +91,14 @@ pub fn build_with_progress(
     mode: BuildMode,
     progress: &BuildProgress,
 ) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, progress)
+    build_passes(data, mode, progress, Threads::Machine)
+        .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
+}
+
+/// [`build`] on one parser thread and one indexing thread, beside other work that needs
+/// the rest of the machine: `searchd demo`'s builds while its crawl runs.
+pub fn build_beside(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
+    build_passes(data, mode, &BuildProgress::new(), Threads::One)
         .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
 }
 
@@ -99,6 +106,7 @@ fn build_passes(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
+    threads: Threads,
 ) -> Result<BuildSummary, Error> {
     let started = Instant::now();
     let source = Source::open(data)?;
@@ -133,7 +141,15 @@ fn build_passes(
         store_change,
         "writing"
     );
-    let result = write_documents(&source, &plan, &mut graph, &target, store_change, progress);
+    let result = write_documents(
+        &source,
+        &plan,
+        &mut graph,
+        &target,
+        store_change,
+        progress,
+        threads,
+    );
     let (state, counts) = match result {
         Ok(done) => done,
         Err(error) => {

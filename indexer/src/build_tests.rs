@@ -8,7 +8,7 @@ use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
 use crate::testutil::{TestStore, link, page};
-use crate::{BuildMode, BuildProgress, build, build_with_progress};
+use crate::{BuildMode, BuildProgress, build, build_beside, build_with_progress};
 use index_format::{DocState, current_generation, generation, open_current};
 
 /// The stored document filed under `url`, if any.
@@ -353,4 +353,29 @@ fn the_progress_ends_with_every_document_of_the_write_pass_done() {
     let summary = build_with_progress(store.data(), BuildMode::Incremental, &progress).unwrap();
     assert_eq!((summary.indexed, summary.unchanged), (0, 3));
     assert_eq!((progress.total(), progress.done()), (3, 3), "unchanged");
+}
+
+#[test]
+fn a_build_beside_other_work_writes_the_same_index() {
+    // build_beside takes one parser and one indexing thread; the documents are the same.
+    let store = TestStore::new();
+    for i in 0..40 {
+        store.put_html(
+            &format!("http://a.test/{i}"),
+            &format!("Page {i}"),
+            &format!("<p>tidepool {i} heron</p>"),
+            &[link("http://a.test/0", "home")],
+        );
+    }
+    let beside = build_beside(store.data(), BuildMode::Full).unwrap();
+    assert_eq!((beside.total_docs, beside.indexed), (40, 40));
+    assert_eq!(hits(&store, "body", "tidepool"), 40);
+    assert_eq!(
+        inlinks(&store, "http://a.test/0"),
+        39,
+        "from every other page"
+    );
+    let whole = build(store.data(), BuildMode::Full).unwrap();
+    assert_eq!(whole.total_docs, beside.total_docs);
+    assert_eq!(hits(&store, "body", "tidepool"), 40);
 }

@@ -10,8 +10,9 @@
 //! - `text`: title, headings and visible body text of a page, boilerplate left out.
 //! - `document`: a document's inputs, their fingerprint, and the tantivy document.
 //! - `target`: the generation a build writes, chosen by [`BuildMode`].
-//! - `build`: [`build()`], the three passes, full or incremental; `writer`: the third pass;
-//!   `progress`: [`BuildProgress`], the third pass's documents for [`build_with_progress`].
+//! - `build`: [`build()`], the three passes, full or incremental ([`build_beside`]: on one
+//!   thread of each kind, beside other work); `writer`: the third pass; `progress`:
+//!   [`BuildProgress`], the third pass's documents for [`build_with_progress`].
 //!
 //! What it writes is the index's contract, the `index_format` crate: the fields and schema,
 //! the tokenizers, the generations and `CURRENT` (written atomically at the end of a build),
@@ -45,7 +46,7 @@ mod testutil;
 mod text;
 mod writer;
 
-pub use build::{BuildSummary, build, build_with_progress};
+pub use build::{BuildSummary, build, build_beside, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use linkgraph::Inbound;

@@ -31,6 +31,16 @@ const WRITER_HEAP: usize = 192 * 1024 * 1024;
 const QUEUE_PER_WORKER: usize = 2;
 /// Most parser threads.
 const MAX_WORKERS: usize = 4;
+/// How many threads a build's writing pass takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Threads {
+    /// As many as help: a parser per core (at most [`MAX_WORKERS`]) and tantivy's own count
+    /// of indexing threads.
+    Machine,
+    /// One parser and one indexing thread, leaving the rest of the machine to other work.
+    One,
+}
+
 /// A progress event every this many documents written.
 const PROGRESS_EVERY: u64 = 5_000;
 
@@ -58,13 +68,17 @@ pub(crate) fn write_documents(
     target: &Target,
     plan_store_change: u64,
     progress: &BuildProgress,
+    threads: Threads,
 ) -> Result<(DocState, Counts), Error> {
     let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
     let fields = IndexFields::new(&index.schema())?;
-    let mut writer: IndexWriter<TantivyDocument> = index.writer(WRITER_HEAP)?;
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, MAX_WORKERS);
+    let (mut writer, workers): (IndexWriter<TantivyDocument>, usize) = match threads {
+        Threads::Machine => {
+            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+            (index.writer(WRITER_HEAP)?, cores.clamp(1, MAX_WORKERS))
+        }
+        Threads::One => (index.writer_with_num_threads(1, WRITER_HEAP)?, 1),
+    };
     let mut state = DocState {
         format: old.format,
         build: old.build + 1,

@@ -2,8 +2,9 @@
 //! start and grows as pages arrive (`searchd demo`).
 //!
 //! Each build is the indexer's incremental build over a read-only snapshot of the store
-//! (the crawler keeps writing it), so a build never waits for the crawl nor the crawl for
-//! a build; searchd picks each commit up by itself. Builds come at growing intervals
+//! (the crawler keeps writing it), on one parser and one indexing thread
+//! ([`indexer::build_beside`]), so a build never waits for the crawl nor the crawl for a
+//! build, and the crawl keeps a core; searchd picks each commit up by itself. Builds come at growing intervals
 //! ([`Cadence`]): the first is cheap and shows results fast, later ones, which touch more
 //! documents, come seldom and leave the crawl most of the machine.
 
@@ -59,9 +60,10 @@ pub async fn index_while(
             () = tokio::time::sleep(wait) => {}
         }
         let data = data.clone();
-        let built =
-            tokio::task::spawn_blocking(move || indexer::build(&data, BuildMode::Incremental))
-                .await;
+        let built = tokio::task::spawn_blocking(move || {
+            indexer::build_beside(&data, BuildMode::Incremental)
+        })
+        .await;
         match built {
             Ok(Ok(summary)) => {
                 on_build(&summary);
