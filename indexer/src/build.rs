@@ -91,14 +91,23 @@ pub fn build_with_progress(
     mode: BuildMode,
     progress: &BuildProgress,
 ) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, progress, Threads::Machine)
-        .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
+    build_on(data, mode, progress, Threads::Machine)
 }
 
 /// [`build`] on one parser thread and one indexing thread, beside other work that needs
 /// the rest of the machine: `searchd demo`'s builds while its crawl runs.
 pub fn build_beside(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, &BuildProgress::new(), Threads::One)
+    build_on(data, mode, &BuildProgress::new(), Threads::One)
+}
+
+/// The three passes on `threads`; running out of disk is [`Error::DiskFull`].
+fn build_on(
+    data: &Path,
+    mode: BuildMode,
+    progress: &BuildProgress,
+    threads: Threads,
+) -> Result<BuildSummary, Error> {
+    build_passes(data, mode, progress, threads)
         .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
 }
 

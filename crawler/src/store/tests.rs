@@ -16,14 +16,19 @@ fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64
         content_hash: text_hash,
         ..PageRecord::default()
     };
+    commit_alone(store, &mut page, Some(simhash));
+}
+
+/// Commits `page` as a fetch with no links and no frontier entry of its own.
+fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u64>) {
     store
         .commit_page(PageCommit {
             done: b"no frontier key",
-            page: &mut page,
+            page,
             outlinks: &Outlinks::default(),
             discovered: Vec::new(),
             revisit: &RevisitRecord::default(),
-            simhash: Some(simhash),
+            simhash,
             failed_before: 0,
         })
         .unwrap();
@@ -318,17 +323,7 @@ fn a_store_holds_its_blocks_and_memtables_within_its_budget() {
             description,
             ..PageRecord::default()
         };
-        store
-            .commit_page(PageCommit {
-                done: b"no frontier key",
-                page: &mut page,
-                outlinks: &Outlinks::default(),
-                discovered: Vec::new(),
-                revisit: &RevisitRecord::default(),
-                simhash: None,
-                failed_before: 0,
-            })
-            .unwrap();
+        commit_alone(&mut store, &mut page, None);
     }
     assert!(
         written > 8 * BUDGET,

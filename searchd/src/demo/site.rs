@@ -39,12 +39,12 @@ async fn answer(root: &Path, url_path: &str) -> Response {
     let Some(relative) = relative_file(url_path) else {
         return StatusCode::NOT_FOUND.into_response();
     };
+    let media_type = mime_guess::from_path(&relative).first_or_octet_stream();
     let file = root.join(relative);
     let directory_without_slash = !url_path.ends_with('/');
     let read = tokio::task::spawn_blocking(move || read_file(&file, directory_without_slash)).await;
     match read {
-        Ok(Ok(Found::File(name, body))) => {
-            let media_type = mime_guess::from_path(&name).first_or_octet_stream();
+        Ok(Ok(Found::File(body))) => {
             warp::reply::with_header(body, "content-type", media_type.as_ref()).into_response()
         }
         Ok(Ok(Found::Directory)) => warp::reply::with_header(
@@ -71,8 +71,8 @@ async fn answer(root: &Path, url_path: &str) -> Response {
 
 /// What a path names on disk.
 enum Found {
-    /// A file's name and its bytes.
-    File(PathBuf, Vec<u8>),
+    /// A file's bytes.
+    File(Vec<u8>),
     /// A directory asked for without its slash.
     Directory,
 }
@@ -93,7 +93,7 @@ fn read_file(file: &Path, may_be_directory: bool) -> io::Result<Found> {
             MAX_FILE_BYTES >> 20
         )));
     }
-    Ok(Found::File(file.to_path_buf(), std::fs::read(file)?))
+    Ok(Found::File(std::fs::read(file)?))
 }
 
 /// The file a URL path names, relative to the site: percent-decoded, `index.html` for a
