@@ -4,15 +4,20 @@
 //! a topic marker) and Chinese and Japanese do not separate words at all, so a whole run is
 //! no word a reader would type: bigrams let "러스트" find "러스트는" (the query's bigrams are
 //! a phrase, so they must stand together). Then tokens over 40 bytes are dropped, the rest
-//! lowercased, and for [`STEMMED`] stemmed as English.
+//! lowercased, and for [`STEMMED`] stemmed as English (Snowball's stems, remembered per
+//! analyzer, in `tokenize/stem.rs`).
 //!
 //! Both are registered on every index this crate creates or opens ([`register`]); a reader
 //! that opens an index some other way must call it too.
 
+mod stem;
+
 use tantivy::Index;
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
+    LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
+
+use stem::RememberingStemmer;
 
 /// Tokenizer name of the stemmed text fields.
 pub const STEMMED: &str = "sift_stem";
@@ -27,7 +32,7 @@ pub fn register(index: &Index) {
         TextAnalyzer::builder(WordsAndBigrams)
             .filter(RemoveLongFilter::limit(40))
             .filter(LowerCaser)
-            .filter(Stemmer::new(Language::English))
+            .filter(RememberingStemmer::new())
             .build(),
     );
     manager.register(

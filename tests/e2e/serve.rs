@@ -204,8 +204,7 @@ async fn the_index_grows_while_the_crawl_runs() {
         rig.data().to_path_buf(),
         searchd::demo::live_index::Cadence {
             first: std::time::Duration::from_millis(100),
-            growth: 2,
-            max: std::time::Duration::from_millis(200),
+            every: std::time::Duration::from_millis(200),
         },
         async move {
             let mut rx = crawled_rx;

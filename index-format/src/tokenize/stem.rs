@@ -1,0 +1,194 @@
+//! English stemming that remembers the words it has stemmed: [`RememberingStemmer`].
+//!
+//! Text repeats its words (a page of the Rust docs says "the", "type" and "returns" hundreds
+//! of times), and the Snowball algorithm costs far more than a hash lookup: stemming was a
+//! sixth of an index build. Each analyzer (one per field and indexing thread, kept for a
+//! whole segment) keeps a table from the words it met to their stems, bounded by
+//! [`REMEMBERED_WORDS`]: when full it starts again empty, so memory never grows with the text.
+//! The stems are Snowball's English stems, the same tantivy's `Stemmer` gives.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
+
+/// Most words one analyzer remembers (tokens are at most 40 bytes: a few MiB at most).
+pub const REMEMBERED_WORDS: usize = 1 << 15;
+
+/// A token filter that replaces each token by its English stem, remembering up to `limit`
+/// words per analyzer.
+#[derive(Clone, Copy, Debug)]
+pub struct RememberingStemmer {
+    limit: usize,
+}
+
+impl RememberingStemmer {
+    /// Remembers up to [`REMEMBERED_WORDS`] words.
+    pub fn new() -> Self {
+        Self::with_limit(REMEMBERED_WORDS)
+    }
+
+    /// Remembers up to `limit` words (at least one).
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit: limit.max(1),
+        }
+    }
+}
+
+impl Default for RememberingStemmer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TokenFilter for RememberingStemmer {
+    type Tokenizer<T: Tokenizer> = RememberingStemmerFilter<T>;
+
+    fn transform<T: Tokenizer>(self, inner: T) -> RememberingStemmerFilter<T> {
+        RememberingStemmerFilter {
+            inner,
+            memory: Memory {
+                stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+                stems: HashMap::default(),
+                limit: self.limit,
+            },
+        }
+    }
+}
+
+/// [`RememberingStemmer`] over a tokenizer.
+#[derive(Clone)]
+pub struct RememberingStemmerFilter<T> {
+    inner: T,
+    memory: Memory,
+}
+
+/// The stemmer and the words it remembers.
+#[derive(Clone)]
+struct Memory {
+    stemmer: frostem::Stemmer,
+    /// Each word met and its stem; `None`: the word is its own stem. Hashed with a random
+    /// seed (words come from the web; a fixed hash could be flooded with colliding words).
+    stems: HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>,
+    limit: usize,
+}
+
+impl Memory {
+    /// Replaces `text` by its stem.
+    fn stem(&mut self, text: &mut String) {
+        if let Some(remembered) = self.stems.get(text.as_str()) {
+            if let Some(stem) = remembered {
+                text.clear();
+                text.push_str(stem);
+            }
+            return;
+        }
+        let stem: Option<Box<str>> = match self.stemmer.stem(text) {
+            Cow::Borrowed(stem) if stem == text.as_str() => None,
+            Cow::Borrowed(stem) => Some(stem.into()),
+            Cow::Owned(stem) => Some(stem.into_boxed_str()),
+        };
+        if self.stems.len() >= self.limit {
+            self.stems.clear();
+        }
+        let word: Box<str> = text.as_str().into();
+        if let Some(stem) = &stem {
+            text.clear();
+            text.push_str(stem);
+        }
+        self.stems.insert(word, stem);
+    }
+}
+
+impl<T: Tokenizer> Tokenizer for RememberingStemmerFilter<T> {
+    type TokenStream<'a> = RememberingStemmerStream<'a, T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        RememberingStemmerStream {
+            tail: self.inner.token_stream(text),
+            memory: &mut self.memory,
+        }
+    }
+}
+
+/// The tokens of [`RememberingStemmerFilter`], stemmed.
+pub struct RememberingStemmerStream<'a, T> {
+    tail: T,
+    memory: &'a mut Memory,
+}
+
+impl<T: TokenStream> TokenStream for RememberingStemmerStream<'_, T> {
+    fn advance(&mut self) -> bool {
+        if !self.tail.advance() {
+            return false;
+        }
+        self.memory.stem(&mut self.tail.token_mut().text);
+        true
+    }
+
+    fn token(&self) -> &Token {
+        self.tail.token()
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.tail.token_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::tokenizer::{Language, SimpleTokenizer, Stemmer, TextAnalyzer};
+
+    use super::*;
+
+    fn stems(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push(stream.token().text.clone());
+        }
+        out
+    }
+
+    /// Words that stem to themselves, to shorter words, and words seen again, across
+    /// several texts through one analyzer (as a segment writer uses it).
+    const TEXTS: [&str; 3] = [
+        "running runs ran runner the connections connected connecting generously",
+        "the runs of the runner running again: iterators iterate, iterated, iteration",
+        "relational relate related relating the the the happiness happily happy",
+    ];
+
+    #[test]
+    fn stems_are_snowballs_whether_remembered_or_not() {
+        for limit in [1, 2, 5, REMEMBERED_WORDS] {
+            let mut remembering = TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(RememberingStemmer::with_limit(limit))
+                .build();
+            let mut snowball = TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(Stemmer::new(Language::English))
+                .build();
+            for text in TEXTS.iter().chain(TEXTS.iter()) {
+                assert_eq!(
+                    stems(&mut remembering, text),
+                    stems(&mut snowball, text),
+                    "limit {limit}, text {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn memory_stays_within_its_limit() {
+        let mut memory = RememberingStemmer::with_limit(3).transform(SimpleTokenizer::default());
+        let mut stream = memory.token_stream(TEXTS[0]);
+        while stream.advance() {}
+        drop(stream);
+        assert!(
+            memory.memory.stems.len() <= 3,
+            "{}",
+            memory.memory.stems.len()
+        );
+        assert!(!memory.memory.stems.is_empty());
+    }
+}
