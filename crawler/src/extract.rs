@@ -48,7 +48,8 @@ pub struct Extracted {
     /// The target of the first `<link rel="canonical">` in `<head>`, canonical (`None` when
     /// there is none or it is no crawlable URL: not http(s), unparsable, too long).
     pub canonical: Option<String>,
-    /// Links, canonical, deduplicated by (target, anchor), in document order.
+    /// Links, canonical, deduplicated by (target, anchor), in document order; none to the
+    /// page itself.
     pub links: Vec<Link>,
     /// xxh3-64 of the whitespace-normalized visible text.
     pub text_hash: u64,
@@ -122,12 +123,22 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
     // their fingerprints are kept, not copies of the strings.
     let mut seen = std::collections::HashSet::new();
     let mut too_long = 0usize;
+    // A link back to the page itself leads nowhere new and is no vote for it: dropped, before
+    // the limit counts it. Most are fragments (`href="#section"`, resolved against the page
+    // when no `<base>` moves it): a fifth of the Rust docs' links, 50,000 line numbers on one
+    // source page.
+    let own = CanonicalUrl::from_url(page_url.clone()).ok();
+    let fragments_are_own = base == *page_url;
     for link in scanned.links {
+        if fragments_are_own && link.href.trim().starts_with('#') {
+            continue;
+        }
         if links.len() >= MAX_LINKS {
             tracing::info!(page = %page_url, limit = MAX_LINKS, "links after the limit not followed");
             break;
         }
         let target = match CanonicalUrl::join(&base, &link.href) {
+            Ok(target) if own.as_ref() == Some(&target) => continue,
             Ok(target) => target,
             Err(UrlError::TooLong(_)) => {
                 too_long += 1;

@@ -25,6 +25,34 @@ fn a_big_index_page_keeps_its_links_up_to_the_limit() {
 }
 
 #[test]
+fn links_back_to_the_page_itself_are_dropped_before_the_limit_counts() {
+    let targets = |got: &Extracted| -> Vec<String> {
+        got.links.iter().map(|l| l.target.to_string()).collect()
+    };
+    let got = page(
+        r##"<a href="#top">top</a> <a href=" #L12">12</a> <a href="">here</a>
+           <a href="page.html?">again</a> <a href="http://A.test:80/dir/page.html#x">same</a>
+           <a href="page.html?v=2">a version</a> <a href="other.html#top">other</a>"##,
+    );
+    assert_eq!(
+        targets(&got),
+        [
+            "http://a.test/dir/page.html?v=2",
+            "http://a.test/dir/other.html"
+        ]
+    );
+    // A `<base>` elsewhere makes a fragment lead to the base's page.
+    let based = page(r##"<head><base href="http://b.test/root/"></head><a href="#x">x</a>"##);
+    assert_eq!(targets(&based), ["http://b.test/root/"]);
+    // A source page's line numbers do not use up the limit before its real links.
+    let mut html: String = (0..MAX_LINKS + 10)
+        .map(|i| format!("<a href=\"#{i}\">{i}</a>\n"))
+        .collect();
+    html.push_str(r#"<a href="next.html">next</a>"#);
+    assert_eq!(targets(&page(&html)), ["http://a.test/dir/next.html"]);
+}
+
+#[test]
 fn links_resolve_against_base_and_page() {
     let got = page(
         r#"<html><head><title> My
