@@ -181,9 +181,10 @@ mod tests {
     #[test]
     fn memory_stays_within_its_limit() {
         let mut memory = RememberingStemmer::with_limit(3).transform(SimpleTokenizer::default());
-        let mut stream = memory.token_stream(TEXTS[0]);
-        while stream.advance() {}
-        drop(stream);
+        {
+            let mut stream = memory.token_stream(TEXTS[0]);
+            while stream.advance() {}
+        }
         assert!(
             memory.memory.stems.len() <= 3,
             "{}",
