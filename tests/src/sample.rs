@@ -126,7 +126,7 @@ pub fn sample_site_dir() -> PathBuf {
 /// `dir/index.html`, `/dir` redirects to `/dir/`, anything else missing is a 404. The query
 /// string is ignored.
 pub(crate) async fn respond(site: &Path, path: &str) -> Response {
-    let Some(relative) = relative_file(path) else {
+    let Some(relative) = shared::url::site_file(path) else {
         return not_found();
     };
     let file = site.join(&relative);
@@ -138,49 +138,6 @@ pub(crate) async fn respond(site: &Path, path: &str) -> Response {
         },
         _ => not_found(),
     }
-}
-
-/// The file a URL path names, relative to the site: percent-decoded, `index.html` for a
-/// directory; `None` for `.`/`..`/empty segments and anything that could leave the site.
-pub(crate) fn relative_file(path: &str) -> Option<PathBuf> {
-    let decoded = percent_decode(path)?;
-    let inner = decoded.strip_prefix('/')?;
-    let directory = inner.is_empty() || inner.ends_with('/');
-    let inner = inner.strip_suffix('/').unwrap_or(inner);
-    let mut relative = PathBuf::new();
-    if !inner.is_empty() {
-        for segment in inner.split('/') {
-            if segment.is_empty()
-                || segment == "."
-                || segment == ".."
-                || segment.contains(['\\', '\0', ':'])
-            {
-                return None;
-            }
-            relative.push(segment);
-        }
-    }
-    if directory {
-        relative.push("index.html");
-    }
-    Some(relative)
-}
-
-fn percent_decode(path: &str) -> Option<String> {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn content_type(file: &Path) -> &'static str {

@@ -124,7 +124,7 @@ fn siftbot_disallows(robots: &str) -> Vec<String> {
 
 fn read(path_and_query: &str) -> Option<String> {
     let path = path_and_query.split('?').next().unwrap_or_default();
-    let file = sample_site_dir().join(relative_file(path)?);
+    let file = sample_site_dir().join(shared::url::site_file(path)?);
     std::fs::read_to_string(file).ok()
 }
 
@@ -387,7 +387,11 @@ fn the_server_maps_paths_to_files() {
         ("/%2e%2e/Cargo.toml", None),
         ("/bad%zz", None),
     ] {
-        assert_eq!(relative_file(path), file.map(PathBuf::from), "{path}");
+        assert_eq!(
+            shared::url::site_file(path),
+            file.map(PathBuf::from),
+            "{path}"
+        );
     }
 }
 

@@ -36,7 +36,7 @@ pub fn routes(
 
 /// The answer for one URL path.
 async fn answer(root: &Path, url_path: &str) -> Response {
-    let Some(relative) = relative_file(url_path) else {
+    let Some(relative) = shared::url::site_file(url_path) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let media_type = mime_guess::from_path(&relative).first_or_octet_stream();
@@ -96,58 +96,9 @@ fn read_file(file: &Path, may_be_directory: bool) -> io::Result<Found> {
     Ok(Found::File(std::fs::read(file)?))
 }
 
-/// The file a URL path names, relative to the site: percent-decoded, `index.html` for a
-/// directory; `None` for `.`, `..` and empty segments and anything else that could leave
-/// the site.
-fn relative_file(url_path: &str) -> Option<PathBuf> {
-    let decoded = percent_encoding::percent_decode_str(url_path)
-        .decode_utf8()
-        .ok()?;
-    let inner = decoded.strip_prefix('/')?;
-    let directory = inner.is_empty() || inner.ends_with('/');
-    let inner = inner.strip_suffix('/').unwrap_or(inner);
-    let mut relative = PathBuf::new();
-    if !inner.is_empty() {
-        for segment in inner.split('/') {
-            if matches!(segment, "" | "." | "..") || segment.contains(['\\', '\0']) {
-                return None;
-            }
-            relative.push(segment);
-        }
-    }
-    if directory {
-        relative.push("index.html");
-    }
-    Some(relative)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn url_paths_name_files_inside_the_site_only() {
-        let named = |path: &str| relative_file(path).map(|p| p.display().to_string());
-        assert_eq!(named("/").as_deref(), Some("index.html"));
-        assert_eq!(named("/std/").as_deref(), Some("std/index.html"));
-        assert_eq!(
-            named("/std/vec/struct.Vec.html").as_deref(),
-            Some("std/vec/struct.Vec.html")
-        );
-        assert_eq!(named("/a%20b.html").as_deref(), Some("a b.html"));
-        for outside in [
-            "/../etc/passwd",
-            "/a/%2e%2e/%2e%2e/x",
-            "/a//b",
-            "/a/./b",
-            "/a%5Cb",
-            "/%00",
-            "x",
-            "/%ff",
-        ] {
-            assert_eq!(named(outside), None, "{outside}");
-        }
-    }
 
     #[tokio::test]
     async fn files_directories_and_misses_are_answered_as_a_web_server_does() {
