@@ -8,6 +8,7 @@
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`html`]: one streaming pass of a WHATWG tokenizer over a page, and the tree-builder
 //!   rules the crawler and the indexer both read pages by.
+//! - [`partition`]: the partitions of a crawl run by several workers, and their directories.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //!
 //! ```
@@ -38,6 +39,7 @@ pub mod config;
 pub mod docplan;
 pub mod html;
 pub mod logging;
+pub mod partition;
 pub mod record;
 pub mod simhash;
 pub mod store;
