@@ -32,11 +32,18 @@ pub struct Cli {
 pub enum Command {
     /// Crawl from seeds (or continue the crawl stored in --data).
     Crawl(CrawlArgs),
+    /// One worker of a crawl spread over several processes or machines, coordinated through
+    /// Redis: the first worker with seeds creates the crawl, the others join it.
+    Worker(WorkerArgs),
     /// Print the crawl's figures: pages stored, frontier, hosts, errors.
+    #[command(group = clap::ArgGroup::new("source").required(true).args(["data", "redis"]))]
     Status {
         /// The data directory.
         #[arg(long, value_name = "DIR")]
-        data: PathBuf,
+        data: Option<PathBuf>,
+        /// A distributed crawl's Redis: every worker, partition, lease and stream.
+        #[arg(long, value_name = "URL")]
+        redis: Option<String>,
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -91,6 +98,24 @@ pub enum RobotsCommand {
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
     },
+}
+
+/// `crawler worker` flags: the crawl's, and Redis.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The crawl's Redis: `redis://HOST:PORT[/DB]` or `unix:///PATH/redis.sock`.
+    #[arg(long, value_name = "URL")]
+    pub redis: String,
+    /// Partitions of the crawl, when this worker creates it (default 64; fixed for the
+    /// crawl's life).
+    #[arg(long, value_name = "P")]
+    pub partitions: Option<u32>,
+    /// How long a partition's lease lasts unrenewed, in ms (renewed every third of it).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
+    pub lease_ms: u64,
+    /// The crawl's flags; DIR holds this machine's partitions, DIR/partitions/p-NNN.
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
 }
 
 /// `crawler crawl` flags.
@@ -224,7 +249,14 @@ pub async fn run(cli: Cli) -> Result<()> {
 pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
     match cli.command {
         Command::Crawl(args) => crawl(args, bar).await,
-        Command::Status { data, json } => {
+        Command::Worker(args) => worker(args).await,
+        Command::Status {
+            redis: Some(url),
+            json,
+            ..
+        } => crate::cluster::status::status(&url, json, &mut std::io::stdout().lock()).await,
+        Command::Status { data, json, .. } => {
+            let data = data.context("give --data DIR or --redis URL")?;
             crate::inspect::status(&open_store(&data)?, json, &mut std::io::stdout().lock())
         }
         Command::Report { data, json } => {
@@ -283,6 +315,37 @@ async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
             summary.halted_hosts.join(", ")
         );
     }
+    Ok(())
+}
+
+/// `crawler worker`: the worker until the crawl is done (or Ctrl-C), then its summary.
+async fn worker(args: WorkerArgs) -> Result<()> {
+    if args.lease_ms < 300 {
+        bail!(
+            "--lease-ms {}: a lease needs at least 300 ms",
+            args.lease_ms
+        );
+    }
+    let options = crate::cluster::WorkerOptions {
+        redis: args.redis,
+        crawl: args.crawl.into_options()?,
+        partitions: args.partitions,
+        lease: Duration::from_millis(args.lease_ms),
+    };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let summary = crate::cluster::run_worker(options, shutdown).await?;
+    println!(
+        "worker {}: {} fetched ({} errors), {} pages stored in the partitions it held last, {} Redis commands; stopped: {:?} after {:.1?}",
+        summary.worker,
+        summary.fetched,
+        summary.errors,
+        summary.pages_stored,
+        summary.redis_commands,
+        summary.stop,
+        summary.elapsed
+    );
     Ok(())
 }
 

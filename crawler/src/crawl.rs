@@ -35,9 +35,11 @@ use crate::store::{PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};
 
 mod job;
+mod partition;
 mod robots;
 
 use job::{Outcome, PageResult, Parsed, perform};
+pub(crate) use partition::{PartitionRole, PartitionState};
 
 /// What to crawl and how.
 #[derive(Clone, Debug)]
@@ -114,11 +116,39 @@ pub struct Crawler {
     monitor: Monitor,
     /// The operator's extra query parameters to strip.
     params: ParamStrip,
+    /// As one partition of a distributed crawl; `None` on one machine.
+    role: Option<PartitionRole>,
 }
 
 impl Crawler {
     /// Opens the store (failing if another crawler holds it) and checks seeds and scope.
     pub fn open(options: CrawlOptions) -> Result<Self, Error> {
+        let budget = MemoryBudget::new(
+            options.config.store_cache_bytes,
+            options.config.store_write_buffer_bytes,
+        );
+        let store = PageStore::open_within(&options.data, &budget)?;
+        let fetcher = Fetcher::new(&options.config)?;
+        Self::with_store(options, store, fetcher, None)
+    }
+
+    /// A crawl of one partition of a distributed crawl, on its opened (and claimed) store,
+    /// with the worker's fetcher. Its seeds only set its scope: seeds arrive as links.
+    pub(crate) fn for_partition(
+        options: CrawlOptions,
+        store: PageStore,
+        fetcher: Fetcher,
+        role: PartitionRole,
+    ) -> Result<Self, Error> {
+        Self::with_store(options, store, fetcher, Some(role))
+    }
+
+    fn with_store(
+        options: CrawlOptions,
+        mut store: PageStore,
+        fetcher: Fetcher,
+        role: Option<PartitionRole>,
+    ) -> Result<Self, Error> {
         let params = ParamStrip::new(&options.config);
         let parse = |what, input: &String| {
             CanonicalUrl::parse(input)
@@ -139,13 +169,7 @@ impl Crawler {
             .iter()
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
-        let budget = MemoryBudget::new(
-            options.config.store_cache_bytes,
-            options.config.store_write_buffer_bytes,
-        );
-        let mut store = PageStore::open_within(&options.data, &budget)?;
         store.set_trap_rules(TrapRules::new(&options.config));
-        let fetcher = Fetcher::new(&options.config)?;
         let progress = watch::Sender::new(CrawlProgress {
             pages_stored: store.counters().pages_stored,
             frontier: store.counters().frontier_len,
@@ -163,6 +187,7 @@ impl Crawler {
             progress,
             monitor: Monitor::new(Instant::now()),
             params,
+            role,
         })
     }
 
@@ -177,20 +202,26 @@ impl Crawler {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<CrawlSummary, Error> {
         let started = Instant::now();
+        let mut role = self.role.take();
         let seeds = std::mem::take(&mut self.seeds);
-        let seed_entries = seeds
-            .into_iter()
-            .map(|url| {
-                let entry = FrontierEntry::page(url.as_str(), 0);
-                (url, entry)
-            })
-            .collect();
-        self.store.enqueue(seed_entries)?;
+        if role.is_none() {
+            let seed_entries = seeds
+                .into_iter()
+                .map(|url| {
+                    let entry = FrontierEntry::page(url.as_str(), 0);
+                    (url, entry)
+                })
+                .collect();
+            self.store.enqueue(seed_entries)?;
+        }
         let due = self.store.queue_due_revisits(now_ms())?;
         if due > 0 {
             info!(pages = due, "stored pages due for a revisit queued");
         }
-        if self.store.counters().frontier_len == 0 && self.store.counters().pages_stored == 0 {
+        if role.is_none()
+            && self.store.counters().frontier_len == 0
+            && self.store.counters().pages_stored == 0
+        {
             return Err(Error::NoSeeds);
         }
 
@@ -233,10 +264,20 @@ impl Crawler {
                 config.max_pages == 0
                     || store.counters().pages_stored + in_flight < config.max_pages
             };
+            let mut slot_wanted = false;
             while stop.is_none() && tasks.len() < config.max_in_flight.get() {
                 if !page_budget_left(pages_in_flight, &self.store) {
                     break;
                 }
+                // A partition's fetches also take one of its worker's slots.
+                let slot = match role.as_ref().map(PartitionRole::slot) {
+                    Some(None) => {
+                        slot_wanted = true;
+                        break;
+                    }
+                    Some(slot) => slot,
+                    None => None,
+                };
                 let job = frontier.next_job(now, &mut self.store, &mut |entry| {
                     debug!(url = %entry.url, "disallowed by robots.txt");
                 })?;
@@ -250,9 +291,19 @@ impl Crawler {
                 };
                 let fetcher = self.fetcher.clone();
                 let agent = config.agent.clone();
-                tasks.spawn(perform(job, plan, fetcher, agent));
+                tasks.spawn(async move {
+                    let _slot = slot;
+                    perform(job, plan, fetcher, agent).await
+                });
             }
-            if tasks.is_empty() && (stop.is_some() || frontier.is_idle()) {
+            if let Some(role) = role.as_mut() {
+                role.pump(&self.store, now)?;
+                // Told before the loop waits: what it waits in is the state.
+                let settled = tasks.is_empty() && frontier.is_idle();
+                role.report(settled, &self.store, &frontier, &run);
+            }
+            // A partition's crawl waits for links from the others until it is let go.
+            if tasks.is_empty() && (stop.is_some() || (frontier.is_idle() && role.is_none())) {
                 break;
             }
             if matches!(stop, Some(StopReason::Shutdown | StopReason::MaxTime)) {
@@ -285,17 +336,34 @@ impl Crawler {
                 () = sleep_until_opt(deadline), if stop.is_none() => {
                     stop = Some(StopReason::MaxTime);
                 }
+                event = role_event(&mut role, slot_wanted) => {
+                    if let Some(role) = role.as_mut() {
+                        role.handle(event, &mut self.store, &mut frontier)?;
+                    }
+                }
             }
 
             run.pages_stored = self.store.counters().pages_stored;
             run.frontier = self.store.counters().frontier_len;
             self.progress.send_replace(run.clone());
+            let mut line = None;
             if Instant::now() >= next_report {
                 next_report = Instant::now() + Duration::from_secs(5);
-                let line =
-                    self.monitor
-                        .line(Instant::now(), run.pages_stored, run.frontier, &frontier);
-                info!(target: "crawler::monitor", "{line}");
+                line = Some(self.monitor.line(
+                    Instant::now(),
+                    run.pages_stored,
+                    run.frontier,
+                    &frontier,
+                ));
+            }
+            match role.as_mut() {
+                // The worker logs one line for all its partitions.
+                Some(role) => role.keep_line(line),
+                None => {
+                    if let Some(line) = line {
+                        info!(target: "crawler::monitor", "{line}");
+                    }
+                }
             }
         }
 
@@ -525,6 +593,14 @@ impl Crawler {
             .commit_done(key, Some((url.as_str(), &revisit)), Vec::new())?;
         frontier.page_done(origin, key, now);
         Ok(())
+    }
+}
+
+/// The role's next event; never, on one machine.
+async fn role_event(role: &mut Option<PartitionRole>, slot_wanted: bool) -> partition::RoleEvent {
+    match role {
+        Some(role) => role.next_event(slot_wanted).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -19,6 +19,10 @@ pub enum Error {
     /// Nothing to crawl: no seeds and an empty frontier.
     #[error("nothing to crawl: give --seed or --seeds (the store's frontier is empty)")]
     NoSeeds,
+    /// A distributed crawl's worker cannot go on (a bad Redis URL, a crawl of other
+    /// partitions, a partition store it cannot make).
+    #[error("{0}")]
+    Cluster(String),
     /// The HTTP client could not be built.
     #[error("HTTP client: {0}")]
     Client(#[from] reqwest::Error),

@@ -14,6 +14,7 @@ use shared::CanonicalUrl;
 use shared::config::CrawlerConfig;
 use tokio::time::{Instant, timeout_at};
 
+use crate::cluster::AddressGate;
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
@@ -114,6 +115,8 @@ pub(crate) struct Fetcher {
     max_body_bytes: usize,
     deadlines: Deadlines,
     gate: SendGate,
+    /// Across workers of a distributed crawl: every address's gap on Redis's clock.
+    address_gate: Option<AddressGate>,
 }
 
 impl Fetcher {
@@ -152,7 +155,14 @@ impl Fetcher {
             max_body_bytes: config.max_body_bytes,
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
+            address_gate: None,
         })
+    }
+
+    /// The same client, keeping every address's gap also across workers through `gate`.
+    pub(crate) fn with_address_gate(mut self, gate: AddressGate) -> Self {
+        self.address_gate = Some(gate);
+        self
     }
 
     /// The resolver every connection goes through (its cache is shared).
@@ -166,6 +176,12 @@ impl Fetcher {
     /// `crawler::sent`, with the wall-clock time in µs: the soak compares these send times
     /// with the arrivals its test web logs.
     pub(crate) async fn wait_turn(&self, origin: &str, spacing: &Spacing, url: &CanonicalUrl) {
+        // Across workers, Redis books the address's turn first; then this worker's own gate
+        // keeps the gaps between the requests it actually sends, whatever the delay of
+        // Redis's answer.
+        if let (Some(gate), Some((address, gap))) = (&self.address_gate, spacing.address) {
+            gate.wait(address, gap).await;
+        }
         self.gate.wait_turn(origin, spacing).await;
         tracing::debug!(
             target: "crawler::sent",

@@ -54,6 +54,7 @@
 
 pub mod charset;
 pub mod cli;
+pub mod cluster;
 pub mod extract;
 pub mod inspect;
 pub mod progress;

@@ -34,12 +34,14 @@ mod admission;
 mod commit;
 mod hosts;
 mod near;
+mod partition;
 mod queue;
 mod revisits;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use commit::PageCommit;
+pub(crate) use partition::{ArrivedLink, Fence};
 pub(crate) use queue::QueuedUrl;
 
 /// The writable content store.
@@ -63,6 +65,14 @@ pub struct PageStore {
     /// fetched so far, again at each refill. Lowered when a key is queued below it, raised to
     /// the first queued key each refill finds. (A cache: [`PageStore::queued_for`] reads.)
     queue_floor: RefCell<HashMap<String, Vec<u8>>>,
+    /// As a partition of a distributed crawl: where other partitions' URLs go (`None`: a
+    /// single-machine store, every URL is its own).
+    route: Option<partition::Route>,
+    /// The lease that must hold for a write (`None`: a single-machine store).
+    fence: Option<Fence>,
+    /// The next outbox sequence number, and the links waiting in the outbox.
+    outbox_next: u64,
+    outbox_len: u64,
 }
 
 impl PageStore {
@@ -88,6 +98,10 @@ impl PageStore {
             skips_recorded: 0,
             handed_out: HashSet::new(),
             queue_floor: RefCell::default(),
+            route: None,
+            fence: None,
+            outbox_next: 1,
+            outbox_len: 0,
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)
@@ -102,7 +116,13 @@ impl PageStore {
     }
 
     /// Writes `batch`, all or nothing; a refusal (a full disk, an I/O error) names the store.
+    /// As a partition, only while its lease holds ([`StoreError::LeaseLost`] otherwise).
     fn write(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        if let Some(fence) = &self.fence
+            && !fence.holds()
+        {
+            return Err(StoreError::LeaseLost(self.path.clone()));
+        }
         self.written(self.db.write(batch))
     }
 

@@ -21,13 +21,24 @@
 //! | `revisit` | canonical URL of a stored page | [`RevisitRecord`] |
 //! | `skipped` | canonical URL never fetched | [`SkipRecord`], why |
 //! | `history` | canonical URL of a fetched page | [`FetchHistory`]: its last fetches |
+//! | `outbox` | [`outbox_key`]: sequence number (u64 BE) | [`OutboxLink`]: a link to another partition, not yet sent |
+//! | `meta` | [`OUTBOX_NEXT_KEY`] | the next outbox sequence number (u64 BE) |
+//! | `meta` | [`APPLIED_PREFIX`] ++ source partition (u32 BE) | the highest outbox sequence of that partition applied here (u64 BE) |
+//! | `meta` | [`PARTITION_KEY`] | [`PartitionStamp`]: which partition of a distributed crawl this store is |
+//!
+//! The `outbox` family and the partition keys are used only by `crawler worker` (see
+//! [`crate::partition`]); a single-machine crawl leaves them empty.
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
+//! [`OutboxLink`]: crate::record::OutboxLink
+//! [`PartitionStamp`]: crate::record::PartitionStamp
 //! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{BlockBasedOptions, Cache, ColumnFamilyDescriptor, DB, IteratorMode, Options};
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DB, IteratorMode, Options, WriteBufferManager,
+};
 
 use crate::record::{
     CrawlCounters, FetchHistory, Outlinks, PageRecord, Record, RecordError, RevisitRecord,
@@ -45,6 +56,20 @@ pub const PATH_QUERIES_PREFIX: &[u8] = b"path_queries\0";
 /// `meta` key prefix, then an origin: the host was halted by its circuit breaker; the value
 /// says why (UTF-8). It stays halted, run after run, until an operator resumes it.
 pub const HALTED_PREFIX: &[u8] = b"halted\0";
+
+/// `meta` key of the next outbox sequence number (u64 BE).
+pub const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
+/// `meta` key prefix, then a source partition (u32 BE): the highest outbox sequence number of
+/// that partition whose links were applied to this store (u64 BE). Links at or below it that
+/// arrive again (a redelivery after a crash) are skipped.
+pub const APPLIED_PREFIX: &[u8] = b"applied\0";
+/// `meta` key of the store's [`PartitionStamp`](crate::record::PartitionStamp).
+pub const PARTITION_KEY: &[u8] = b"partition";
+
+/// The `outbox` key of sequence number `seq`: big-endian, so keys sort in sending order.
+pub fn outbox_key(seq: u64) -> [u8; 8] {
+    seq.to_be_bytes()
+}
 
 /// A `meta` key: `prefix ++ rest`.
 pub fn meta_key(prefix: &[u8], rest: &[u8]) -> Vec<u8> {
@@ -79,11 +104,13 @@ pub enum Cf {
     Skipped,
     /// Each fetched URL's last fetches ([`crate::record::FetchHistory`]).
     History,
+    /// Links to other partitions' URLs not yet sent ([`crate::record::OutboxLink`]).
+    Outbox,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 11] = [
+    pub const ALL: [Cf; 12] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -95,6 +122,7 @@ impl Cf {
         Cf::Near,
         Cf::Skipped,
         Cf::History,
+        Cf::Outbox,
     ];
 
     /// The RocksDB name.
@@ -111,6 +139,7 @@ impl Cf {
             Cf::Near => "near",
             Cf::Skipped => "skipped",
             Cf::History => "history",
+            Cf::Outbox => "outbox",
         }
     }
 
@@ -143,12 +172,16 @@ impl Cf {
 /// RocksDB's defaults bound neither by the store's size: each family gets a cache of its own
 /// (32 MiB), memtables of 64 MiB each (eleven families, two each), and every table file's
 /// index and filter blocks stay in memory outside any cache, so a long crawl's resident memory
-/// grows with what it has stored. A budget is cheap to clone (the cache is shared): stores
-/// opened with clones of one budget share its cache.
+/// grows with what it has stored. A budget is cheap to clone (the cache and the memtable
+/// budget are shared): stores opened with clones of one budget share both, so the partitions
+/// a `crawler worker` holds take no more memory than one store.
 #[derive(Clone)]
 pub struct MemoryBudget {
     cache: Cache,
     write_buffer_bytes: usize,
+    /// Counts every memtable of every store opened within this budget, and flushes the
+    /// largest of the store being written when they pass `write_buffer_bytes`.
+    write_buffers: WriteBufferManager,
 }
 
 impl MemoryBudget {
@@ -162,9 +195,11 @@ impl MemoryBudget {
     /// A budget of `cache_bytes` of cached blocks and `write_buffer_bytes` of memtables
     /// (at least 1 MiB each).
     pub fn new(cache_bytes: usize, write_buffer_bytes: usize) -> Self {
+        let write_buffer_bytes = write_buffer_bytes.max(1 << 20);
         Self {
             cache: Cache::new_lru_cache(cache_bytes.max(1 << 20)),
-            write_buffer_bytes: write_buffer_bytes.max(1 << 20),
+            write_buffer_bytes,
+            write_buffers: WriteBufferManager::new_write_buffer_manager(write_buffer_bytes, false),
         }
     }
 
@@ -226,14 +261,14 @@ fn is_disk_full(message: &str) -> bool {
     message.contains("No space left on device")
 }
 
-/// Database options for the writer: every family's memtables together within `budget`
-/// (the largest is flushed when they pass it).
+/// Database options for the writer: every family's memtables, of every store opened within
+/// `budget`, together within its memtable budget (the largest is flushed when they pass it).
 pub fn open_options(budget: &MemoryBudget) -> Options {
     let mut opts = Options::default();
     opts.create_if_missing(true);
     opts.create_missing_column_families(true);
     opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
-    opts.set_db_write_buffer_size(budget.write_buffer_bytes);
+    opts.set_write_buffer_manager(&budget.write_buffers);
     opts
 }
 
@@ -371,6 +406,22 @@ pub enum StoreError {
          same command again (a crawl resumes where it stopped)"
     )]
     DiskFull(PathBuf),
+    /// A partition store of a distributed crawl whose lease ran out (or was taken by a newer
+    /// one) before a write: another worker may own it now, so nothing was written.
+    #[error(
+        "the lease on the partition stored at {0} ran out before a write: nothing was written \
+         (another worker may own the partition now)"
+    )]
+    LeaseLost(PathBuf),
+    /// A store opened as a partition it is not, or under an older lease than one that
+    /// already wrote it.
+    #[error("the content store at {path} {why}")]
+    WrongPartition {
+        /// The store directory.
+        path: PathBuf,
+        /// What does not match, as a sentence's end.
+        why: String,
+    },
 }
 
 /// A read-only view of the store, for the indexer and searchd.

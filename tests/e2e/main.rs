@@ -8,6 +8,8 @@
 //! - [`robot_http`]: robots.txt 401 and its cache lifetime, redirect chains into disallowed
 //!   paths, meta refresh, sitemaps, legacy charsets, retries and `Retry-After`, re-crawls with
 //!   conditional requests.
+//! - [`cluster`]: the distributed crawl (`crawler worker`) against a real `redis-server`:
+//!   one worker and three store the same pages once each, politely across workers.
 //! - [`resume`]: a crawl killed with SIGKILL midway and started again ends with the same
 //!   pages and fetches nothing it had stored.
 //! - [`faults`]: faults lose nothing: errors and crashes at failpoints of a page commit, a
@@ -40,6 +42,7 @@
 //!   programs.
 
 mod browser;
+mod cluster;
 mod crawl;
 mod demo;
 mod faults;

@@ -49,6 +49,7 @@ mod gzip;
 pub mod hostile;
 pub mod ranked;
 pub mod redirects;
+mod redis_server;
 mod reply;
 mod request_log;
 pub mod robots_hosts;
@@ -87,6 +88,7 @@ pub use hostile::{
 };
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
+pub use redis_server::RedisServer;
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
 pub use robots_hosts::{
     BUSY_PATHS, DOWN_PAGES, FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, MOVED_DISALLOWED,
@@ -160,6 +162,12 @@ impl TestWeb {
 
     /// The same, also serving the `soak-N.test` hosts of `soak`.
     pub async fn start_with(soak: SoakWeb) -> TestWeb {
+        Self::start_on(soak, &[]).await
+    }
+
+    /// The same, listening also on each of `addresses` (loopback ones, such as 127.0.0.2) at
+    /// the same port, so that a resolve table can put hosts on distinct addresses.
+    pub async fn start_on(soak: SoakWeb, addresses: &[Ipv4Addr]) -> TestWeb {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .await
             .expect("the test web binds 127.0.0.1:0");
@@ -186,12 +194,26 @@ impl TestWeb {
                 async move { shared.handle(path.as_str(), &query, &headers).await }
             });
 
-        let mut signal = shared.stop.clone();
-        let server = warp::serve(routes).incoming(listener).graceful(async move {
-            // Resolves when `stop` turns true or the sender is dropped.
-            let _ = signal.wait_for(|stopped| *stopped).await;
-        });
-        tokio::spawn(server.run());
+        let mut listeners = vec![listener];
+        for &address in addresses {
+            listeners.push(
+                tokio::net::TcpListener::bind((address, addr.port()))
+                    .await
+                    .unwrap_or_else(|e| {
+                        panic!("the test web binds {address}:{}: {e}", addr.port())
+                    }),
+            );
+        }
+        for listener in listeners {
+            let mut signal = shared.stop.clone();
+            let server = warp::serve(routes.clone())
+                .incoming(listener)
+                .graceful(async move {
+                    // Resolves when `stop` turns true or the sender is dropped.
+                    let _ = signal.wait_for(|stopped| *stopped).await;
+                });
+            tokio::spawn(server.run());
+        }
         TestWeb { addr, shared, stop }
     }
 

@@ -190,7 +190,16 @@ impl SoakWeb {
     /// path)`: a breadth-first walk of [`links_of`](Self::links_of) that follows no link of
     /// a page answering 500 (what a crawler stores, failures included).
     pub fn reachable(&self) -> BTreeSet<(String, String)> {
-        let mut seen: BTreeSet<(usize, usize)> = (0..self.hosts).map(|n| (n, 0)).collect();
+        self.reachable_from(0..self.hosts)
+    }
+
+    /// The same for a crawl seeded with the `/` of the hosts numbered in `roots` only: the
+    /// others are reached through links from host to host.
+    pub fn reachable_from(
+        &self,
+        roots: impl IntoIterator<Item = usize>,
+    ) -> BTreeSet<(String, String)> {
+        let mut seen: BTreeSet<(usize, usize)> = roots.into_iter().map(|n| (n, 0)).collect();
         let mut queue: VecDeque<(usize, usize)> = seen.iter().copied().collect();
         while let Some((n, i)) = queue.pop_front() {
             if self.answer_of(n, i) == SoakAnswer::Fails {

@@ -86,7 +86,7 @@ impl PageStore {
     }
 
     /// A count kept in `meta` (0 when absent).
-    fn read_count(&self, key: &[u8]) -> Result<u64, StoreError> {
+    pub(super) fn read_count(&self, key: &[u8]) -> Result<u64, StoreError> {
         Ok(self
             .db
             .get_pinned_cf(self.cf(Cf::Meta), key)?

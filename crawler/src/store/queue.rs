@@ -70,7 +70,7 @@ impl PageStore {
         let earlier = self.history(url.as_str())?;
         self.add_to_history(&mut batch, url.as_str(), earlier, failure);
         self.put_counters(&mut batch);
-        self.written(self.db.write(batch))?;
+        self.write(batch)?;
         Ok(new_key)
     }
 
@@ -146,6 +146,10 @@ impl PageStore {
         for (url, entry) in urls {
             let fingerprint = url.fingerprint().to_bytes();
             if !in_batch.insert(fingerprint) {
+                continue;
+            }
+            if let Some(target) = self.route.and_then(|route| route.elsewhere(&url)) {
+                self.put_outbox(batch, target, entry);
                 continue;
             }
             let seen = self

@@ -1,0 +1,36 @@
+//! The distributed crawl (`crawler worker`): partitions of the web by host, each a store of
+//! its own, owned by one worker at a time, with Redis coordinating (and holding no URL).
+//!
+//! - `worker`: the worker's loop, [`run_worker`] (taking and letting go of partitions,
+//!   renewing leases, knowing when the crawl is done); `held`: one partition held, its store
+//!   opened under its lease and its crawl running.
+//! - `settings`: the crawl's partition count and scope, set once in Redis.
+//! - `lease`: leases on partitions with an epoch, and the fence each store checks.
+//! - `members`: the heartbeat set and each worker's share.
+//! - `links`: links across partitions through one stream per partition.
+//! - `ip_gate`: per-address gaps across workers on Redis's clock.
+//! - `progress`: partitions' idle states, and the crawl's end.
+//! - `figures`: a worker's monitoring line; `status`: `crawler status --redis`.
+//! - `connection`: the connection to Redis, its deadlines, and the count of commands sent.
+//! - `keys`: every key's name.
+//!
+//! The crawl loop's side (taking links in, sending its outbox) is `crawl/partition.rs`; the
+//! store's (outbox, applied marks, fence) is `store/partition.rs`.
+
+mod connection;
+mod figures;
+mod held;
+mod ip_gate;
+mod keys;
+mod lease;
+pub(crate) mod links;
+mod members;
+mod progress;
+mod settings;
+pub mod status;
+mod worker;
+
+pub(crate) use connection::Redis;
+pub(crate) use ip_gate::AddressGate;
+pub(crate) use links::{Delivery, EntryId};
+pub use worker::{WorkerOptions, WorkerSummary, run as run_worker};

@@ -1,0 +1,133 @@
+//! A partition a worker holds: its lease, its store opened and claimed under the lease's
+//! epoch, and its crawl running as a task of its own.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use shared::StoreError;
+use shared::partition::{PartitionId, Partitions};
+use shared::store::MemoryBudget;
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::connection::Redis;
+use super::lease::Lease;
+use super::links::Delivery;
+use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, PartitionRole, PartitionState};
+use crate::error::Error;
+use crate::fetch::Fetcher;
+use crate::store::PageStore;
+
+/// Parcels waiting for a partition's crawl (each holds up to a few hundred links).
+const INBOX: usize = 8;
+
+/// What one worker holds in common for its partitions.
+pub(crate) struct Shared {
+    pub(crate) data: std::path::PathBuf,
+    pub(crate) partitions: Partitions,
+    pub(crate) budget: MemoryBudget,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) redis: Redis,
+    /// The options every partition's crawl runs with (its `data` replaced).
+    pub(crate) options: CrawlOptions,
+}
+
+/// A partition whose crawl runs.
+pub(crate) struct Held {
+    pub(crate) lease: Lease,
+    /// Stops the crawl (it ends its fetches and returns).
+    stop: Option<oneshot::Sender<()>>,
+    pub(crate) crawl: JoinHandle<Result<CrawlSummary, Error>>,
+    pub(crate) state: watch::Receiver<PartitionState>,
+    /// Where the stream reader hands its links.
+    pub(crate) inbox: mpsc::Sender<Delivery>,
+    /// The state last written to Redis.
+    pub(crate) published: Option<String>,
+}
+
+/// Why a partition did not start.
+pub(crate) enum NotStarted {
+    /// Another process has its store open (a worker stopped and not yet gone): try again.
+    StoreBusy,
+    /// It cannot be crawled under this lease.
+    Failed(Error),
+}
+
+impl Held {
+    /// Opens `lease`'s partition store under `shared.data`, claims it under the lease's epoch
+    /// and starts its crawl.
+    pub(crate) fn start(shared: &Shared, lease: Lease) -> Result<Self, NotStarted> {
+        let p = lease.partition;
+        let dir = p.data_dir(&shared.data);
+        let store = open(&dir, &shared.budget, shared.partitions, &lease)?;
+        let (inbox, inbox_rx) = mpsc::channel(INBOX);
+        let (state_tx, state) = watch::channel(PartitionState::default());
+        let role = PartitionRole::new(
+            p,
+            shared.redis.clone(),
+            inbox_rx,
+            shared.slots.clone(),
+            state_tx,
+        );
+        let options = CrawlOptions {
+            data: dir,
+            ..shared.options.clone()
+        };
+        let crawler = Crawler::for_partition(options, store, shared.fetcher.clone(), role)
+            .map_err(NotStarted::Failed)?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        let crawl = tokio::spawn(crawler.run(async move {
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            lease,
+            stop: Some(stop),
+            crawl,
+            state,
+            inbox,
+            published: None,
+        })
+    }
+
+    /// The partition.
+    pub(crate) fn partition(&self) -> PartitionId {
+        self.lease.partition
+    }
+
+    /// Asks the crawl to stop (its fetches in flight are dropped and fetched by the next
+    /// owner).
+    pub(crate) fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn open(
+    dir: &Path,
+    budget: &MemoryBudget,
+    partitions: Partitions,
+    lease: &Lease,
+) -> Result<PageStore, NotStarted> {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return Err(NotStarted::Failed(Error::Cluster(format!(
+            "cannot make {}: {e}",
+            dir.display()
+        ))));
+    }
+    let mut store = match PageStore::open_within(dir, budget) {
+        Ok(store) => store,
+        Err(StoreError::Locked(_)) => return Err(NotStarted::StoreBusy),
+        Err(e) => return Err(NotStarted::Failed(e.into())),
+    };
+    store
+        .claim_partition(
+            partitions,
+            lease.partition,
+            lease.epoch,
+            lease.fence.clone(),
+        )
+        .map_err(|e| NotStarted::Failed(e.into()))?;
+    Ok(store)
+}

@@ -1,0 +1,342 @@
+//! Links across partitions, through one Redis Stream per partition.
+//!
+//! Sending: a partition's outbox, read in order, goes out as one [`LinkParcel`] per target
+//! partition (`XADD`, pipelined); the outbox entries are deleted only once Redis has them.
+//! Receiving: one reader per worker, on a connection of its own, reads the streams of every
+//! partition the worker owns with one blocking `XREADGROUP` (group `owners`, the worker as
+//! consumer), after first claiming what a former owner read and never acknowledged
+//! (`XAUTOCLAIM`). Each parcel is handed to its partition's crawl as a [`Delivery`]; once the
+//! crawl has applied it in one store batch, the entry is acknowledged (`XACK`) and the stream
+//! trimmed below it (`XTRIM MINID`). A crash between applying and acknowledging redelivers
+//! the parcel, and the store's applied marks skip it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Duration;
+
+use redis::streams::{StreamAutoClaimReply, StreamId, StreamInfoGroupsReply, StreamReadReply};
+use redis::{RedisResult, Value};
+use shared::partition::PartitionId;
+use shared::record::{LinkParcel, OutboxLink, Record};
+use tokio::sync::{mpsc, oneshot, watch};
+use tracing::{debug, warn};
+
+use super::connection::Redis;
+use super::keys;
+use crate::store::ArrivedLink;
+
+/// Entries read at once per stream.
+const READ_COUNT: usize = 256;
+/// How long one blocking read waits for new entries.
+const BLOCK: Duration = Duration::from_millis(500);
+
+/// A stream entry's ID, ordered as Redis orders them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct EntryId {
+    ms: u64,
+    seq: u64,
+}
+
+impl EntryId {
+    fn parse(id: &str) -> Option<Self> {
+        let (ms, seq) = id.split_once('-')?;
+        Some(Self {
+            ms: ms.parse().ok()?,
+            seq: seq.parse().ok()?,
+        })
+    }
+
+    /// The ID just after this one.
+    fn next(self) -> Self {
+        Self {
+            ms: self.ms,
+            seq: self.seq.saturating_add(1),
+        }
+    }
+}
+
+impl std::fmt::Display for EntryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.ms, self.seq)
+    }
+}
+
+/// Links that arrived for one partition, to be applied in one store batch. `through` is
+/// the stream ID read up to: after applying, the partition has applied its stream that far.
+#[derive(Debug)]
+pub(crate) struct Delivery {
+    pub(crate) links: Vec<ArrivedLink>,
+    pub(crate) through: EntryId,
+    /// Told once the links are in the store.
+    pub(crate) applied: Option<oneshot::Sender<()>>,
+}
+
+/// Sends links from `source`'s outbox to their partitions' streams: one `XADD` per target.
+pub(crate) async fn send(
+    redis: &Redis,
+    source: PartitionId,
+    links: Vec<(u64, OutboxLink)>,
+) -> RedisResult<()> {
+    let mut parcels: BTreeMap<u32, LinkParcel> = BTreeMap::new();
+    for (seq, link) in links {
+        parcels
+            .entry(link.target)
+            .or_insert_with(|| LinkParcel {
+                source: Some(source.get()),
+                links: Vec::new(),
+            })
+            .links
+            .push((seq, link.entry));
+    }
+    send_parcels(redis, parcels).await
+}
+
+/// Sends parcels to their partitions' streams.
+pub(crate) async fn send_parcels(
+    redis: &Redis,
+    parcels: BTreeMap<u32, LinkParcel>,
+) -> RedisResult<()> {
+    let mut pipe = redis::pipe();
+    for (target, parcel) in &parcels {
+        pipe.cmd("XADD")
+            .arg(keys::links(PartitionId::new(*target)))
+            .arg("*")
+            .arg("p")
+            .arg(parcel.encode())
+            .ignore();
+    }
+    redis.pipe::<()>(&pipe, parcels.len()).await
+}
+
+/// The partitions this worker reads for, each with the way to its crawl.
+pub(crate) type Readers = BTreeMap<PartitionId, mpsc::Sender<Delivery>>;
+
+/// Reads the streams of the partitions in `owned` until `owned` closes, handing each parcel
+/// to its partition's crawl and acknowledging it once applied. With Redis away, it waits and
+/// tries again.
+pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receiver<Readers>) {
+    let mut reading: BTreeSet<PartitionId> = BTreeSet::new();
+    let mut connection = None;
+    let mut complained = false;
+    loop {
+        if owned.has_changed().is_err() {
+            return;
+        }
+        let current = owned.borrow_and_update().clone();
+        reading.retain(|p| current.contains_key(p));
+        let result = async {
+            let blocking = match connection.as_mut() {
+                Some(blocking) => blocking,
+                None => connection.insert(redis.blocking(BLOCK).await?),
+            };
+            for (&p, crawl) in &current {
+                if !reading.contains(&p) {
+                    take_over(&redis, &worker, p, crawl).await?;
+                    reading.insert(p);
+                }
+            }
+            if reading.is_empty() {
+                return Ok(false);
+            }
+            let mut cmd = redis::cmd("XREADGROUP");
+            cmd.arg("GROUP")
+                .arg(keys::GROUP)
+                .arg(&worker)
+                .arg("COUNT")
+                .arg(READ_COUNT)
+                .arg("BLOCK")
+                .arg(BLOCK.as_millis() as u64)
+                .arg("STREAMS");
+            for &p in &reading {
+                cmd.arg(keys::links(p));
+            }
+            for _ in &reading {
+                cmd.arg(">");
+            }
+            let reply: Option<StreamReadReply> = blocking.query(&cmd).await?;
+            for stream in reply.map(|r| r.keys).unwrap_or_default() {
+                let Some(p) = stream
+                    .key
+                    .strip_prefix(keys::LINKS_PREFIX)
+                    .and_then(PartitionId::from_dir_name)
+                else {
+                    continue;
+                };
+                if let Some(crawl) = current.get(&p) {
+                    deliver(&redis, p, stream.ids, crawl).await;
+                }
+            }
+            RedisResult::Ok(true)
+        }
+        .await;
+        match result {
+            Ok(read_some) => {
+                complained = false;
+                if !read_some {
+                    // Nothing owned yet: wait for a partition.
+                    let _ = tokio::time::timeout(BLOCK, owned.changed()).await;
+                }
+            }
+            Err(error) => {
+                if !complained {
+                    warn!(redis = redis.url(), %error, "cannot read the partitions' links from Redis: waiting for it");
+                    complained = true;
+                }
+                connection = None;
+                reading.clear();
+                tokio::time::sleep(BLOCK).await;
+            }
+        }
+    }
+}
+
+/// Starts reading partition `p`'s stream: its group made if missing, what a former owner
+/// read and never acknowledged claimed and delivered, then the point the group has read to
+/// delivered as applied (every entry up to it is acknowledged or was just claimed).
+async fn take_over(
+    redis: &Redis,
+    worker: &str,
+    p: PartitionId,
+    crawl: &mpsc::Sender<Delivery>,
+) -> RedisResult<()> {
+    let key = keys::links(p);
+    let mut create = redis::cmd("XGROUP");
+    create
+        .arg("CREATE")
+        .arg(&key)
+        .arg(keys::GROUP)
+        .arg("0")
+        .arg("MKSTREAM");
+    match redis.query::<()>(&create).await {
+        Ok(()) => {}
+        Err(error) if error.code() == Some("BUSYGROUP") => {}
+        Err(error) => return Err(error),
+    }
+    let mut info = redis::cmd("XINFO");
+    info.arg("GROUPS").arg(&key);
+    let groups: StreamInfoGroupsReply = redis.query(&info).await?;
+    let read_to = groups
+        .groups
+        .iter()
+        .find(|g| g.name == keys::GROUP)
+        .and_then(|g| EntryId::parse(&g.last_delivered_id))
+        .unwrap_or_default();
+    let mut cursor = "0-0".to_string();
+    loop {
+        let mut claim = redis::cmd("XAUTOCLAIM");
+        claim
+            .arg(&key)
+            .arg(keys::GROUP)
+            .arg(worker)
+            .arg(0)
+            .arg(&cursor)
+            .arg("COUNT")
+            .arg(READ_COUNT);
+        let reply: StreamAutoClaimReply = redis.query(&claim).await?;
+        if !reply.claimed.is_empty() {
+            debug!(partition = %p, entries = reply.claimed.len(), "claimed links a former owner read");
+            deliver(redis, p, reply.claimed, crawl).await;
+        }
+        if reply.next_stream_id == "0-0" || reply.next_stream_id.is_empty() {
+            break;
+        }
+        cursor = reply.next_stream_id;
+    }
+    let delivery = Delivery {
+        links: Vec::new(),
+        through: read_to,
+        applied: None,
+    };
+    let _ = crawl.send(delivery).await;
+    Ok(())
+}
+
+/// Hands entries of `p`'s stream to its crawl, and acknowledges them once applied.
+async fn deliver(
+    redis: &Redis,
+    p: PartitionId,
+    entries: Vec<StreamId>,
+    crawl: &mpsc::Sender<Delivery>,
+) {
+    let mut links = Vec::new();
+    let mut ids = Vec::with_capacity(entries.len());
+    let mut through = EntryId::default();
+    for entry in entries {
+        let Some(id) = EntryId::parse(&entry.id) else {
+            continue;
+        };
+        through = through.max(id);
+        ids.push(entry.id.clone());
+        match parcel_of(&entry.map) {
+            Some(parcel) => {
+                links.extend(parcel.links.into_iter().map(|(seq, entry)| ArrivedLink {
+                    from: parcel.source.map(|s| (PartitionId::new(s), seq)),
+                    entry,
+                }))
+            }
+            None => {
+                warn!(partition = %p, id = %entry.id, "a stream entry that is no link parcel: acknowledged and dropped")
+            }
+        }
+    }
+    if ids.is_empty() {
+        return;
+    }
+    let (applied, done) = oneshot::channel();
+    let delivery = Delivery {
+        links,
+        through,
+        applied: Some(applied),
+    };
+    if crawl.send(delivery).await.is_err() {
+        // The partition was let go: its next owner claims the entries.
+        return;
+    }
+    let redis = redis.clone();
+    tokio::spawn(async move {
+        if done.await.is_err() {
+            return;
+        }
+        shared::fail_point!("crawler::cluster::links::before_ack", |_| {
+            std::process::abort()
+        });
+        let key = keys::links(p);
+        let mut pipe = redis::pipe();
+        pipe.cmd("XACK")
+            .arg(&key)
+            .arg(keys::GROUP)
+            .arg(&ids)
+            .ignore();
+        pipe.cmd("XTRIM")
+            .arg(&key)
+            .arg("MINID")
+            .arg(through.next().to_string())
+            .ignore();
+        // Until Redis has it: an entry left pending would hold the crawl's end back (a later
+        // owner would claim it and skip it by its marks).
+        while let Err(error) = redis.pipe::<()>(&pipe, 2).await {
+            debug!(partition = %p, %error, "links applied, not yet acknowledged: trying again");
+            tokio::time::sleep(BLOCK).await;
+        }
+    });
+}
+
+fn parcel_of(fields: &HashMap<String, Value>) -> Option<LinkParcel> {
+    let bytes: Vec<u8> = redis::from_redis_value(fields.get("p")?.clone()).ok()?;
+    LinkParcel::decode(&bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_ids_order_as_redis_does() {
+        let a = EntryId::parse("1700000000000-5").unwrap();
+        let b = EntryId::parse("1700000000000-12").unwrap();
+        let c = EntryId::parse("1700000000001-0").unwrap();
+        assert!(a < b && b < c);
+        assert_eq!(a.next().to_string(), "1700000000000-6");
+        assert_eq!(EntryId::parse("x-1"), None);
+        assert_eq!(EntryId::parse("17"), None);
+    }
+}

@@ -1,0 +1,106 @@
+//! The crawl's settings in Redis, set once by the first worker with seeds: the number of
+//! partitions and the scope. Every later worker reads them, so all agree.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use redis::RedisResult;
+use shared::partition::Partitions;
+use tracing::{info, warn};
+
+use super::connection::Redis;
+use super::keys;
+use crate::error::Error;
+
+/// The partitions of a crawl that names none.
+pub(crate) const DEFAULT_PARTITIONS: u32 = 64;
+
+/// What every worker of a crawl shares.
+#[derive(Clone, Debug)]
+pub(crate) struct CrawlSettings {
+    pub(crate) partitions: Partitions,
+    /// URL prefixes links must be under (the first worker's `--scope`, or its seeds'
+    /// origins).
+    pub(crate) scope: Vec<String>,
+}
+
+/// Creates the crawl (a worker with seeds, when none exists) or joins it; a worker without
+/// seeds waits for a crawl to join. Waits for Redis meanwhile, and says so once.
+pub(crate) async fn join(
+    redis: &Redis,
+    partitions: Option<u32>,
+    scope: Option<Vec<String>>,
+) -> Result<CrawlSettings, Error> {
+    let mut said = false;
+    loop {
+        match try_join(redis, partitions, scope.as_deref()).await {
+            Ok(Some(settings)) => {
+                if let Some(asked) = partitions
+                    && asked != settings.partitions.count()
+                {
+                    return Err(Error::Cluster(format!(
+                        "the crawl in Redis has {} partitions, not {asked}: a crawl's partitions are fixed for its life",
+                        settings.partitions.count()
+                    )));
+                }
+                return Ok(settings);
+            }
+            Ok(None) if !said => {
+                info!(
+                    redis = redis.url(),
+                    "no crawl in Redis yet: waiting for a worker with seeds to create it"
+                );
+                said = true;
+            }
+            Ok(None) => {}
+            Err(error) if !said => {
+                warn!(redis = redis.url(), %error, "no Redis, no crawl: waiting for it");
+                said = true;
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The crawl's settings, if a crawl exists.
+pub(crate) async fn peek(redis: &Redis) -> RedisResult<Option<CrawlSettings>> {
+    try_join(redis, None, None).await
+}
+
+async fn try_join(
+    redis: &Redis,
+    partitions: Option<u32>,
+    scope: Option<&[String]>,
+) -> RedisResult<Option<CrawlSettings>> {
+    if let Some(scope) = scope {
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("HSETNX")
+            .arg(keys::CRAWL)
+            .arg("partitions")
+            .arg(partitions.unwrap_or(DEFAULT_PARTITIONS))
+            .ignore()
+            .cmd("HSETNX")
+            .arg(keys::CRAWL)
+            .arg("scope")
+            .arg(scope.join("\n"))
+            .ignore();
+        redis.pipe::<()>(&pipe, 2).await?;
+    }
+    let mut cmd = redis::cmd("HGETALL");
+    cmd.arg(keys::CRAWL);
+    let fields: HashMap<String, String> = redis.query(&cmd).await?;
+    let Some(partitions) = fields
+        .get("partitions")
+        .and_then(|p| p.parse().ok())
+        .and_then(Partitions::new)
+    else {
+        return Ok(None);
+    };
+    let scope = fields
+        .get("scope")
+        .map(|s| s.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(Some(CrawlSettings { partitions, scope }))
+}

@@ -1,0 +1,543 @@
+//! `crawler worker`: one worker of a distributed crawl.
+//!
+//! Each turn (every [`TICK`]) the worker beats, renews its leases, reaps the partitions whose
+//! crawl ended, takes free partitions up to its share or lets go of those above it,
+//! publishes its partitions' idle states, and every 5 s its figures; when every partition it
+//! holds is idle it asks whether the whole crawl is done, and ends when it is. Redis away:
+//! nothing changes hands, fetches wait at the address gate, and a lease that cannot be
+//! renewed stops its partition's crawl before Redis would let the lease go.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::CanonicalUrl;
+use shared::partition::PartitionId;
+use shared::record::{FrontierEntry, LinkParcel};
+use shared::store::MemoryBudget;
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
+use tracing::{info, warn};
+
+use super::connection::Redis;
+use super::figures::worker_line;
+use super::held::{Held, NotStarted, Shared};
+use super::ip_gate::AddressGate;
+use super::lease::{Lease, LeaseTimes, Leases};
+use super::links::{self, Readers};
+use super::members::{Members, share};
+use super::progress::{CrawlProgressBoard, state_value};
+use super::{keys, settings};
+use crate::crawl::{CrawlOptions, StopReason};
+use crate::error::Error;
+use crate::fetch::Fetcher;
+use crate::params::ParamStrip;
+
+/// How often the worker looks at its partitions and Redis.
+const TICK: Duration = Duration::from_millis(250);
+/// How often it logs and publishes its figures.
+const FIGURES_EVERY: Duration = Duration::from_secs(5);
+
+/// What a worker runs with.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The crawl's Redis (`redis://HOST:PORT/DB`, `unix:///PATH`).
+    pub redis: String,
+    /// The crawl's options: `data` holds this machine's partitions
+    /// (`DATA/partitions/p-NNN`); seeds and scope create the crawl or add to it.
+    pub crawl: CrawlOptions,
+    /// Partitions of a crawl this worker creates (default 64); must match an existing one.
+    pub partitions: Option<u32>,
+    /// How long a lease lasts unrenewed.
+    pub lease: Duration,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug)]
+pub struct WorkerSummary {
+    /// The worker's name in Redis.
+    pub worker: String,
+    /// Pages stored in the partitions it held at the end.
+    pub pages_stored: u64,
+    /// Pages it fetched.
+    pub fetched: u64,
+    /// Its failed fetches.
+    pub errors: u64,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// Redis commands it sent.
+    pub redis_commands: u64,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+/// Runs a worker until the crawl is done, `--max-time` passes or `shutdown` completes.
+pub async fn run(
+    options: WorkerOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<WorkerSummary, Error> {
+    let started = Instant::now();
+    let redis = Redis::new(&options.redis)
+        .map_err(|e| Error::Cluster(format!("Redis URL {}: {e}", options.redis)))?;
+    let worker = worker_name();
+    let config = options.crawl.config.clone();
+    let params = ParamStrip::new(&config);
+    let seeds = options
+        .crawl
+        .seeds
+        .iter()
+        .map(|s| {
+            CanonicalUrl::parse(s)
+                .map(|url| params.apply(url))
+                .map_err(|source| Error::BadUrl {
+                    what: "seed",
+                    input: s.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let scope = crawl_scope(&options.crawl.scope, &seeds)?;
+    let settings = settings::join(&redis, options.partitions, scope).await?;
+    info!(%worker, partitions = settings.partitions.count(), "joined the crawl");
+    send_seeds(&redis, settings.partitions, &seeds).await;
+
+    let fetcher = Fetcher::new(&config)?.with_address_gate(AddressGate::new(redis.clone()));
+    let shared = Shared {
+        data: options.crawl.data.clone(),
+        partitions: settings.partitions,
+        budget: MemoryBudget::new(config.store_cache_bytes, config.store_write_buffer_bytes),
+        fetcher,
+        slots: Arc::new(Semaphore::new(config.max_in_flight.get())),
+        redis: redis.clone(),
+        options: CrawlOptions {
+            seeds: Vec::new(),
+            scope: settings.scope.clone(),
+            max_time: None,
+            ..options.crawl.clone()
+        },
+    };
+    let times = LeaseTimes { ttl: options.lease };
+    let mut worker_loop = WorkerLoop {
+        leases: Leases::new(redis.clone(), &worker, times),
+        members: Members::new(redis.clone()),
+        board: CrawlProgressBoard::new(redis.clone()),
+        readers: watch::Sender::new(Readers::new()),
+        held: BTreeMap::new(),
+        waiting: BTreeMap::new(),
+        letting_go: Vec::new(),
+        totals: Totals::default(),
+        worker: worker.clone(),
+        shared,
+        complained: false,
+    };
+    let reader = tokio::spawn(links::read(
+        redis.clone(),
+        worker.clone(),
+        worker_loop.readers.subscribe(),
+    ));
+    let deadline = options.crawl.max_time.map(|d| started + d);
+    tokio::pin!(shutdown);
+    let mut next_renew = Instant::now() + times.renew_every();
+    let mut next_figures = Instant::now() + FIGURES_EVERY;
+    let mut beats = 0u32;
+    let stop = loop {
+        tokio::select! {
+            () = &mut shutdown => break StopReason::Shutdown,
+            () = tokio::time::sleep(TICK) => {}
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            break StopReason::MaxTime;
+        }
+        if now >= next_renew {
+            worker_loop.renew().await;
+            next_renew = now + times.renew_every();
+        }
+        worker_loop.reap().await;
+        match worker_loop.members.beat(&worker, times.ttl).await {
+            Ok(live) => {
+                beats += 1;
+                // One beat's wait first, so that workers started together see each other
+                // before they share.
+                if beats > 1 {
+                    let target = share(settings.partitions.count(), &live, &worker);
+                    worker_loop.adjust(target).await;
+                }
+            }
+            Err(error) => worker_loop.redis_away(&error),
+        }
+        worker_loop.publish_states().await;
+        if now >= next_figures {
+            next_figures = now + FIGURES_EVERY;
+            worker_loop.figures(&redis).await;
+        }
+        if worker_loop.all_idle() && beats > 1 {
+            match worker_loop.board.done(settings.partitions).await {
+                Ok(true) => break StopReason::FrontierDone,
+                Ok(false) => {}
+                Err(error) => worker_loop.redis_away(&error),
+            }
+        }
+    };
+    info!(%worker, ?stop, "worker stopping: its partitions' crawls end");
+    worker_loop.let_go_of_all().await;
+    if let Err(error) = worker_loop.members.leave(&worker).await {
+        warn!(%error, "could not leave the workers' set (its beat runs out by itself)");
+    }
+    reader.abort();
+    worker_loop.figures(&redis).await;
+    Ok(WorkerSummary {
+        worker,
+        pages_stored: worker_loop.totals.pages_stored,
+        fetched: worker_loop.totals.fetched,
+        errors: worker_loop.totals.errors,
+        stop,
+        redis_commands: redis.commands(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Figures of the partitions a worker let go of.
+#[derive(Default)]
+struct Totals {
+    pages_stored: u64,
+    fetched: u64,
+    errors: u64,
+}
+
+struct WorkerLoop {
+    leases: Leases,
+    members: Members,
+    board: CrawlProgressBoard,
+    readers: watch::Sender<Readers>,
+    held: BTreeMap<PartitionId, Held>,
+    /// Leases taken whose store another process still has open.
+    waiting: BTreeMap<PartitionId, Lease>,
+    /// Partitions whose crawl was asked to stop, released once it has.
+    letting_go: Vec<(Held, bool)>,
+    totals: Totals,
+    worker: String,
+    shared: Shared,
+    /// Whether Redis being away was said (once per outage).
+    complained: bool,
+}
+
+impl WorkerLoop {
+    fn redis_away(&mut self, error: &redis::RedisError) {
+        if !self.complained {
+            warn!(redis = self.shared.redis.url(), %error, "Redis does not answer: no partition changes hands; fetches wait");
+            self.complained = true;
+        }
+    }
+
+    /// Renews every lease held; a partition whose lease is lost stops at once.
+    async fn renew(&mut self) {
+        let leases: Vec<Lease> = self
+            .held
+            .values()
+            .map(|h| h.lease.clone())
+            .chain(self.waiting.values().cloned())
+            .collect();
+        match self.leases.renew(&leases).await {
+            Ok(lost) => {
+                self.complained = false;
+                for p in lost {
+                    warn!(partition = %p, "lease lost: its crawl stops and writes nothing more");
+                    self.waiting.remove(&p);
+                    self.stop(p, false);
+                }
+            }
+            Err(error) => self.redis_away(&error),
+        }
+        // A fence that fell (renewals failing for most of a lease): stop before Redis lets
+        // the lease go.
+        let fallen: Vec<PartitionId> = self
+            .held
+            .iter()
+            .filter(|(_, h)| !h.lease.fence.holds())
+            .map(|(&p, _)| p)
+            .collect();
+        for p in fallen {
+            warn!(partition = %p, "lease not renewed in time: its crawl stops");
+            self.stop(p, false);
+        }
+    }
+
+    /// Asks `p`'s crawl to stop; `release`: give its lease back once it has.
+    fn stop(&mut self, p: PartitionId, release: bool) {
+        if let Some(mut held) = self.held.remove(&p) {
+            held.stop();
+            self.readers.send_modify(|r| {
+                r.remove(&p);
+            });
+            self.letting_go.push((held, release));
+        }
+    }
+
+    /// Partitions whose crawl ended: counted, their lease released (when it was let go of)
+    /// or dropped.
+    async fn reap(&mut self) {
+        let ended: Vec<PartitionId> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.crawl.is_finished())
+            .map(|(&p, _)| p)
+            .collect();
+        for p in ended {
+            // A crawl that ended by itself failed (a partition's crawl waits for links).
+            self.stop(p, true);
+        }
+        let mut still = Vec::new();
+        for (held, release) in std::mem::take(&mut self.letting_go) {
+            if !held.crawl.is_finished() {
+                still.push((held, release));
+                continue;
+            }
+            let p = held.partition();
+            let state = held.state.borrow().clone();
+            match held.crawl.await {
+                Ok(Ok(summary)) => {
+                    self.totals.pages_stored += summary.pages_stored;
+                    self.totals.fetched += summary.fetched;
+                    self.totals.errors += summary.errors;
+                }
+                Ok(Err(error)) => {
+                    warn!(partition = %p, %error, "partition crawl ended");
+                    self.totals.fetched += state.progress.fetched;
+                }
+                Err(error) => warn!(partition = %p, %error, "partition crawl task failed"),
+            }
+            if release {
+                let value = state_value(state.idle, state.applied_through);
+                if let Err(error) = self.board.publish(&[(p, value)]).await {
+                    self.redis_away(&error);
+                }
+                if let Err(error) = self.leases.release(&held.lease).await {
+                    self.redis_away(&error);
+                }
+            }
+        }
+        self.letting_go = still;
+    }
+
+    /// Takes free partitions up to `target`, or lets go of those above it.
+    async fn adjust(&mut self, target: u32) {
+        let target = target as usize;
+        let waiting: Vec<Lease> = self.waiting.values().cloned().collect();
+        for lease in waiting {
+            self.waiting.remove(&lease.partition);
+            self.start(lease).await;
+        }
+        let holding = self.held.len() + self.waiting.len();
+        if holding > target {
+            let extra: Vec<PartitionId> = self
+                .held
+                .keys()
+                .rev()
+                .take(holding - target)
+                .copied()
+                .collect();
+            for p in extra {
+                info!(partition = %p, "letting go: the partitions are shared again");
+                self.stop(p, true);
+            }
+            return;
+        }
+        if holding == target || !self.letting_go.is_empty() {
+            return;
+        }
+        let partitions = self.shared.partitions;
+        let holders = match self.leases.holders(partitions.all()).await {
+            Ok(holders) => holders,
+            Err(error) => return self.redis_away(&error),
+        };
+        // Each worker starts looking at a place of its own, so they rarely race.
+        let offset = (xxhash_rust::xxh3::xxh3_64(self.worker.as_bytes())
+            % u64::from(partitions.count())) as usize;
+        let free: Vec<PartitionId> = holders
+            .iter()
+            .cycle()
+            .skip(offset)
+            .take(holders.len())
+            .filter(|(_, holder)| holder.is_none())
+            .map(|(p, _)| *p)
+            .collect();
+        for p in free.into_iter().take(target - holding) {
+            match self.leases.take(p).await {
+                Ok(Some(lease)) => self.start(lease).await,
+                Ok(None) => {}
+                Err(error) => return self.redis_away(&error),
+            }
+        }
+    }
+
+    /// Starts a partition under `lease`, or keeps the lease waiting for its store.
+    async fn start(&mut self, lease: Lease) {
+        let p = lease.partition;
+        match Held::start(&self.shared, lease.clone()) {
+            Ok(held) => {
+                info!(partition = %p, epoch = lease.epoch, "partition taken");
+                let inbox = held.inbox.clone();
+                self.held.insert(p, held);
+                self.readers.send_modify(|r| {
+                    r.insert(p, inbox);
+                });
+            }
+            Err(NotStarted::StoreBusy) => {
+                info!(partition = %p, "its store is still open in another process: waiting");
+                self.waiting.insert(p, lease);
+            }
+            Err(NotStarted::Failed(error)) => {
+                warn!(partition = %p, %error, "cannot crawl the partition: its lease goes back");
+                // Given back at once, so that a worker that can open it takes it.
+                if let Err(error) = self.leases.release(&lease).await {
+                    self.redis_away(&error);
+                }
+            }
+        }
+    }
+
+    /// Writes the idle states that changed.
+    async fn publish_states(&mut self) {
+        let mut changed = Vec::new();
+        for (&p, held) in &self.held {
+            let state = held.state.borrow();
+            let value = state_value(state.idle, state.applied_through);
+            if held.published.as_deref() != Some(value.as_str()) {
+                changed.push((p, value));
+            }
+        }
+        match self.board.publish(&changed).await {
+            Ok(()) => {
+                for (p, value) in changed {
+                    if let Some(held) = self.held.get_mut(&p) {
+                        held.published = Some(value);
+                    }
+                }
+            }
+            Err(error) => self.redis_away(&error),
+        }
+    }
+
+    /// Whether every partition held is idle (and none is changing hands).
+    fn all_idle(&self) -> bool {
+        self.waiting.is_empty()
+            && self.letting_go.is_empty()
+            && self.held.values().all(|h| {
+                let state = h.state.borrow();
+                state.idle
+                    && h.published.as_deref()
+                        == Some(state_value(true, state.applied_through).as_str())
+            })
+    }
+
+    /// Logs the worker's line and publishes it.
+    async fn figures(&mut self, redis: &Redis) {
+        let states: Vec<_> = self
+            .held
+            .values()
+            .map(|h| h.state.borrow().clone())
+            .collect();
+        let partitions: BTreeSet<String> = self.held.keys().map(|p| p.dir_name()).collect();
+        let line = worker_line(
+            &self.worker,
+            states.iter(),
+            partitions.into_iter().collect(),
+            redis.commands(),
+        );
+        info!(target: "crawler::monitor", "{line}");
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(keys::figures(&self.worker))
+            .arg(line.to_string())
+            .arg("PX")
+            .arg(3 * FIGURES_EVERY.as_millis() as u64);
+        if let Err(error) = redis.query::<()>(&cmd).await {
+            self.redis_away(&error);
+        }
+    }
+
+    /// Stops every partition's crawl and gives its lease back.
+    async fn let_go_of_all(&mut self) {
+        let all: Vec<PartitionId> = self.held.keys().copied().collect();
+        for p in all {
+            self.stop(p, true);
+        }
+        for (_, lease) in std::mem::take(&mut self.waiting) {
+            let _ = self.leases.release(&lease).await;
+        }
+        while !self.letting_go.is_empty() {
+            self.reap().await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// The crawl's scope as this worker's flags give it: `--scope` prefixes, else its seeds'
+/// origins; `None` without either (the worker joins a crawl made by another).
+fn crawl_scope(scope: &[String], seeds: &[CanonicalUrl]) -> Result<Option<Vec<String>>, Error> {
+    if !scope.is_empty() {
+        let prefixes = scope
+            .iter()
+            .map(|s| {
+                CanonicalUrl::parse(s)
+                    .map(|url| url.as_str().to_string())
+                    .map_err(|source| Error::BadUrl {
+                        what: "scope",
+                        input: s.clone(),
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Some(prefixes));
+    }
+    if seeds.is_empty() {
+        return Ok(None);
+    }
+    let mut origins: Vec<String> = seeds.iter().map(|s| format!("{}/", s.origin())).collect();
+    origins.sort();
+    origins.dedup();
+    Ok(Some(origins))
+}
+
+/// Sends the seeds to their partitions' streams (waiting for Redis if it is away).
+async fn send_seeds(
+    redis: &Redis,
+    partitions: shared::partition::Partitions,
+    seeds: &[CanonicalUrl],
+) {
+    if seeds.is_empty() {
+        return;
+    }
+    let mut parcels: BTreeMap<u32, LinkParcel> = BTreeMap::new();
+    for url in seeds {
+        let p = partitions.of_host(url.host());
+        parcels
+            .entry(p.get())
+            .or_default()
+            .links
+            .push((0, FrontierEntry::page(url.as_str(), 0)));
+    }
+    let mut said = false;
+    while let Err(error) = links::send_parcels(redis, parcels.clone()).await {
+        if !said {
+            warn!(%error, "cannot send the seeds to Redis: waiting for it");
+            said = true;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    info!(seeds = seeds.len(), "seeds sent to their partitions");
+}
+
+/// A name for this worker, unique among live ones: host name, process ID and start time.
+fn worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "worker".to_string());
+    format!(
+        "{host}-{}-{}",
+        std::process::id(),
+        shared::now_ms() % 1_000_000
+    )
+}

@@ -1,0 +1,200 @@
+//! The crawl loop's part in a distributed crawl: a crawl that runs one partition of it
+//! (`crawler worker`) takes the links other partitions send, sends its outbox, shares the
+//! worker's fetch slots with the worker's other partitions, and tells the worker its state.
+//! A single-machine crawl has no role and none of this.
+
+use std::sync::Arc;
+
+use shared::partition::PartitionId;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::{Duration, Instant};
+use tracing::warn;
+
+use super::CrawlProgress;
+use crate::cluster::{Delivery, EntryId, Redis, links};
+use crate::error::Error;
+use crate::frontier::Frontier;
+use crate::store::PageStore;
+
+/// Outbox links sent in one go.
+const SEND_BATCH: usize = 1024;
+/// How long a failed send waits before the next try.
+const SEND_RETRY: Duration = Duration::from_millis(500);
+
+/// What a partition's crawl tells its worker, replaced at every turn of the loop.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PartitionState {
+    /// Nothing to fetch, nothing in flight, nothing to send, nothing arrived unapplied.
+    pub(crate) idle: bool,
+    /// The partition's stream is applied up to here.
+    pub(crate) applied_through: EntryId,
+    /// The crawl's figures.
+    pub(crate) progress: CrawlProgress,
+    /// Hosts the crawl knows.
+    pub(crate) hosts: u64,
+    /// The last monitoring line (every 5 s).
+    pub(crate) monitor: Option<serde_json::Value>,
+}
+
+/// A crawl's role as one partition of a distributed crawl.
+pub(crate) struct PartitionRole {
+    pub(crate) partition: PartitionId,
+    pub(crate) redis: Redis,
+    /// Links that arrived, from the worker's stream reader.
+    pub(crate) inbox: mpsc::Receiver<Delivery>,
+    /// The worker's fetch slots, shared by its partitions.
+    pub(crate) slots: Arc<Semaphore>,
+    pub(crate) state: watch::Sender<PartitionState>,
+    /// The send under way: the last sequence number and the count it sends.
+    sending: Option<(u64, u64, JoinHandle<redis::RedisResult<()>>)>,
+    /// After a failed send: not before this.
+    send_after: Option<Instant>,
+    applied_through: EntryId,
+}
+
+/// What woke the loop for the role.
+pub(crate) enum RoleEvent {
+    Delivered(Delivery),
+    Sent(redis::RedisResult<()>),
+    SlotFree,
+}
+
+impl PartitionRole {
+    pub(crate) fn new(
+        partition: PartitionId,
+        redis: Redis,
+        inbox: mpsc::Receiver<Delivery>,
+        slots: Arc<Semaphore>,
+        state: watch::Sender<PartitionState>,
+    ) -> Self {
+        Self {
+            partition,
+            redis,
+            inbox,
+            slots,
+            state,
+            sending: None,
+            send_after: None,
+            applied_through: EntryId::default(),
+        }
+    }
+
+    /// A fetch slot, if one is free.
+    pub(crate) fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.clone().try_acquire_owned().ok()
+    }
+
+    /// Starts sending the outbox when links wait, no send is under way and no failed one is
+    /// waiting out its pause.
+    pub(crate) fn pump(&mut self, store: &PageStore, now: Instant) -> Result<(), Error> {
+        if self.sending.is_some()
+            || store.outbox_len() == 0
+            || self.send_after.is_some_and(|at| now < at)
+        {
+            return Ok(());
+        }
+        let batch = store.outbox(SEND_BATCH)?;
+        let Some(&(last, _)) = batch.last() else {
+            return Ok(());
+        };
+        let count = batch.len() as u64;
+        let redis = self.redis.clone();
+        let source = self.partition;
+        let task = tokio::spawn(async move { links::send(&redis, source, batch).await });
+        self.sending = Some((last, count, task));
+        Ok(())
+    }
+
+    /// Waits for the next thing the role must handle; `slot_wanted`: the loop is held up for
+    /// want of a fetch slot.
+    pub(crate) async fn next_event(&mut self, slot_wanted: bool) -> RoleEvent {
+        let send_retry = self.send_after;
+        tokio::select! {
+            Some(delivery) = self.inbox.recv() => RoleEvent::Delivered(delivery),
+            sent = async {
+                match self.sending.as_mut() {
+                    Some((_, _, task)) => task.await,
+                    None => std::future::pending().await,
+                }
+            } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(redis::RedisError::from(std::io::Error::other(e))))),
+            _ = self.slots.acquire(), if slot_wanted => RoleEvent::SlotFree,
+            () = async {
+                match send_retry {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                self.send_after = None;
+                RoleEvent::SlotFree
+            }
+        }
+    }
+
+    /// Handles what [`PartitionRole::next_event`] answered.
+    pub(crate) fn handle(
+        &mut self,
+        event: RoleEvent,
+        store: &mut PageStore,
+        frontier: &mut Frontier,
+    ) -> Result<(), Error> {
+        let now = Instant::now();
+        match event {
+            RoleEvent::Delivered(delivery) => {
+                if !delivery.links.is_empty() {
+                    let queued = store.apply_links(delivery.links)?;
+                    frontier.push(queued, now);
+                }
+                self.applied_through = self.applied_through.max(delivery.through);
+                if let Some(applied) = delivery.applied {
+                    let _ = applied.send(());
+                }
+            }
+            RoleEvent::Sent(result) => {
+                let Some((last, count, _)) = self.sending.take() else {
+                    return Ok(());
+                };
+                match result {
+                    Ok(()) => {
+                        shared::fail_point!("crawler::cluster::sent::before_delete", |_| {
+                            std::process::abort()
+                        });
+                        store.outbox_sent(last, count)?;
+                    }
+                    Err(error) => {
+                        warn!(partition = %self.partition, %error, "links to other partitions not sent: trying again");
+                        self.send_after = Some(now + SEND_RETRY);
+                    }
+                }
+            }
+            RoleEvent::SlotFree => {}
+        }
+        Ok(())
+    }
+
+    /// Tells the worker the crawl's state, just before the loop waits; `settled`: nothing in
+    /// flight and nothing scheduled.
+    pub(crate) fn report(
+        &self,
+        settled: bool,
+        store: &PageStore,
+        frontier: &Frontier,
+        progress: &CrawlProgress,
+    ) {
+        let idle =
+            settled && store.outbox_len() == 0 && self.sending.is_none() && self.inbox.is_empty();
+        self.state.send_modify(|state| {
+            state.idle = idle;
+            state.applied_through = self.applied_through;
+            state.progress = progress.clone();
+            state.hosts = frontier.host_count() as u64;
+        });
+    }
+
+    /// Keeps the crawl's last monitoring line for the worker's.
+    pub(crate) fn keep_line(&mut self, line: Option<serde_json::Value>) {
+        if line.is_some() {
+            self.state.send_modify(|state| state.monitor = line);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `RedisServer`: a real `redis-server` (Debian's), started for one test on a unix socket in a
+//! directory of its own, with its append-only file on (every write synced), so that a server
+//! killed and started again comes back with what it held. Killed when dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `redis-server` of one test.
+#[derive(Debug)]
+pub struct RedisServer {
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    /// Starts a server in a new directory under the system's temporary directory; panics
+    /// with what to install when `redis-server` is missing.
+    pub fn start() -> RedisServer {
+        let dir =
+            std::env::temp_dir().join(format!("sift-redis-{}-{}", std::process::id(), unique()));
+        std::fs::create_dir_all(&dir).expect("the Redis directory is made");
+        let mut server = RedisServer { dir, child: None };
+        server.spawn();
+        server
+    }
+
+    /// The URL the crawler takes: `unix:///DIR/redis.sock`.
+    pub fn url(&self) -> String {
+        format!("unix://{}", self.socket().display())
+    }
+
+    /// The server's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("redis.sock")
+    }
+
+    /// `kill -9` of the server (its append-only file keeps every write it acknowledged).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again after [`RedisServer::kill`], on the same socket and data.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+
+    /// `redis-cli` with `args` against this server; its output.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let output = Command::new("redis-cli")
+            .arg("-s")
+            .arg(self.socket())
+            .args(args)
+            .output()
+            .expect("redis-cli runs (Debian's redis-tools)");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// A figure of `INFO`, such as `used_memory`.
+    pub fn info(&self, field: &str) -> Option<u64> {
+        self.cli(&["INFO"]).lines().find_map(|line| {
+            line.strip_prefix(field)?
+                .strip_prefix(':')?
+                .trim()
+                .parse()
+                .ok()
+        })
+    }
+
+    fn spawn(&mut self) {
+        let socket = self.socket();
+        let _ = std::fs::remove_file(&socket);
+        let child = Command::new("redis-server")
+            .args(["--port", "0", "--unixsocket"])
+            .arg(&socket)
+            .args([
+                "--unixsocketperm",
+                "700",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+            ])
+            .args(["--appendfsync", "always", "--dir"])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start redis-server ({e}): install Debian's redis-server package")
+            });
+        self.child = Some(child);
+        wait_for(&socket, self);
+    }
+}
+
+/// Waits until the server answers `PING` on `socket`.
+fn wait_for(socket: &Path, server: &RedisServer) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        if socket.exists() && server.cli(&["PING"]).trim() == "PONG" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!(
+        "redis-server did not answer on {} within 20 s",
+        socket.display()
+    );
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
