@@ -80,6 +80,9 @@ pub enum StopReason {
     MaxTime,
     /// Asked to stop (Ctrl-C).
     Shutdown,
+    /// A distributed crawl's partition handed on (its worker lets it go to share the
+    /// partitions again, or the crawl is done): the fetches in flight were finished first.
+    LetGo,
 }
 
 /// What a crawl run did.
@@ -337,8 +340,12 @@ impl Crawler {
                     stop = Some(StopReason::MaxTime);
                 }
                 event = role_event(&mut role, slot_wanted) => {
-                    if let Some(role) = role.as_mut() {
-                        role.handle(event, &mut self.store, &mut frontier)?;
+                    if let Some(role) = role.as_mut()
+                        && role.handle(event, &mut self.store, &mut frontier)?
+                        && stop.is_none()
+                    {
+                        info!("partition let go: finishing the fetches in flight");
+                        stop = Some(StopReason::LetGo);
                     }
                 }
             }

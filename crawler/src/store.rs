@@ -35,6 +35,8 @@ mod commit;
 mod hosts;
 mod near;
 mod partition;
+#[cfg(test)]
+mod partition_tests;
 mod queue;
 mod revisits;
 #[cfg(test)]

@@ -16,6 +16,8 @@ use testweb::{RedisServer, Request, SoakWeb, TestWeb};
 
 use crate::support::crawler_config;
 
+mod kills;
+
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.
 const WEB: SoakWeb = SoakWeb {
     hosts: 12,
@@ -161,7 +163,12 @@ fn in_links(data: &Path) -> BTreeMap<String, usize> {
 
 /// Every page the crawl should store, as URLs.
 fn expected(web: &TestWeb) -> BTreeSet<String> {
-    WEB.reachable_from(SEEDED)
+    expected_of(web, WEB)
+}
+
+/// Every page a crawl of `soak`'s hosts seeded with [`SEEDED`] should store, as URLs.
+fn expected_of(web: &TestWeb, soak: SoakWeb) -> BTreeSet<String> {
+    soak.reachable_from(SEEDED)
         .into_iter()
         .map(|(host, path)| web.url(&host, &path))
         .collect()

@@ -6,7 +6,7 @@
 //! (one line, no panic), the store and the index open, nothing committed is lost, nothing
 //! half-written is visible, and the next run finishes the work.
 
-mod child;
+pub(crate) mod child;
 mod damage;
 mod full_disk;
 mod generations;

@@ -36,8 +36,10 @@ pub(crate) struct Shared {
 /// A partition whose crawl runs.
 pub(crate) struct Held {
     pub(crate) lease: Lease,
-    /// Stops the crawl (it ends its fetches and returns).
+    /// Stops the crawl at once (its fetches in flight are dropped).
     stop: Option<oneshot::Sender<()>>,
+    /// Lets the partition go: the crawl finishes its fetches in flight, then returns.
+    let_go: watch::Sender<bool>,
     pub(crate) crawl: JoinHandle<Result<CrawlSummary, Error>>,
     pub(crate) state: watch::Receiver<PartitionState>,
     /// Where the stream reader hands its links.
@@ -63,12 +65,14 @@ impl Held {
         let store = open(&dir, &shared.budget, shared.partitions, &lease)?;
         let (inbox, inbox_rx) = mpsc::channel(INBOX);
         let (state_tx, state) = watch::channel(PartitionState::default());
+        let (let_go, let_go_rx) = watch::channel(false);
         let role = PartitionRole::new(
             p,
             shared.redis.clone(),
             inbox_rx,
             shared.slots.clone(),
             state_tx,
+            let_go_rx,
         );
         let options = CrawlOptions {
             data: dir,
@@ -83,6 +87,7 @@ impl Held {
         Ok(Self {
             lease,
             stop: Some(stop),
+            let_go,
             crawl,
             state,
             inbox,
@@ -95,13 +100,29 @@ impl Held {
         self.lease.partition
     }
 
-    /// Asks the crawl to stop (its fetches in flight are dropped and fetched by the next
-    /// owner).
-    pub(crate) fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
+    /// Asks the crawl to end: `Ending::Drain` after its fetches in flight, `Ending::Now`
+    /// at once (they are dropped, and fetched again by the next owner).
+    pub(crate) fn end(&mut self, ending: Ending) {
+        match ending {
+            Ending::Drain => {
+                self.let_go.send_replace(true);
+            }
+            Ending::Now => {
+                if let Some(stop) = self.stop.take() {
+                    let _ = stop.send(());
+                }
+            }
         }
     }
+}
+
+/// How a partition's crawl ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// After the fetches in flight: the partition is handed on.
+    Drain,
+    /// At once: its lease is lost, or the worker is asked to stop.
+    Now,
 }
 
 fn open(

@@ -12,7 +12,7 @@ use redis::{RedisResult, Script};
 use super::connection::Redis;
 use super::keys;
 
-/// Beats and answers the live workers, by name.
+/// Beats and answers the live workers (in the order their beats run out).
 const BEAT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -35,7 +35,7 @@ impl Members {
         }
     }
 
-    /// Beats for `worker` (alive for `ttl` more), and answers every live worker by name.
+    /// Beats for `worker` (alive for `ttl` more), and answers every live worker.
     pub(crate) async fn beat(&self, worker: &str, ttl: Duration) -> RedisResult<Vec<String>> {
         let mut call = self.beat.prepare_invoke();
         call.key(keys::WORKERS)

@@ -38,12 +38,12 @@ end
 return 1
 ";
 
-/// A partition's state as written in `sift:idle`.
-pub(crate) fn state_value(idle: bool, applied_through: EntryId) -> String {
-    if idle {
-        format!("1 {applied_through}")
-    } else {
-        "0".to_string()
+/// A partition's state as written in `sift:idle`: idle only once it is known how far its
+/// stream is applied.
+pub(crate) fn state_value(idle: bool, applied_through: Option<EntryId>) -> String {
+    match applied_through {
+        Some(through) if idle => format!("1 {through}"),
+        _ => "0".to_string(),
     }
 }
 

@@ -21,7 +21,7 @@ use tracing::{info, warn};
 
 use super::connection::Redis;
 use super::figures::worker_line;
-use super::held::{Held, NotStarted, Shared};
+use super::held::{Ending, Held, NotStarted, Shared};
 use super::ip_gate::AddressGate;
 use super::lease::{Lease, LeaseTimes, Leases};
 use super::links::{self, Readers};
@@ -155,7 +155,9 @@ pub async fn run(
         }
         worker_loop.reap().await;
         match worker_loop.members.beat(&worker, times.ttl).await {
-            Ok(live) => {
+            Ok(mut live) => {
+                // By name: every worker computes the same shares.
+                live.sort();
                 beats += 1;
                 // One beat's wait first, so that workers started together see each other
                 // before they share.
@@ -180,7 +182,12 @@ pub async fn run(
         }
     };
     info!(%worker, ?stop, "worker stopping: its partitions' crawls end");
-    worker_loop.let_go_of_all().await;
+    // Done: nothing is in flight. Asked to stop, or out of time: as a crawl does, at once.
+    let ending = match stop {
+        StopReason::FrontierDone => Ending::Drain,
+        _ => Ending::Now,
+    };
+    worker_loop.let_go_of_all(ending).await;
     if let Err(error) = worker_loop.members.leave(&worker).await {
         warn!(%error, "could not leave the workers' set (its beat runs out by itself)");
     }
@@ -244,7 +251,7 @@ impl WorkerLoop {
                 for p in lost {
                     warn!(partition = %p, "lease lost: its crawl stops and writes nothing more");
                     self.waiting.remove(&p);
-                    self.stop(p, false);
+                    self.stop(p, Ending::Now, false);
                 }
             }
             Err(error) => self.redis_away(&error),
@@ -259,14 +266,14 @@ impl WorkerLoop {
             .collect();
         for p in fallen {
             warn!(partition = %p, "lease not renewed in time: its crawl stops");
-            self.stop(p, false);
+            self.stop(p, Ending::Now, false);
         }
     }
 
-    /// Asks `p`'s crawl to stop; `release`: give its lease back once it has.
-    fn stop(&mut self, p: PartitionId, release: bool) {
+    /// Ends `p`'s crawl; `release`: give its lease back once it has ended.
+    fn stop(&mut self, p: PartitionId, ending: Ending, release: bool) {
         if let Some(mut held) = self.held.remove(&p) {
-            held.stop();
+            held.end(ending);
             self.readers.send_modify(|r| {
                 r.remove(&p);
             });
@@ -285,7 +292,7 @@ impl WorkerLoop {
             .collect();
         for p in ended {
             // A crawl that ended by itself failed (a partition's crawl waits for links).
-            self.stop(p, true);
+            self.stop(p, Ending::Now, true);
         }
         let mut still = Vec::new();
         for (held, release) in std::mem::take(&mut self.letting_go) {
@@ -339,7 +346,7 @@ impl WorkerLoop {
                 .collect();
             for p in extra {
                 info!(partition = %p, "letting go: the partitions are shared again");
-                self.stop(p, true);
+                self.stop(p, Ending::Drain, true);
             }
             return;
         }
@@ -424,10 +431,10 @@ impl WorkerLoop {
         self.waiting.is_empty()
             && self.letting_go.is_empty()
             && self.held.values().all(|h| {
+                // Idle, and said so in Redis.
                 let state = h.state.borrow();
-                state.idle
-                    && h.published.as_deref()
-                        == Some(state_value(true, state.applied_through).as_str())
+                let value = state_value(state.idle, state.applied_through);
+                value.starts_with('1') && h.published.as_deref() == Some(value.as_str())
             })
     }
 
@@ -456,11 +463,11 @@ impl WorkerLoop {
         }
     }
 
-    /// Stops every partition's crawl and gives its lease back.
-    async fn let_go_of_all(&mut self) {
+    /// Ends every partition's crawl and gives its lease back.
+    async fn let_go_of_all(&mut self, ending: Ending) {
         let all: Vec<PartitionId> = self.held.keys().copied().collect();
         for p in all {
-            self.stop(p, true);
+            self.stop(p, ending, true);
         }
         for (_, lease) in std::mem::take(&mut self.waiting) {
             let _ = self.leases.release(&lease).await;

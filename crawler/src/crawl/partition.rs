@@ -27,8 +27,9 @@ const SEND_RETRY: Duration = Duration::from_millis(500);
 pub(crate) struct PartitionState {
     /// Nothing to fetch, nothing in flight, nothing to send, nothing arrived unapplied.
     pub(crate) idle: bool,
-    /// The partition's stream is applied up to here.
-    pub(crate) applied_through: EntryId,
+    /// The partition's stream is applied up to here; `None` until the worker's reader has
+    /// said where the stream stood when the partition was taken.
+    pub(crate) applied_through: Option<EntryId>,
     /// The crawl's figures.
     pub(crate) progress: CrawlProgress,
     /// Hosts the crawl knows.
@@ -46,11 +47,13 @@ pub(crate) struct PartitionRole {
     /// The worker's fetch slots, shared by its partitions.
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) state: watch::Sender<PartitionState>,
+    /// Turns true when the worker lets the partition go; `None` once seen.
+    let_go: Option<watch::Receiver<bool>>,
     /// The send under way: the last sequence number and the count it sends.
     sending: Option<(u64, u64, JoinHandle<redis::RedisResult<()>>)>,
     /// After a failed send: not before this.
     send_after: Option<Instant>,
-    applied_through: EntryId,
+    applied_through: Option<EntryId>,
 }
 
 /// What woke the loop for the role.
@@ -58,6 +61,7 @@ pub(crate) enum RoleEvent {
     Delivered(Delivery),
     Sent(redis::RedisResult<()>),
     SlotFree,
+    LetGo,
 }
 
 impl PartitionRole {
@@ -67,6 +71,7 @@ impl PartitionRole {
         inbox: mpsc::Receiver<Delivery>,
         slots: Arc<Semaphore>,
         state: watch::Sender<PartitionState>,
+        let_go: watch::Receiver<bool>,
     ) -> Self {
         Self {
             partition,
@@ -74,9 +79,10 @@ impl PartitionRole {
             inbox,
             slots,
             state,
+            let_go: Some(let_go),
             sending: None,
             send_after: None,
-            applied_through: EntryId::default(),
+            applied_through: None,
         }
     }
 
@@ -120,6 +126,17 @@ impl PartitionRole {
             } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(redis::RedisError::from(std::io::Error::other(e))))),
             _ = self.slots.acquire(), if slot_wanted => RoleEvent::SlotFree,
             () = async {
+                match self.let_go.as_mut() {
+                    Some(let_go) => {
+                        let _ = let_go.wait_for(|go| *go).await;
+                    }
+                    None => std::future::pending().await,
+                }
+            } => {
+                self.let_go = None;
+                RoleEvent::LetGo
+            }
+            () = async {
                 match send_retry {
                     Some(at) => tokio::time::sleep_until(at).await,
                     None => std::future::pending().await,
@@ -131,13 +148,14 @@ impl PartitionRole {
         }
     }
 
-    /// Handles what [`PartitionRole::next_event`] answered.
+    /// Handles what [`PartitionRole::next_event`] answered; true when the partition is let
+    /// go.
     pub(crate) fn handle(
         &mut self,
         event: RoleEvent,
         store: &mut PageStore,
         frontier: &mut Frontier,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let now = Instant::now();
         match event {
             RoleEvent::Delivered(delivery) => {
@@ -145,14 +163,14 @@ impl PartitionRole {
                     let queued = store.apply_links(delivery.links)?;
                     frontier.push(queued, now);
                 }
-                self.applied_through = self.applied_through.max(delivery.through);
+                self.applied_through = self.applied_through.max(Some(delivery.through));
                 if let Some(applied) = delivery.applied {
                     let _ = applied.send(());
                 }
             }
             RoleEvent::Sent(result) => {
                 let Some((last, count, _)) = self.sending.take() else {
-                    return Ok(());
+                    return Ok(false);
                 };
                 match result {
                     Ok(()) => {
@@ -168,8 +186,9 @@ impl PartitionRole {
                 }
             }
             RoleEvent::SlotFree => {}
+            RoleEvent::LetGo => return Ok(true),
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Tells the worker the crawl's state, just before the loop waits; `settled`: nothing in

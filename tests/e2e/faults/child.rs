@@ -7,7 +7,7 @@
 //! the process dies at the failpoint (`SIGABRT`, no unwinding, no destructors: a crash).
 
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -121,22 +121,7 @@ impl Ended {
 /// Runs `program args` in a child with `failpoints` (`NAME=ACTIONS;...`, empty for none),
 /// waiting for it off the async threads so the test web keeps answering it.
 pub async fn run(program: &str, args: &[String], failpoints: &str) -> Ended {
-    let mut command = Command::new(std::env::current_exe().expect("test binary path"));
-    command
-        .args([
-            "--exact",
-            "faults::child::child_program",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(PROGRAM, program)
-        .env(ARGS, serde_json::to_string(args).expect("json"))
-        .env(FAILPOINTS, failpoints)
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().expect("the child starts");
+    let mut child = spawn(program, args, failpoints, Stdio::piped());
     let started = Instant::now();
     loop {
         if child.try_wait().expect("child status").is_some() {
@@ -153,6 +138,31 @@ pub async fn run(program: &str, args: &[String], failpoints: &str) -> Ended {
         status: output.status,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// Starts `program args` in a child with `failpoints`, its stderr going to `stderr` (its
+/// logs at `error` level); the caller waits for it, or kills it.
+pub fn spawn(program: &str, args: &[String], failpoints: &str, stderr: Stdio) -> Child {
+    let mut command = Command::new(std::env::current_exe().expect("test binary path"));
+    command
+        .args([
+            "--exact",
+            "faults::child::child_program",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(PROGRAM, program)
+        .env(ARGS, serde_json::to_string(args).expect("json"))
+        .env(FAILPOINTS, failpoints)
+        // `E2E_CHILD_LOG` (a `RUST_LOG` value) makes a child say more, to debug a test.
+        .env(
+            "RUST_LOG",
+            std::env::var("E2E_CHILD_LOG").unwrap_or_else(|_| "error".into()),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    command.spawn().expect("the child starts")
 }
 
 /// `crawl --data DATA --config CONFIG --seed SEED...`.

@@ -1,0 +1,203 @@
+//! Workers that die: `kill -9` at a random moment, a crash between sending links and deleting
+//! them from the outbox, a crash between applying links and acknowledging them (failpoints).
+//! Workers started in their place finish the crawl: every page stored once, the pages only
+//! a link from another partition reaches among them, no link pending, each page fetched
+//! again at most once per fetch in flight at a kill, and Redis's memory flat.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use testweb::{RedisServer, SoakAnswer, SoakWeb, TestWeb};
+
+use super::{PARTITIONS, addresses, expected_of, pending, stored};
+use crate::faults::child::{path_arg, spawn};
+
+/// A bigger web than the first test's: the kills need a crawl that lasts a few seconds.
+const WEB: SoakWeb = SoakWeb {
+    hosts: 12,
+    pages: 60,
+    slow: Duration::from_millis(20),
+    crawl_delay_ms: 0,
+};
+/// Fetch slots per worker: the most pages a kill can lose in flight.
+const MAX_IN_FLIGHT: usize = 8;
+const LEASE_MS: u64 = 1500;
+
+/// The workers' config file: soak hosts on their addresses.
+fn write_config(web: &TestWeb, path: &std::path::Path) {
+    let mut text = format!(
+        "[crawler]\nallow_loopback = true\ndelay_ms = 30\nip_delay_ms = 10\nip_concurrency = 4\n\
+         max_in_flight = {MAX_IN_FLIGHT}\nretry_ms = 20\nrobots_retry_ms = 50\nbreaker_pause_ms = 200\n\
+         \n[crawler.resolve]\n"
+    );
+    for host in web.hosts() {
+        let address = WEB
+            .host_number(&host)
+            .map_or(std::net::Ipv4Addr::LOCALHOST, super::address_of);
+        text.push_str(&format!("\"{host}\" = \"{address}\"\n"));
+    }
+    std::fs::write(path, text).expect("config written");
+}
+
+fn worker_args(
+    web: &TestWeb,
+    redis: &RedisServer,
+    data: &std::path::Path,
+    config: &std::path::Path,
+    seeded: bool,
+) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "worker".into(),
+        "--redis".into(),
+        redis.url(),
+        "--data".into(),
+        path_arg(data),
+        "--config".into(),
+        path_arg(config),
+        "--partitions".into(),
+        PARTITIONS.to_string(),
+        "--lease-ms".into(),
+        LEASE_MS.to_string(),
+    ];
+    if seeded {
+        for &n in &super::SEEDED {
+            args.extend(["--seed".into(), web.url(&SoakWeb::host(n), "/")]);
+        }
+        for n in 0..WEB.hosts {
+            args.extend(["--scope".into(), web.url(&SoakWeb::host(n), "/")]);
+        }
+    }
+    args
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_killed_at_any_moment_lose_nothing() {
+    let web = TestWeb::start_on(WEB, &addresses()).await;
+    let redis = RedisServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("crawl.toml");
+    write_config(&web, &config);
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(&logs).expect("logs dir");
+    let mut started_workers = 0;
+    let mut start = |seeded: bool, failpoints: &str| -> Child {
+        started_workers += 1;
+        let log = std::fs::File::create(logs.join(format!("worker-{started_workers}.log")))
+            .expect("log file");
+        spawn(
+            "crawler",
+            &worker_args(&web, &redis, &data, &config, seeded),
+            failpoints,
+            Stdio::from(log),
+        )
+    };
+    // Three workers: one crashes after sending links, before deleting them from its outbox;
+    // one after applying links, before acknowledging them; one is killed from outside.
+    let mut workers = vec![
+        start(true, ""),
+        start(
+            false,
+            "crawler::cluster::sent::before_delete=15*off->return",
+        ),
+        start(false, "crawler::cluster::links::before_ack=15*off->return"),
+    ];
+    let started = Instant::now();
+    let mut kills = 0;
+    let mut memory = Vec::new();
+    let mut killed_from_outside = false;
+    loop {
+        if started.elapsed() > Duration::from_secs(150) {
+            for worker in &mut workers {
+                let _ = worker.kill();
+            }
+            for entry in std::fs::read_dir(&logs).expect("logs").flatten() {
+                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                eprintln!("{}:\n{text}", entry.path().display());
+            }
+            panic!(
+                "the crawl ends within 150 s:\n{}",
+                super::coordination(&redis)
+            );
+        }
+        if let Some(used) = redis.info("used_memory") {
+            memory.push(used);
+        }
+        // The one killed from outside: once the crawl is well under way.
+        if !killed_from_outside && web.requests().len() > 250 {
+            workers[0].kill().expect("SIGKILL");
+            killed_from_outside = true;
+        }
+        let mut running = Vec::new();
+        let mut all_done = true;
+        for mut worker in workers {
+            match worker.try_wait().expect("child status") {
+                None => {
+                    all_done = false;
+                    running.push(worker);
+                }
+                Some(status) if status.success() => {}
+                Some(_) => {
+                    // Died: a new worker takes its place.
+                    kills += 1;
+                    all_done = false;
+                    running.push(start(false, ""));
+                }
+            }
+        }
+        workers = running;
+        if all_done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        kills, 3,
+        "one worker killed, two crashed at their failpoints"
+    );
+
+    let pages = stored(&data);
+    let urls: std::collections::BTreeSet<String> = pages.keys().cloned().collect();
+    assert_eq!(
+        urls,
+        expected_of(&web, WEB),
+        "every reachable page stored, once"
+    );
+    assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
+
+    // Fetched again: only pages that were in flight at a kill.
+    let mut fetches: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for request in web.requests() {
+        if WEB.host_number(&request.host).is_some() && request.path_and_query != "/robots.txt" {
+            *fetches
+                .entry((request.host.clone(), request.path_and_query.clone()))
+                .or_default() += 1;
+        }
+    }
+    let again: usize = fetches
+        .iter()
+        .filter(|((host, path), _)| {
+            let n = WEB.host_number(host).expect("a soak host");
+            (0..WEB.pages_of(n))
+                .any(|i| SoakWeb::path(i) == *path && WEB.answer_of(n, i) == SoakAnswer::Page)
+        })
+        .map(|(_, &count)| count.saturating_sub(1))
+        .sum();
+    assert!(
+        again <= kills * MAX_IN_FLIGHT,
+        "{again} pages fetched again after {kills} kills of workers with {MAX_IN_FLIGHT} fetches in flight"
+    );
+
+    // Redis holds leases, streams in flight and counters, not URLs.
+    let (first, last) = (memory[0], *memory.last().expect("samples"));
+    let peak = memory.iter().max().copied().unwrap_or(0);
+    eprintln!(
+        "Redis used_memory: {first} bytes at the start, {peak} at the peak, {last} at the end; {} pages stored, {again} fetched again",
+        pages.len()
+    );
+    assert!(
+        peak < first + (4 << 20),
+        "Redis memory stays flat: {first} -> {peak} bytes"
+    );
+}
