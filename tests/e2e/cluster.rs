@@ -17,6 +17,7 @@ use testweb::{RedisServer, Request, SoakWeb, TestWeb};
 use crate::support::crawler_config;
 
 mod kills;
+mod pauses;
 
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.
 const WEB: SoakWeb = SoakWeb {

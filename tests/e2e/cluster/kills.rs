@@ -14,7 +14,7 @@ use super::{PARTITIONS, addresses, expected_of, pending, stored};
 use crate::faults::child::{path_arg, spawn};
 
 /// A bigger web than the first test's: the kills need a crawl that lasts a few seconds.
-const WEB: SoakWeb = SoakWeb {
+pub(super) const WEB: SoakWeb = SoakWeb {
     hosts: 12,
     pages: 60,
     slow: Duration::from_millis(20),
@@ -22,10 +22,10 @@ const WEB: SoakWeb = SoakWeb {
 };
 /// Fetch slots per worker: the most pages a kill can lose in flight.
 const MAX_IN_FLIGHT: usize = 8;
-const LEASE_MS: u64 = 1500;
+pub(super) const LEASE_MS: u64 = 1500;
 
 /// The workers' config file: soak hosts on their addresses.
-fn write_config(web: &TestWeb, path: &std::path::Path) {
+pub(super) fn write_config(web: &TestWeb, path: &std::path::Path) {
     let mut text = format!(
         "[crawler]\nallow_loopback = true\ndelay_ms = 30\nip_delay_ms = 10\nip_concurrency = 4\n\
          max_in_flight = {MAX_IN_FLIGHT}\nretry_ms = 20\nrobots_retry_ms = 50\nbreaker_pause_ms = 200\n\
@@ -40,7 +40,7 @@ fn write_config(web: &TestWeb, path: &std::path::Path) {
     std::fs::write(path, text).expect("config written");
 }
 
-fn worker_args(
+pub(super) fn worker_args(
     web: &TestWeb,
     redis: &RedisServer,
     data: &std::path::Path,

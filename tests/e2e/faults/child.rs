@@ -141,8 +141,21 @@ pub async fn run(program: &str, args: &[String], failpoints: &str) -> Ended {
 }
 
 /// Starts `program args` in a child with `failpoints`, its stderr going to `stderr` (its
-/// logs at `error` level); the caller waits for it, or kills it.
+/// logs at `error` level, or as `E2E_CHILD_LOG` says when a test is debugged); the caller
+/// waits for it, or kills it.
 pub fn spawn(program: &str, args: &[String], failpoints: &str, stderr: Stdio) -> Child {
+    let log = std::env::var("E2E_CHILD_LOG").unwrap_or_else(|_| "error".into());
+    spawn_logging(program, args, failpoints, stderr, &log)
+}
+
+/// [`spawn`], logging at `log` (a `RUST_LOG` value).
+pub fn spawn_logging(
+    program: &str,
+    args: &[String],
+    failpoints: &str,
+    stderr: Stdio,
+    log: &str,
+) -> Child {
     let mut command = Command::new(std::env::current_exe().expect("test binary path"));
     command
         .args([
@@ -154,11 +167,7 @@ pub fn spawn(program: &str, args: &[String], failpoints: &str, stderr: Stdio) ->
         .env(PROGRAM, program)
         .env(ARGS, serde_json::to_string(args).expect("json"))
         .env(FAILPOINTS, failpoints)
-        // `E2E_CHILD_LOG` (a `RUST_LOG` value) makes a child say more, to debug a test.
-        .env(
-            "RUST_LOG",
-            std::env::var("E2E_CHILD_LOG").unwrap_or_else(|_| "error".into()),
-        )
+        .env("RUST_LOG", log)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr);
