@@ -273,7 +273,7 @@ impl Crawler {
                     break;
                 }
                 // A partition's fetches also take one of its worker's slots.
-                let slot = match role.as_ref().map(PartitionRole::slot) {
+                let slot = match role.as_mut().map(PartitionRole::slot) {
                     Some(None) => {
                         slot_wanted = true;
                         break;

@@ -305,3 +305,19 @@ async fn one_worker_and_three_store_the_same_pages_once_each_politely() {
         "the same links, whatever the workers"
     );
 }
+
+/// A worker process that is killed when dropped: a failing test leaves none behind.
+struct WorkerProcess(std::process::Child);
+
+impl WorkerProcess {
+    fn child(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

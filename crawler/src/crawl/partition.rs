@@ -53,6 +53,8 @@ pub(crate) struct PartitionRole {
     sending: Option<(u64, u64, JoinHandle<redis::RedisResult<()>>)>,
     /// After a failed send: not before this.
     send_after: Option<Instant>,
+    /// A slot the loop waited for and got, kept for its next fetch.
+    spare_slot: Option<OwnedSemaphorePermit>,
     applied_through: Option<EntryId>,
 }
 
@@ -60,7 +62,10 @@ pub(crate) struct PartitionRole {
 pub(crate) enum RoleEvent {
     Delivered(Delivery),
     Sent(redis::RedisResult<()>),
-    SlotFree,
+    /// A fetch slot came free (the loop was waiting for one): kept for the next fetch.
+    Slot(OwnedSemaphorePermit),
+    /// A pause after a failed send ended.
+    SendAgain,
     LetGo,
 }
 
@@ -82,13 +87,16 @@ impl PartitionRole {
             let_go: Some(let_go),
             sending: None,
             send_after: None,
+            spare_slot: None,
             applied_through: None,
         }
     }
 
     /// A fetch slot, if one is free.
-    pub(crate) fn slot(&self) -> Option<OwnedSemaphorePermit> {
-        self.slots.clone().try_acquire_owned().ok()
+    pub(crate) fn slot(&mut self) -> Option<OwnedSemaphorePermit> {
+        self.spare_slot
+            .take()
+            .or_else(|| self.slots.clone().try_acquire_owned().ok())
     }
 
     /// Starts sending the outbox when links wait, no send is under way and no failed one is
@@ -124,7 +132,7 @@ impl PartitionRole {
                     None => std::future::pending().await,
                 }
             } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(redis::RedisError::from(std::io::Error::other(e))))),
-            _ = self.slots.acquire(), if slot_wanted => RoleEvent::SlotFree,
+            Ok(slot) = self.slots.clone().acquire_owned(), if slot_wanted => RoleEvent::Slot(slot),
             () = async {
                 match self.let_go.as_mut() {
                     Some(let_go) => {
@@ -143,7 +151,7 @@ impl PartitionRole {
                 }
             } => {
                 self.send_after = None;
-                RoleEvent::SlotFree
+                RoleEvent::SendAgain
             }
         }
     }
@@ -185,7 +193,8 @@ impl PartitionRole {
                     }
                 }
             }
-            RoleEvent::SlotFree => {}
+            RoleEvent::Slot(slot) => self.spare_slot = Some(slot),
+            RoleEvent::SendAgain => {}
             RoleEvent::LetGo => return Ok(true),
         }
         Ok(false)

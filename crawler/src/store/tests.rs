@@ -356,3 +356,36 @@ fn a_store_holds_its_blocks_and_memtables_within_its_budget() {
         "{cached} bytes of cached blocks"
     );
 }
+
+#[test]
+fn many_stores_within_one_budget_flush_only_when_their_writes_fill_it() {
+    // Sixteen stores, as a worker holding partitions opens them, sharing 32 MiB of
+    // memtables, each given 40 pages of 2 KiB (about 1.5 MiB in all): no memtable is
+    // flushed. Counted a block of 1 MiB per family written, they passed the budget while
+    // nearly empty and every write flushed one.
+    const STORES: usize = 16;
+    let budget = MemoryBudget::new(1 << 20, 32 << 20);
+    let dirs: Vec<_> = (0..STORES).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut stores: Vec<PageStore> = dirs
+        .iter()
+        .map(|d| PageStore::open_within(d.path(), &budget).unwrap())
+        .collect();
+    for round in 0..40u64 {
+        for (s, store) in stores.iter_mut().enumerate() {
+            let n = round * STORES as u64 + s as u64;
+            let mut page = PageRecord {
+                url: format!("http://s{s}.test/{round}"),
+                status: 200,
+                body_len: 100,
+                content_hash: n,
+                description: (0..300).map(|w| format!("w{n}x{w} ")).collect(),
+                ..PageRecord::default()
+            };
+            commit_alone(store, &mut page, Some(n << 20));
+        }
+    }
+    for store in &stores {
+        let tables = store.db.live_files().unwrap().len();
+        assert_eq!(tables, 0, "a store flushed its memtables {tables} times");
+    }
+}

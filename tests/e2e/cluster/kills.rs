@@ -5,12 +5,12 @@
 //! again at most once per fetch in flight at a kill, and Redis's memory flat.
 
 use std::collections::BTreeMap;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use testweb::{RedisServer, SoakAnswer, SoakWeb, TestWeb};
 
-use super::{PARTITIONS, addresses, expected_of, pending, stored};
+use super::{PARTITIONS, WorkerProcess, addresses, expected_of, pending, stored};
 use crate::faults::child::{path_arg, spawn};
 
 /// A bigger web than the first test's: the kills need a crawl that lasts a few seconds.
@@ -82,16 +82,16 @@ async fn workers_killed_at_any_moment_lose_nothing() {
     let logs = dir.path().join("logs");
     std::fs::create_dir_all(&logs).expect("logs dir");
     let mut started_workers = 0;
-    let mut start = |seeded: bool, failpoints: &str| -> Child {
+    let mut start = |seeded: bool, failpoints: &str| -> WorkerProcess {
         started_workers += 1;
         let log = std::fs::File::create(logs.join(format!("worker-{started_workers}.log")))
             .expect("log file");
-        spawn(
+        WorkerProcess(spawn(
             "crawler",
             &worker_args(&web, &redis, &data, &config, seeded),
             failpoints,
             Stdio::from(log),
-        )
+        ))
     };
     // Three workers: one crashes after sending links, before deleting them from its outbox;
     // one after applying links, before acknowledging them; one is killed from outside.
@@ -109,9 +109,7 @@ async fn workers_killed_at_any_moment_lose_nothing() {
     let mut killed_from_outside = false;
     loop {
         if started.elapsed() > Duration::from_secs(150) {
-            for worker in &mut workers {
-                let _ = worker.kill();
-            }
+            drop(workers);
             for entry in std::fs::read_dir(&logs).expect("logs").flatten() {
                 let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
                 eprintln!("{}:\n{text}", entry.path().display());
@@ -126,13 +124,13 @@ async fn workers_killed_at_any_moment_lose_nothing() {
         }
         // The one killed from outside: once the crawl is well under way.
         if !killed_from_outside && web.requests().len() > 250 {
-            workers[0].kill().expect("SIGKILL");
+            workers[0].child().kill().expect("SIGKILL");
             killed_from_outside = true;
         }
         let mut running = Vec::new();
         let mut all_done = true;
         for mut worker in workers {
-            match worker.try_wait().expect("child status") {
+            match worker.child().try_wait().expect("child status") {
                 None => {
                     all_done = false;
                     running.push(worker);

@@ -2,21 +2,21 @@
 //! resumed writes nothing under them; Redis killed and started again holds every request
 //! back while it is away, and the crawl then finishes.
 
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crawler::cluster::{WorkerOptions, run_worker};
 use testweb::{RedisServer, TestWeb};
 
 use super::kills::{LEASE_MS, WEB, worker_args, write_config};
-use super::{addresses, expected_of, pending, stored};
+use super::{WorkerProcess, addresses, expected_of, pending, stored};
 use crate::faults::child::{spawn, spawn_logging};
 
 /// Sends `signal` (`STOP`, `CONT`) to a child.
-fn signal(child: &Child, signal: &str) {
+fn signal(worker: &mut WorkerProcess, signal: &str) {
     let status = std::process::Command::new("kill")
         .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
+        .arg(worker.child().id().to_string())
         .status()
         .expect("kill runs");
     assert!(status.success(), "kill -{signal}");
@@ -35,11 +35,11 @@ async fn until_requests(web: &TestWeb, count: usize) {
 }
 
 /// Waits for every child to exit 0.
-async fn until_done(workers: &mut [Child]) {
+async fn until_done(workers: &mut [WorkerProcess]) {
     let started = Instant::now();
     for worker in workers {
         loop {
-            if let Some(status) = worker.try_wait().expect("child status") {
+            if let Some(status) = worker.child().try_wait().expect("child status") {
                 assert!(status.success(), "a worker failed: {status}");
                 break;
             }
@@ -63,26 +63,26 @@ async fn a_worker_stopped_past_its_leases_writes_nothing_when_resumed() {
     let stopped_log = dir.path().join("stopped.log");
     let log = std::fs::File::create(&stopped_log).expect("log file");
     // The stopped worker says why its partitions stopped (a warning).
-    let stopped = spawn_logging(
+    let mut stopped = WorkerProcess(spawn_logging(
         "crawler",
         &worker_args(&web, &redis, &data, &config, true),
         "",
         Stdio::from(log),
         "warn",
-    );
+    ));
     until_requests(&web, 40).await;
-    let other = spawn(
+    let other = WorkerProcess(spawn(
         "crawler",
         &worker_args(&web, &redis, &data, &config, false),
         "",
         Stdio::null(),
-    );
+    ));
     until_requests(&web, 200).await;
-    signal(&stopped, "STOP");
+    signal(&mut stopped, "STOP");
     // Three lease times: its leases run out, the other worker takes them and waits for the
     // stores the stopped one still has open.
     tokio::time::sleep(Duration::from_millis(3 * LEASE_MS)).await;
-    signal(&stopped, "CONT");
+    signal(&mut stopped, "CONT");
     let mut workers = vec![stopped, other];
     until_done(&mut workers).await;
 
