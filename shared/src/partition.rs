@@ -138,7 +138,10 @@ mod tests {
             counts[p.get() as usize] += 1;
         }
         // 1,000 expected each; xxh3 spreads within a few percent.
-        assert!(counts.iter().all(|&c| (850..1150).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (850..1150).contains(&c)),
+            "{counts:?}"
+        );
         assert_eq!(Partitions::new(1).unwrap().of_host("a").get(), 0);
         assert!(Partitions::new(0).is_none());
         assert!(Partitions::new(MAX_PARTITIONS + 1).is_none());
