@@ -69,6 +69,8 @@ mod routes_tests;
 #[cfg(test)]
 mod search_tests;
 #[cfg(test)]
+mod sharded_tests;
+#[cfg(test)]
 mod testutil;
 
 use std::future::Future;
