@@ -189,7 +189,7 @@ impl LocalShards {
             let hosts = hosts(&searcher, &loaded.fields);
             let stats = ShardStats::of(&searcher, &*query, hosts)
                 .map_err(|error| SearchError::of_query(&spec.text, error))?;
-            sum = sum.add(stats);
+            sum = sum.plus(stats);
         }
         Ok(sum)
     }
@@ -441,7 +441,7 @@ fn hosts(searcher: &tantivy::Searcher, fields: &IndexFields) -> Hosts {
         };
         if stream.advance() {
             let host = String::from_utf8_lossy(stream.key()).into_owned();
-            found = found.add(Hosts::One(host));
+            found = found.and(Hosts::One(host));
             if found == Hosts::Many {
                 return found;
             }

@@ -293,7 +293,7 @@ impl Searcher {
         for (i, pending) in asked.into_iter().enumerate() {
             match answered(pending.wait(), missing, &self.leaves[i]) {
                 Some(leaf_stats) => {
-                    stats = stats.add(leaf_stats);
+                    stats = stats.plus(leaf_stats);
                     answering.push(i);
                 }
                 None => continue,

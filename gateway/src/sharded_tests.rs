@@ -103,7 +103,12 @@ fn assert_same(query: &str, expected: &SearchResults, found: &SearchResults) {
         );
         // Two results of one score may come in either order.
         let tied = (e.score - f.score).abs() <= 1e-6;
-        assert!(e.url == f.url || tied, "{query} #{i}: {} against {}", e.url, f.url);
+        assert!(
+            e.url == f.url || tied,
+            "{query} #{i}: {} against {}",
+            e.url,
+            f.url
+        );
     }
 }
 

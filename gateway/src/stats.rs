@@ -30,7 +30,7 @@ pub enum Hosts {
 
 impl Hosts {
     /// The hosts of two shards together.
-    pub fn add(self, other: Hosts) -> Hosts {
+    pub fn and(self, other: Hosts) -> Hosts {
         match (self, other) {
             (Hosts::None, h) | (h, Hosts::None) => h,
             (Hosts::One(a), Hosts::One(b)) if a == b => Hosts::One(a),
@@ -64,20 +64,21 @@ impl ShardStats {
         };
         for term in terms {
             let field = term.field();
-            if !stats.tokens.contains_key(&field.field_id()) {
-                let tokens = Bm25StatisticsProvider::total_num_tokens(searcher, field)?;
-                stats.tokens.insert(field.field_id(), tokens);
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                stats.tokens.entry(field.field_id())
+            {
+                entry.insert(Bm25StatisticsProvider::total_num_tokens(searcher, field)?);
             }
             let key = term_key(term);
-            if !stats.doc_freqs.contains_key(&key) {
-                stats.doc_freqs.insert(key, searcher.doc_freq(term)?);
+            if let std::collections::btree_map::Entry::Vacant(entry) = stats.doc_freqs.entry(key) {
+                entry.insert(searcher.doc_freq(term)?);
             }
         }
         Ok(stats)
     }
 
     /// Two shards' statistics together.
-    pub fn add(mut self, other: ShardStats) -> ShardStats {
+    pub fn plus(mut self, other: ShardStats) -> ShardStats {
         self.docs += other.docs;
         for (field, tokens) in other.tokens {
             *self.tokens.entry(field).or_default() += tokens;
@@ -85,7 +86,7 @@ impl ShardStats {
         for (term, freq) in other.doc_freqs {
             *self.doc_freqs.entry(term).or_default() += freq;
         }
-        self.hosts = std::mem::take(&mut self.hosts).add(other.hosts);
+        self.hosts = std::mem::take(&mut self.hosts).and(other.hosts);
         self
     }
 }
@@ -142,17 +143,17 @@ mod tests {
     #[test]
     fn hosts_and_figures_add_up() {
         let one = |h: &str| Hosts::One(h.into());
-        assert_eq!(Hosts::None.add(one("a")), one("a"));
-        assert_eq!(one("a").add(one("a")), one("a"));
-        assert_eq!(one("a").add(one("b")), Hosts::Many);
-        assert_eq!(Hosts::Many.add(Hosts::None), Hosts::Many);
+        assert_eq!(Hosts::None.and(one("a")), one("a"));
+        assert_eq!(one("a").and(one("a")), one("a"));
+        assert_eq!(one("a").and(one("b")), Hosts::Many);
+        assert_eq!(Hosts::Many.and(Hosts::None), Hosts::Many);
         let stats = |docs, freq| ShardStats {
             docs,
             tokens: BTreeMap::from([(3, docs * 10)]),
             doc_freqs: BTreeMap::from([("00ab".to_string(), freq)]),
             hosts: one("a"),
         };
-        let sum = stats(5, 2).add(stats(7, 1));
+        let sum = stats(5, 2).plus(stats(7, 1));
         assert_eq!(
             (sum.docs, sum.tokens[&3], sum.doc_freqs["00ab"]),
             (12, 120, 3)
