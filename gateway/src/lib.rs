@@ -80,7 +80,7 @@ use std::time::Duration;
 
 pub use error::AppError;
 pub use explain::UrlReport;
-pub use handlers::AppState;
+pub use handlers::{AppState, results_json};
 pub use hit::{Hit, QuerySpec, Ranking};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 pub use query::UserQuery;
