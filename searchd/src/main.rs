@@ -198,6 +198,54 @@ mod tests {
         (line, config)
     }
 
+    #[test]
+    fn serve_takes_leaves_and_leaf_takes_an_address() {
+        let cli = Cli::try_parse_from([
+            "searchd",
+            "serve",
+            "--data",
+            "d",
+            "--leaf",
+            "http://a:1",
+            "--leaf",
+            "http://b:2",
+        ])
+        .expect("serve parses");
+        let Command::Serve { leaves, .. } = cli.command else {
+            panic!("not serve");
+        };
+        assert_eq!(leaves, ["http://a:1", "http://b:2"]);
+        let cli =
+            Cli::try_parse_from(["searchd", "leaf", "--data", "d", "--listen", "127.0.0.1:9"])
+                .expect("leaf parses");
+        assert!(matches!(cli.command, Command::Leaf { .. }));
+        assert!(
+            Cli::try_parse_from(["searchd", "leaf", "--data", "d"]).is_err(),
+            "--listen is needed"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_leaf_address_stops_serve_in_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outcome = serve(
+            dir.path().to_path_buf(),
+            vec!["ftp://x".into()],
+            Some("127.0.0.1:0".parse().expect("address")),
+            None,
+        )
+        .await;
+        let mut stderr = Vec::new();
+        let code = shared::logging::exit_code("searchd", outcome, &mut stderr);
+        assert_eq!(code, ExitCode::FAILURE);
+        let line = String::from_utf8(stderr).expect("UTF-8");
+        assert!(
+            line.contains("not an http:// or https:// address"),
+            "{line}"
+        );
+        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+
     #[tokio::test]
     async fn config_errors_stop_serve_in_one_line() {
         let (line, config) = failed_serve(None).await;
