@@ -93,7 +93,24 @@ impl UrlReport {
             url: canonical.to_string(),
             ..UrlReport::default()
         };
-        let store = StoreReader::open(searcher.data()).ok();
+        // The store that knows the URL: of its partition, when the data is partitioned.
+        let mut dirs = searcher.data_dirs();
+        let mut store = None;
+        let mut dir = searcher.data().to_path_buf();
+        for candidate in dirs.drain(..) {
+            let Ok(opened) = StoreReader::open(&candidate) else {
+                continue;
+            };
+            let knows = opened.page(canonical.as_str())?.is_some()
+                || opened.skipped(canonical.as_str())?.is_some();
+            if store.is_none() || knows {
+                dir = candidate;
+                store = Some(opened);
+            }
+            if knows {
+                break;
+            }
+        }
         if let Some(store) = &store
             && let Some(skipped) = store.skipped(canonical.as_str())?
         {
@@ -123,9 +140,9 @@ impl UrlReport {
                     error: fetch.error,
                 })
                 .collect();
-            let indexed_change = searcher.index_facts().and_then(|facts| {
-                index_format::indexed_store_change(searcher.data(), &facts.generation)
-            });
+            let indexed_change = searcher
+                .facts_of(&dir)
+                .and_then(|facts| index_format::indexed_store_change(&dir, &facts.generation));
             report.newer_than_index = indexed_change.is_some_and(|indexed| page.change > indexed);
             report.duplicate_of = page.duplicate_of;
             report.redirect_to = page.redirect_to;

@@ -9,12 +9,13 @@ use serde_json::json;
 use warp::Rejection;
 use warp::reply::{Reply, Response};
 
-use crate::cache::cached_copy;
+use crate::cache::copy_anywhere;
 use crate::cached_html;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
+use crate::hit::Ranking;
 use crate::render;
-use crate::search::{Ranking, SearchResults, Searcher};
+use crate::search::{SearchResults, Searcher};
 use crate::status::StatusReport;
 
 /// The Content-Security-Policy of every page but cached copies: no scripts at all, no
@@ -88,7 +89,7 @@ impl SearchParams {
 }
 
 /// Runs blocking work (tantivy, RocksDB) on the blocking pool.
-async fn blocking<T: Send + 'static, E: Into<AppError> + Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static, E: Into<AppError> + Send + 'static>(
     state: &Arc<AppState>,
     work: impl FnOnce(&AppState) -> Result<T, E> + Send + 'static,
 ) -> Result<T, Rejection> {
@@ -134,7 +135,9 @@ pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Respons
 /// The JSON answer of `/api/search`:
 /// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
 /// "snippet", "score"}]}`, with `"explain"` on each hit when it was asked for; `partial` is
-/// true when no page had every word and the hits are pages with some of them; `suggestion`
+/// true when no page had every word and the hits are pages with some of them, or when a
+/// shard did not answer in time (then, and only then, `missing_shards` names those
+/// leaves); `suggestion`
 /// is a respelled query ("did you mean") or null.
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
@@ -153,15 +156,19 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
             value
         })
         .collect();
-    json!({
+    let mut value = json!({
         "query": results.query,
         "total": results.total,
         "took_ms": results.took_ms,
         "page": results.page,
-        "partial": results.partial,
+        "partial": results.partial || !results.missing_shards.is_empty(),
         "suggestion": results.suggestion,
         "hits": hits,
-    })
+    });
+    if let (false, Some(object)) = (results.missing_shards.is_empty(), value.as_object_mut()) {
+        object.insert("missing_shards".into(), json!(results.missing_shards));
+    }
+    value
 }
 
 /// `GET /api/search`.
@@ -180,7 +187,7 @@ pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response
 pub async fn cache(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
     let url = params.get("url").cloned().unwrap_or_default();
     let (copy, document) = blocking(&state, move |s| {
-        let copy = cached_copy(s.searcher.data(), &url)?;
+        let copy = copy_anywhere(&s.searcher, &url)?;
         let document = cached_html::rewrite(&copy.html, &copy.url).unwrap_or_else(|e| {
             tracing::warn!(url = %copy.url, error = %e, "cached copy shown as text");
             render::copy_as_text(&copy.html, &e.to_string())

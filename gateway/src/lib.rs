@@ -46,14 +46,20 @@ mod display;
 mod error;
 mod explain;
 mod handlers;
+mod hit;
+mod leaf;
+mod leaf_routes;
 mod query;
 mod ranking;
+mod remote;
 mod render;
 mod routes;
 mod search;
 mod search_error;
 mod server;
+mod shard;
 mod snippet;
+mod stats;
 mod status;
 mod suggest;
 mod user_fields;
@@ -62,6 +68,8 @@ mod user_fields;
 mod routes_tests;
 #[cfg(test)]
 mod search_tests;
+#[cfg(test)]
+mod sharded_tests;
 #[cfg(test)]
 mod testutil;
 
@@ -72,13 +80,18 @@ use std::time::Duration;
 
 pub use error::AppError;
 pub use explain::UrlReport;
-pub use handlers::AppState;
+pub use handlers::{AppState, results_json};
+pub use hit::{Hit, QuerySpec, Ranking};
+pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 pub use query::UserQuery;
+pub use remote::RemoteLeaf;
 pub use render::urlencode;
-pub use search::{Hit, IndexFacts, Ranking, SearchResults, Searcher};
+pub use search::{SearchResults, Searcher};
 pub use search_error::SearchError;
 pub use server::Limits;
+pub use shard::IndexFacts;
 pub use snippet::Snippet;
+pub use stats::{Hosts, ShardStats};
 pub use status::StatusReport;
 
 /// How often the server looks for a new index generation.
@@ -87,20 +100,76 @@ pub const RELOAD_EVERY: Duration = Duration::from_secs(1);
 /// Serves search over the index of `data` on `listener` until `shutdown` completes, with
 /// the ranking and `searchd` settings of `config`. Fails only when the index named by
 /// `DATA/index/CURRENT` cannot be opened; no index at all is fine (searches answer 503 until
-/// the indexer builds one).
+/// the indexer builds one). A partitioned `data` is served over every partition's shard.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     data: PathBuf,
     config: shared::Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
-    let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, config.ranking))
-        .await??
-        .with_max_query_len(config.searchd.max_query_len.get());
-    let state = AppState::new(searcher, &config.searchd);
+    serve_root(listener, data, Vec::new(), config, shutdown).await
+}
+
+/// [`serve`], asking the remote leaves at `leaves` (the `http://host:port` of each
+/// `searchd leaf`) beside the local shards, each within `[searchd] leaf_timeout_ms`. A leaf
+/// address that is not an http URL is an error; a leaf that does not answer is not.
+pub async fn serve_root(
+    listener: tokio::net::TcpListener,
+    data: PathBuf,
+    leaves: Vec<String>,
+    config: shared::Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), AppError> {
+    let runtime = tokio::runtime::Handle::current();
+    let remotes = leaves
+        .iter()
+        .map(|url| RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone()))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(AppError::BadRequest)?;
+    let state = open_state(data, &config).await?;
+    let state = AppState {
+        searcher: state.searcher.with_leaves(remotes),
+        ..state
+    };
     let limits = server::Limits::of(&config.searchd);
     run(listener, Arc::new(state), limits, shutdown).await;
     Ok(())
+}
+
+/// Serves the shards of `data` to remote roots (`searchd leaf`): the `/leaf/...` routes
+/// only (see `leaf_routes`), until `shutdown` completes.
+pub async fn serve_leaf(
+    listener: tokio::net::TcpListener,
+    data: PathBuf,
+    config: shared::Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), AppError> {
+    let state = open_state(data, &config).await?;
+    let limits = server::Limits::of(&config.searchd);
+    run_leaf(listener, Arc::new(state), limits, shutdown).await;
+    Ok(())
+}
+
+/// The handlers' state over the shards of `data`, opened off the async threads.
+async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, AppError> {
+    let ranking = config.ranking.clone();
+    let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, ranking))
+        .await??
+        .with_max_query_len(config.searchd.max_query_len.get());
+    Ok(AppState::new(searcher, &config.searchd))
+}
+
+/// [`run`] for a leaf: `state`'s shards on the `/leaf/...` routes, reloaded as [`run`] does.
+pub async fn run_leaf(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    limits: server::Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
+    let routes = leaf_routes::leaf_routes(state);
+    server::serve(listener, routes, limits, routes::overloaded, shutdown).await;
+    reloader.abort();
 }
 
 /// Serves `state` on `listener` within `limits` until `shutdown` completes, checking every

@@ -281,7 +281,7 @@ fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Which pages a query matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Matching {
     /// Pages with every word (the default).
     AllWords,

@@ -24,8 +24,9 @@
 //!   big site cannot fill a page. Repeats are demoted, never dropped; when every candidate is
 //!   on one host (a crawl of one site) the order is pure relevance.
 
+use serde::{Deserialize, Serialize};
 use shared::config::RankingConfig;
-use tantivy::{DocAddress, Score};
+use tantivy::Score;
 
 /// Factor applied once per earlier, better result of the same host.
 pub const REPEAT_DEMOTION: f32 = 0.75;
@@ -74,7 +75,7 @@ pub fn thin_prior(weight: f32, words: u64) -> f32 {
 }
 
 /// A page's query-independent signals, read from its fast fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageSignals {
     /// In-links from distinct pages.
     pub inlinks: u64,
@@ -117,8 +118,8 @@ impl PageSignals {
 pub struct Candidate {
     /// The score: BM25 times the link boost, then times the demotion.
     pub score: Score,
-    /// The document.
-    pub address: DocAddress,
+    /// Which of the root's found documents it is (an index into them).
+    pub place: usize,
     /// Its host.
     pub host: String,
     /// Its page-name key (0: no name).
@@ -184,7 +185,7 @@ mod tests {
             .enumerate()
             .map(|(i, (score, host, name))| Candidate {
                 score: *score,
-                address: DocAddress::new(0, i as u32),
+                place: i,
                 host: host.to_string(),
                 name: *name,
                 namesakes: 0,
@@ -212,8 +213,8 @@ mod tests {
         assert_eq!(list[6].score, 1.0);
     }
 
-    fn order(list: &[Candidate]) -> Vec<u32> {
-        list.iter().map(|c| c.address.doc_id).collect()
+    fn order(list: &[Candidate]) -> Vec<usize> {
+        list.iter().map(|c| c.place).collect()
     }
 
     #[test]

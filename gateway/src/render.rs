@@ -10,7 +10,8 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
-use crate::search::{Hit, SearchResults};
+use crate::hit::Hit;
+use crate::search::SearchResults;
 use crate::snippet::Snippet;
 
 const STYLE: &str = "
@@ -186,6 +187,11 @@ pub fn results(results: &SearchResults) -> Markup {
                         div.notice {
                             "No page has all of " strong { (shown(&results.query, VALUE_CHARS)) }
                             ". These have some of the words."
+                        }
+                    }
+                    @if !results.missing_shards.is_empty() {
+                        div.notice.partial-shards {
+                            "Some of the index did not answer in time: results may be missing."
                         }
                     }
                     p.meta {

@@ -43,7 +43,7 @@ const LEAD_CHARS: usize = 40;
 const MAX_TERMS: usize = 64;
 
 /// A passage: plain text and the byte ranges of the query terms in it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Snippet {
     /// The text.
     pub text: String,

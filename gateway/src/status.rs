@@ -39,22 +39,34 @@ pub struct StatusReport {
 
 impl StatusReport {
     /// Reads the figures. Blocking (it opens the store): call it off the async threads.
+    /// Over a partitioned data directory, each figure is the sum over the partitions (the
+    /// change numbers too, so their difference is still the page writes not yet indexed),
+    /// and `generation` names each shard's.
     pub fn gather(searcher: &Searcher) -> Self {
-        let index = searcher.index_facts();
-        let counters = StoreReader::open(searcher.data())
+        let mut report = StatusReport {
+            generation: searcher.index_facts().map(|facts| facts.generation),
+            ..StatusReport::default()
+        };
+        for dir in searcher.data_dirs() {
+            report.add(&Self::of_shard(searcher, &dir));
+        }
+        report
+    }
+
+    /// The figures of one shard's data directory.
+    fn of_shard(searcher: &Searcher, dir: &std::path::Path) -> Self {
+        let index = searcher.facts_of(dir);
+        let counters = StoreReader::open(dir)
             .and_then(|store| store.counters())
             .map_err(|error| tracing::debug!(%error, "status: store not readable"))
             .ok();
-        let files = index.as_ref().map(|i| {
-            generation_files(&index_format::generation_dir(
-                searcher.data(),
-                &i.generation,
-            ))
-        });
+        let files = index
+            .as_ref()
+            .map(|i| generation_files(&index_format::generation_dir(dir, &i.generation)));
         let store_change = counters.as_ref().map(|c| c.last_change());
         let indexed_change = index
             .as_ref()
-            .and_then(|i| index_format::indexed_store_change(searcher.data(), &i.generation));
+            .and_then(|i| index_format::indexed_store_change(dir, &i.generation));
         StatusReport {
             docs: index.as_ref().map_or(0, |i| i.docs),
             generation: index.map(|i| i.generation),
@@ -70,6 +82,23 @@ impl StatusReport {
                 .zip(indexed_change)
                 .map(|(store, index)| store.saturating_sub(index)),
         }
+    }
+
+    /// Adds a shard's figures (the generation name is the caller's).
+    fn add(&mut self, shard: &StatusReport) {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.docs += shard.docs;
+        self.index_bytes = sum(self.index_bytes, shard.index_bytes);
+        // RFC 3339 in one time zone: the text order is the time order.
+        self.last_commit = self.last_commit.clone().max(shard.last_commit.clone());
+        self.pages_stored = sum(self.pages_stored, shard.pages_stored);
+        self.frontier = sum(self.frontier, shard.frontier);
+        self.store_change = sum(self.store_change, shard.store_change);
+        self.indexed_change = sum(self.indexed_change, shard.indexed_change);
+        self.unindexed_writes = sum(self.unindexed_writes, shard.unindexed_writes);
     }
 
     /// The rows of the HTML page.

@@ -11,71 +11,32 @@
 //! generation and then switches `CURRENT` to it; an incremental build updates the current
 //! generation in place with `delete_term(url)` + `add_document`, and deletes documents whose
 //! page is gone or became `noindex`. Readers only ever see committed states.
+//!
+//! A partitioned data directory (`DATA/partitions/p-NNN`, see [`shared::partition`]) builds
+//! one index shard per partition, in `DATA/partitions/p-NNN/index`, generations and `CURRENT`
+//! as above. Passes 1 and 2 read every partition's store (outlinks merged in URL order,
+//! [`ByUrl`]), so the plan (copies across partitions fold into one document) and the link
+//! signals (in-links, anchors, PageRank) are those of one store holding every page; pass 3
+//! writes each shard the documents whose representative page its own store holds, and each
+//! shard's incremental state follows its own store's change numbers.
 
-use std::fmt;
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use tracing::info;
 
 use crate::Error;
+use crate::by_url::ByUrl;
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
 use crate::source::Source;
+use crate::summary::BuildSummary;
 use crate::target::{BuildMode, Target};
 use crate::writer::{Threads, write_documents};
 use index_format::generation;
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
-
-/// What a build did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BuildSummary {
-    /// The generation written or updated (`gen-NNNNNN`).
-    pub generation: String,
-    /// Stored pages written since the build this one updates (every page, for a new
-    /// generation): what the build had to look at again.
-    pub changed_pages: u64,
-    /// The newest store change number the index now holds ([`shared::PageRecord::change`]).
-    pub store_change: u64,
-    /// Documents added or replaced.
-    pub indexed: u64,
-    /// Documents removed: their page is gone, became `noindex`, or is now a duplicate.
-    pub deleted: u64,
-    /// Documents left as they were.
-    pub unchanged: u64,
-    /// Pages not indexed because they asked for `noindex`.
-    pub skipped_noindex: u64,
-    /// Pages folded into another page's document (same content, or a `rel=canonical`
-    /// naming a page of it).
-    pub skipped_duplicates: u64,
-    /// Pages not indexed otherwise: non-2xx, redirects, failed fetches, empty bodies.
-    pub skipped_other: u64,
-    /// Documents in the generation after the build.
-    pub total_docs: u64,
-    /// How long the build took.
-    pub elapsed: Duration,
-}
-
-impl fmt::Display for BuildSummary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other; {} pages changed since the last build, up to store change {}) in {:.1?}",
-            self.generation,
-            self.total_docs,
-            self.indexed,
-            self.unchanged,
-            self.deleted,
-            self.skipped_noindex,
-            self.skipped_duplicates,
-            self.skipped_other,
-            self.changed_pages,
-            self.store_change,
-            self.elapsed
-        )
-    }
-}
+use shared::partition;
 
 /// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
 /// may be running) and writes `DATA/index`.
@@ -118,32 +79,96 @@ fn build_passes(
     threads: Threads,
 ) -> Result<BuildSummary, Error> {
     let started = Instant::now();
-    let source = Source::open(data)?;
-    let _lock = generation::lock(data)?;
+    let partitions = partition::local_partitions(data).map_err(|e| Error::io(data, e))?;
+    let dirs: Vec<PathBuf> = if partitions.is_empty() {
+        vec![data.to_path_buf()]
+    } else {
+        partitions.into_iter().map(|(_, dir)| dir).collect()
+    };
+    let mut shards = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let source = Source::open(&dir)?;
+        let lock = generation::lock(&dir)?;
+        shards.push(Shard {
+            dir,
+            source,
+            _lock: lock,
+            changes: Vec::new(),
+        });
+    }
 
-    let metas: Vec<PageMeta> = source
-        .pages()
-        .map(|page| page.map(|page| PageMeta::from(&page)))
-        .collect::<Result<_, Error>>()?;
-    let changes: Vec<u64> = metas.iter().map(|meta| meta.change).collect();
-    let store_change = changes.iter().copied().max().unwrap_or(0);
+    let mut metas: Vec<PageMeta> = Vec::new();
+    for shard in &mut shards {
+        for page in shard.source.pages() {
+            let meta = PageMeta::from(&page?);
+            shard.changes.push(meta.change);
+            metas.push(meta);
+        }
+    }
     let plan = DocPlan::new(metas);
     info!(
         documents = plan.num_docs(),
         noindex = plan.noindex(),
         duplicates = plan.duplicates(),
+        shards = shards.len(),
         "pages read"
     );
-    let mut graph = LinkGraph::build(&plan, source.outlinks())?;
+    let outlinks = ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
+    let mut graph = LinkGraph::build(&plan, outlinks)?;
     info!("link graph built");
 
-    let target = Target::choose(data, mode)?;
+    let mut summary: Option<BuildSummary> = None;
+    let named = shards.len() > 1;
+    for shard in &shards {
+        let mut written = write_shard(shard, &plan, &mut graph, mode, progress, threads)?;
+        if named {
+            let name = shard.dir.file_name().unwrap_or_default().to_string_lossy();
+            written.generation = format!("{name}/{}", written.generation);
+        }
+        summary = Some(match summary {
+            Some(sum) => sum.add(written),
+            None => written,
+        });
+    }
+    let mut summary = summary.unwrap_or_default();
+    summary.skipped_noindex = plan.noindex();
+    summary.skipped_duplicates = plan.duplicates();
+    summary.skipped_other += plan.skipped();
+    summary.elapsed = started.elapsed();
+    info!(%summary, "build done");
+    Ok(summary)
+}
+
+/// One index shard being built: a data directory (`DATA`, or a partition's), its store read
+/// and its index locked.
+struct Shard {
+    dir: PathBuf,
+    source: Source,
+    _lock: generation::BuildLock,
+    /// The change number of each of its pages (pass 1).
+    changes: Vec<u64>,
+}
+
+/// Pass 3 for one shard: chooses its target generation, writes it and switches to it. The
+/// plan-wide counts (noindex, duplicates, skipped) are left to the caller.
+fn write_shard(
+    shard: &Shard,
+    plan: &DocPlan,
+    graph: &mut LinkGraph,
+    mode: BuildMode,
+    progress: &BuildProgress,
+    threads: Threads,
+) -> Result<BuildSummary, Error> {
+    let store_change = shard.changes.iter().copied().max().unwrap_or(0);
+    let target = Target::choose(&shard.dir, mode)?;
     // Pages written since the build the target's state comes from (all, for a new one).
-    let changed_pages = changes
+    let changed_pages = shard
+        .changes
         .iter()
         .filter(|&&change| change == 0 || change > target.state.store_change)
         .count() as u64;
     info!(
+        shard = %shard.dir.display(),
         generation = target.name,
         fresh = target.fresh,
         changed_pages,
@@ -151,9 +176,9 @@ fn build_passes(
         "writing"
     );
     let result = write_documents(
-        &source,
-        &plan,
-        &mut graph,
+        &shard.source,
+        plan,
+        graph,
         &target,
         store_change,
         progress,
@@ -168,34 +193,16 @@ fn build_passes(
             return Err(error);
         }
     };
-    if target.fresh {
-        if let Err(error) = generation::switch_current(data, &target.name) {
-            // Not named (yet): the next build's `remove_old` removes it if this one cannot.
-            if generation::current_generation(data)
-                .ok()
-                .flatten()
-                .as_deref()
-                != Some(target.name.as_str())
-            {
-                let _ = std::fs::remove_dir_all(&target.dir);
-            }
-            return Err(error.into());
-        }
-        generation::remove_old(data, &target.name, target.previous.as_deref())?;
-    }
-    let summary = BuildSummary {
+    target.switch(&shard.dir)?;
+    Ok(BuildSummary {
         generation: target.name,
         changed_pages,
         store_change: state.store_change,
         indexed: counts.indexed,
         deleted: counts.deleted,
         unchanged: counts.unchanged,
-        skipped_noindex: plan.noindex(),
-        skipped_duplicates: plan.duplicates(),
-        skipped_other: plan.skipped() + counts.unreadable,
+        skipped_other: counts.unreadable,
         total_docs: state.docs.len() as u64,
-        elapsed: started.elapsed(),
-    };
-    info!(%summary, "build done");
-    Ok(summary)
+        ..BuildSummary::default()
+    })
 }

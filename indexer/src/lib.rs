@@ -10,7 +10,9 @@
 //! - `text`: title, headings and visible body text of a page, boilerplate left out.
 //! - `document`: a document's inputs, their fingerprint, and the tantivy document.
 //! - `target`: the generation a build writes, chosen by [`BuildMode`].
-//! - `build`: [`build()`], the three passes, full or incremental ([`build_beside`]: on one
+//! - `build`: [`build()`], the three passes, full or incremental, over `DATA/store` or over
+//!   every partition's store of a partitioned `DATA` (one index shard each, link signals and
+//!   copies over all of them; `by_url` merges their outlinks in URL order) ([`build_beside`]: on one
 //!   thread of each kind, beside other work); `writer`: the third pass; `progress`:
 //!   [`BuildProgress`], the third pass's documents for [`build_with_progress`].
 //!
@@ -35,20 +37,25 @@
 mod build;
 #[cfg(test)]
 mod build_tests;
+mod by_url;
 mod document;
 mod error;
 mod linkgraph;
 mod progress;
+#[cfg(test)]
+mod sharded_tests;
 mod source;
+mod summary;
 mod target;
 #[cfg(test)]
 mod testutil;
 mod text;
 mod writer;
 
-pub use build::{BuildSummary, build, build_beside, build_with_progress};
+pub use build::{build, build_beside, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
+pub use summary::BuildSummary;
 pub use target::BuildMode;

@@ -34,7 +34,8 @@ struct Cli {
 enum Command {
     /// Build or update the index: incremental unless --full.
     Build {
-        /// The data directory (holds store/ and index/).
+        /// The data directory (holds store/ and index/, or partitions/p-NNN/ each with its
+        /// own store/ and index shard).
         #[arg(long, value_name = "DIR")]
         data: PathBuf,
         /// Write a new index generation and switch to it atomically.

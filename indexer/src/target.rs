@@ -92,6 +92,29 @@ impl Target {
         }))
     }
 
+    /// After a successful write: a fresh generation becomes `CURRENT` and older ones are
+    /// removed; a generation updated in place is already current. A failed switch removes
+    /// the fresh generation unless `CURRENT` names it.
+    pub(crate) fn switch(&self, data: &Path) -> Result<(), Error> {
+        if !self.fresh {
+            return Ok(());
+        }
+        if let Err(error) = generation::switch_current(data, &self.name) {
+            // Not named (yet): the next build's `remove_old` removes it if this one cannot.
+            if generation::current_generation(data)
+                .ok()
+                .flatten()
+                .as_deref()
+                != Some(self.name.as_str())
+            {
+                let _ = std::fs::remove_dir_all(&self.dir);
+            }
+            return Err(error.into());
+        }
+        generation::remove_old(data, &self.name, self.previous.as_deref())?;
+        Ok(())
+    }
+
     fn create(data: &Path, current: Option<String>) -> Result<Self, Error> {
         let name = generation::next_generation(data)?;
         let dir = generation_dir(data, &name);

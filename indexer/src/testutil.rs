@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // test set-up fails loudly on purpose
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rocksdb::DB;
 use shared::docplan::{PageKind, PageMeta};
@@ -60,7 +60,8 @@ pub fn link(target: &str, anchor: &str) -> Outlink {
 
 /// A data directory with a store open for writing, as the crawler holds it.
 pub struct TestStore {
-    dir: TempDir,
+    _dir: Option<TempDir>,
+    path: PathBuf,
     db: DB,
 }
 
@@ -68,19 +69,31 @@ impl TestStore {
     /// An empty store in a new temporary data directory.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
+        let mut store = Self::at(dir.path());
+        store._dir = Some(dir);
+        store
+    }
+
+    /// An empty store in the data directory `data` (a partition's, say), which outlives it.
+    pub fn at(data: &Path) -> Self {
+        std::fs::create_dir_all(data).unwrap();
         let budget = MemoryBudget::default();
         let db = DB::open_cf_descriptors(
             &open_options(&budget),
-            store_dir(dir.path()),
+            store_dir(data),
             Cf::descriptors(&budget),
         )
         .unwrap();
-        Self { dir, db }
+        Self {
+            _dir: None,
+            path: data.to_path_buf(),
+            db,
+        }
     }
 
     /// The data directory.
     pub fn data(&self) -> &Path {
-        self.dir.path()
+        &self.path
     }
 
     /// Stores a page and its links (the crawler writes both in one batch), with the store's

@@ -20,14 +20,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve search over DIR/index; a new index generation is picked up without a restart.
+    /// Serve search over DIR/index (or every partition's shard under DIR/partitions) and any
+    /// remote leaves; a new index generation is picked up without a restart.
     Serve {
-        /// The data directory of a crawl (DIR/store, DIR/index).
+        /// The data directory of a crawl (DIR/store, DIR/index, or DIR/partitions/p-NNN).
         #[arg(long, value_name = "DIR")]
         data: PathBuf,
+        /// A remote `searchd leaf` to search beside the local shards (repeatable); one that
+        /// does not answer in time leaves the answer partial.
+        #[arg(long = "leaf", value_name = "URL")]
+        leaves: Vec<String>,
         /// Address to listen on [default: the config's searchd.listen, 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR")]
         listen: Option<SocketAddr>,
+        /// A TOML config file (see data/example.toml).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Serve the index shards of DIR to a remote root (`searchd serve --leaf URL`).
+    Leaf {
+        /// The data directory (DIR/index, or DIR/partitions/p-NNN with their shards).
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// Address to listen on.
+        #[arg(long, value_name = "ADDR")]
+        listen: SocketAddr,
         /// A TOML config file (see data/example.toml).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -59,14 +76,13 @@ enum Command {
 
 async fn serve(
     data: PathBuf,
+    leaves: Vec<String>,
     listen: Option<SocketAddr>,
     config: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let config = shared::Config::load(config.as_deref())?;
     let listen = listen.unwrap_or(config.searchd.listen);
-    if !shared::store::store_dir(&data).is_dir()
-        && index_format::current_generation(&data)?.is_none()
-    {
+    if leaves.is_empty() && !holds_a_crawl(&data)? {
         bail!(
             "{} holds no crawl and no index: run `crawler crawl --data {0}` and `indexer build --data {0}` first",
             data.display()
@@ -80,7 +96,35 @@ async fn serve(
         data.display(),
         listener.local_addr()?
     );
-    gateway::serve(listener, data, config, ctrl_c()).await?;
+    gateway::serve_root(listener, data, leaves, config, ctrl_c()).await?;
+    Ok(())
+}
+
+/// Whether `data` holds a store or an index, or partitions.
+fn holds_a_crawl(data: &std::path::Path) -> anyhow::Result<bool> {
+    Ok(shared::store::store_dir(data).is_dir()
+        || index_format::current_generation(data)?.is_some()
+        || !shared::partition::local_partitions(data)?.is_empty())
+}
+
+/// `searchd leaf`: this directory's shards, to a remote root.
+async fn leaf(data: PathBuf, listen: SocketAddr, config: Option<PathBuf>) -> anyhow::Result<()> {
+    let config = shared::Config::load(config.as_deref())?;
+    if !holds_a_crawl(&data)? {
+        bail!(
+            "{} holds no crawl and no index: nothing to serve",
+            data.display()
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    println!(
+        "searchd: leaf serving {} at http://{}/leaf/",
+        data.display(),
+        listener.local_addr()?
+    );
+    gateway::serve_leaf(listener, data, config, ctrl_c()).await?;
     Ok(())
 }
 
@@ -102,9 +146,15 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve {
                 data,
+                leaves,
                 listen,
                 config,
-            } => serve(data, listen, config).await,
+            } => serve(data, leaves, listen, config).await,
+            Command::Leaf {
+                data,
+                listen,
+                config,
+            } => leaf(data, listen, config).await,
             Command::Demo { listen, docs, data } => {
                 let options = searchd::demo::DemoOptions { listen, docs, data };
                 searchd::demo::run(options, ctrl_c()).await
@@ -133,13 +183,67 @@ mod tests {
         if let Some(text) = text {
             std::fs::write(&config, text).expect("config written");
         }
-        let outcome = serve(dir.path().to_path_buf(), None, Some(config.clone())).await;
+        let outcome = serve(
+            dir.path().to_path_buf(),
+            Vec::new(),
+            None,
+            Some(config.clone()),
+        )
+        .await;
         let mut stderr = Vec::new();
         let code = shared::logging::exit_code("searchd", outcome, &mut stderr);
         assert_eq!(code, ExitCode::FAILURE);
         let line = String::from_utf8(stderr).expect("UTF-8");
         assert_eq!(line.lines().count(), 1, "{line}");
         (line, config)
+    }
+
+    #[test]
+    fn serve_takes_leaves_and_leaf_takes_an_address() {
+        let cli = Cli::try_parse_from([
+            "searchd",
+            "serve",
+            "--data",
+            "d",
+            "--leaf",
+            "http://a:1",
+            "--leaf",
+            "http://b:2",
+        ])
+        .expect("serve parses");
+        let Command::Serve { leaves, .. } = cli.command else {
+            panic!("not serve");
+        };
+        assert_eq!(leaves, ["http://a:1", "http://b:2"]);
+        let cli =
+            Cli::try_parse_from(["searchd", "leaf", "--data", "d", "--listen", "127.0.0.1:9"])
+                .expect("leaf parses");
+        assert!(matches!(cli.command, Command::Leaf { .. }));
+        assert!(
+            Cli::try_parse_from(["searchd", "leaf", "--data", "d"]).is_err(),
+            "--listen is needed"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_leaf_address_stops_serve_in_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outcome = serve(
+            dir.path().to_path_buf(),
+            vec!["ftp://x".into()],
+            Some("127.0.0.1:0".parse().expect("address")),
+            None,
+        )
+        .await;
+        let mut stderr = Vec::new();
+        let code = shared::logging::exit_code("searchd", outcome, &mut stderr);
+        assert_eq!(code, ExitCode::FAILURE);
+        let line = String::from_utf8(stderr).expect("UTF-8");
+        assert!(
+            line.contains("not an http:// or https:// address"),
+            "{line}"
+        );
+        assert_eq!(line.lines().count(), 1, "{line}");
     }
 
     #[tokio::test]

@@ -27,6 +27,9 @@
 //!   nothing stored fetched again, every politeness gap held, memory sampled (a CI version of
 //!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
+//!   one process and a root with a `searchd leaf` over HTTP give one index's results and
+//!   scores; a leaf that is down leaves the answer partial.
 //! - [`demo`]: `searchd demo` over the sample site's directory: the crawl stores what a
 //!   crawl through the test web stores, search answers from its index, result links work.
 //! - [`query_fuzz`]: thousands of random queries (operators, field names, control and bidi
@@ -52,6 +55,7 @@ mod ranking;
 mod resume;
 mod robot_http;
 mod serve;
+mod shards;
 mod soak;
 mod stalls;
 mod support;

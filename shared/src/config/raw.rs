@@ -220,6 +220,9 @@ pub struct RawSearchdConfig {
     pub request_timeout_ms: u64,
     /// Searches (and other index or store reads) running at once; more wait for a slot.
     pub max_searches: usize,
+    /// Time a root gives a remote leaf (`searchd serve --leaf URL`) to answer each of its
+    /// calls, in milliseconds; a leaf later than that leaves the answer partial.
+    pub leaf_timeout_ms: u64,
 }
 
 impl Default for RawSearchdConfig {
@@ -232,6 +235,7 @@ impl Default for RawSearchdConfig {
             header_timeout_ms: 10_000,
             request_timeout_ms: 30_000,
             max_searches: 16,
+            leaf_timeout_ms: 2_000,
         }
     }
 }

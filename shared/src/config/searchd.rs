@@ -26,6 +26,8 @@ pub struct SearchdConfig {
     pub request_timeout: Duration,
     /// Searches (and other index or store reads) running at once.
     pub max_searches: NonZeroUsize,
+    /// Time a remote leaf has to answer each call of a root (`leaf_timeout_ms`).
+    pub leaf_timeout: Duration,
 }
 
 impl RawSearchdConfig {
@@ -50,6 +52,7 @@ impl RawSearchdConfig {
             header_timeout: positive_millis(&key("header_timeout_ms"), s.header_timeout_ms)?,
             request_timeout: positive_millis(&key("request_timeout_ms"), s.request_timeout_ms)?,
             max_searches: at_least_one(&key("max_searches"), s.max_searches)?,
+            leaf_timeout: positive_millis(&key("leaf_timeout_ms"), s.leaf_timeout_ms)?,
         })
     }
 }

@@ -1,0 +1,102 @@
+//! [`Hit`]: one result as a shard makes it and a root shows it, and [`QuerySpec`]: a query
+//! as a root hands it to its shards (which parse it again, the same way).
+
+use index_format::IndexFields;
+use serde::{Deserialize, Serialize};
+use tantivy::schema::Value;
+use tantivy::{Score, TantivyDocument};
+
+use crate::query::Matching;
+use crate::ranking::PageSignals;
+use crate::snippet::Snippet;
+
+/// How results are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ranking {
+    /// Every text field with its boost, the link boost and host crowding.
+    #[default]
+    Full,
+    /// Plain BM25 over the body text alone, nothing else (`ranking=bm25`): the baseline the
+    /// relevance benchmark measures the full ranking against.
+    Bm25Body,
+}
+
+impl Ranking {
+    /// From the API's `ranking` parameter: `bm25` is the baseline, anything else the full
+    /// ranking.
+    pub fn from_param(value: &str) -> Self {
+        if value.eq_ignore_ascii_case("bm25") {
+            Ranking::Bm25Body
+        } else {
+            Ranking::Full
+        }
+    }
+}
+
+/// A query as a root sends it to its shards: the text as shown (already cut to the root's
+/// length limit), which pages it matches, and the ranking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuerySpec {
+    /// The query text ([`crate::UserQuery::shown`]).
+    pub text: String,
+    /// Every word, or any.
+    pub matching: Matching,
+    /// The ranking asked for.
+    pub ranking: Ranking,
+}
+
+/// One result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Hit {
+    /// The page's URL.
+    pub url: String,
+    /// Its title (may be empty).
+    pub title: String,
+    /// Its host.
+    pub host: String,
+    /// A passage with the query terms (empty for `nosnippet` pages).
+    pub snippet: Snippet,
+    /// Relevance: BM25 times the link boost, times the host-crowding demotion.
+    pub score: Score,
+    /// Its query-independent signals (in-links, depth, PageRank level, code share, words).
+    pub signals: PageSignals,
+    /// When the page was fetched, ms since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// How the score was computed, when asked for (`explain=1`).
+    pub explanation: Option<serde_json::Value>,
+}
+
+impl Hit {
+    /// A result from a stored document, without its snippet.
+    pub(crate) fn of(doc: &TantivyDocument, fields: &IndexFields, score: Score) -> Hit {
+        Hit {
+            url: text(doc, fields.url),
+            title: text(doc, fields.title),
+            host: text(doc, fields.host),
+            snippet: Snippet::default(),
+            score,
+            signals: PageSignals {
+                inlinks: number(doc, fields.inlinks),
+                external_inlinks: number(doc, fields.external_inlinks),
+                depth: number(doc, fields.url_depth),
+                rank_level: number(doc, fields.rank_level),
+                code_percent: number(doc, fields.code_percent),
+                body_words: number(doc, fields.body_words),
+            },
+            fetched_at_ms: number(doc, fields.fetched_at),
+            explanation: None,
+        }
+    }
+}
+
+/// A stored text field of a document (empty when missing).
+pub(crate) fn text(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
+    doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
+}

@@ -1,0 +1,451 @@
+//! [`LocalShards`]: the index shards this process holds, answering a root's three questions
+//! about a query: the statistics of its terms ([`LocalShards::stats`]), the best documents
+//! scored with the statistics of every shard ([`LocalShards::top`]), and, for the documents
+//! that made the page, the results with snippets ([`LocalShards::hits`]). The root is
+//! [`crate::Searcher`]; `searchd leaf` serves the same three over HTTP (`leaf_routes`).
+//!
+//! A shard is asked by the query's text ([`QuerySpec`]), parsed here as a root would: the
+//! tantivy query never crosses the wire. Results are named by URL (and shard), so a new
+//! generation loaded between two questions finds the same documents or drops them.
+
+use std::sync::Arc;
+
+use index_format::IndexFields;
+use serde::{Deserialize, Serialize};
+use shared::config::RankingConfig;
+use tantivy::collector::{Collector, Count, TopDocs};
+use tantivy::columnar::ColumnValues;
+use tantivy::query::{EnableScoring, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
+
+use crate::hit::{Hit, QuerySpec, Ranking, text};
+use crate::query::UserQuery;
+use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boost, thin_prior};
+use crate::search_error::SearchError;
+use crate::shard::{IndexFacts, Loaded, Shard};
+use crate::snippet::{Passages, SnippetFields};
+use crate::stats::{Hosts, Scoring, ShardStats};
+
+/// The second question: the best `limit` documents of each shard for `spec`, scored with
+/// `stats` (the sum over every shard); `hosts` asks for each document's host.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TopRequest {
+    /// The query.
+    pub spec: QuerySpec,
+    /// The statistics of every shard, summed.
+    pub stats: ShardStats,
+    /// Documents wanted from each shard.
+    pub limit: usize,
+    /// Whether each document's host is wanted (host crowding).
+    pub hosts: bool,
+}
+
+/// One of a shard's best documents, with what the root's merge needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TopHit {
+    /// Its score: BM25 (global statistics) times its signals.
+    pub score: Score,
+    /// The shard holding it (numbered within the answering process).
+    pub shard: u32,
+    /// Its URL.
+    pub url: String,
+    /// Its host, when asked for (else empty).
+    pub host: String,
+    /// Its page-name key (0: none, or not the full ranking).
+    pub name: u64,
+    /// Its body simhash (0: none, or not the full ranking).
+    pub simhash: u64,
+}
+
+/// The answer to a [`TopRequest`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TopAnswer {
+    /// Matching documents in all.
+    pub total: u64,
+    /// The best of each shard, each shard's best first, shard after shard.
+    pub hits: Vec<TopHit>,
+}
+
+/// The third question: the results of these documents, with snippets (and explained).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HitsRequest {
+    /// The query.
+    pub spec: QuerySpec,
+    /// The statistics of every shard, summed (for explanations).
+    pub stats: ShardStats,
+    /// The documents: shard and URL.
+    pub wanted: Vec<(u32, String)>,
+    /// Whether each score is explained.
+    pub explain: bool,
+}
+
+/// A lookup of one document by URL: its canonical URL, or (`copies`) a copy it holds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DocumentRequest {
+    /// The URL.
+    pub url: String,
+    /// Look among the copies documents hold, not their URLs.
+    pub copies: bool,
+}
+
+/// The shards of this process, searched with its ranking settings.
+pub struct LocalShards {
+    shards: Vec<Shard>,
+    ranking: RankingConfig,
+    max_query_len: usize,
+}
+
+impl LocalShards {
+    /// Over `shards`, with the `ranking` weights and the longest query `max_query_len`.
+    pub(crate) fn new(shards: Vec<Shard>, ranking: RankingConfig, max_query_len: usize) -> Self {
+        Self {
+            shards,
+            ranking,
+            max_query_len,
+        }
+    }
+
+    /// The longest query searched, in bytes.
+    pub(crate) fn max_query_len(&self) -> usize {
+        self.max_query_len
+    }
+
+    /// Sets the longest query searched.
+    pub(crate) fn set_max_query_len(&mut self, max: usize) {
+        self.max_query_len = max;
+    }
+
+    /// The shards.
+    pub(crate) fn shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    /// Loads new generations of every shard; true when any switched. Every shard is tried;
+    /// the first error is returned.
+    pub fn refresh(&self) -> Result<bool, SearchError> {
+        let mut switched = false;
+        let mut first_error = None;
+        for shard in &self.shards {
+            match shard.refresh() {
+                Ok(s) => switched |= s,
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        first_error.map_or(Ok(switched), Err)
+    }
+
+    /// Whether any shard has an index loaded.
+    pub(crate) fn any_loaded(&self) -> bool {
+        self.shards.iter().any(|s| s.current().is_some())
+    }
+
+    /// The loaded generations together: names (`p-NNN/gen-NNNNNN` of each when sharded) and
+    /// documents summed; `None` before any index.
+    pub fn facts(&self) -> Option<IndexFacts> {
+        let facts: Vec<(String, IndexFacts)> = self
+            .shards
+            .iter()
+            .filter_map(|shard| {
+                let name = shard.data().file_name()?.to_string_lossy().into_owned();
+                Some((name, shard.facts()?))
+            })
+            .collect();
+        match facts.as_slice() {
+            [] => None,
+            [(_, only)] if self.shards.len() == 1 => Some(only.clone()),
+            _ => Some(IndexFacts {
+                generation: facts
+                    .iter()
+                    .map(|(name, f)| format!("{name}/{}", f.generation))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                docs: facts.iter().map(|(_, f)| f.docs).sum(),
+            }),
+        }
+    }
+
+    fn query(&self, loaded: &Loaded, spec: &QuerySpec) -> Box<dyn Query> {
+        let user_query = UserQuery::parse(&spec.text, self.max_query_len);
+        match spec.ranking {
+            Ranking::Full => user_query.to_query_matching(
+                &loaded.index,
+                &loaded.fields,
+                &self.ranking,
+                spec.matching,
+            ),
+            Ranking::Bm25Body => user_query.to_body_query(&loaded.index, &loaded.fields),
+        }
+    }
+
+    /// The statistics of `spec`'s terms over every loaded shard, summed.
+    pub fn stats(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
+        let mut sum = ShardStats::default();
+        for loaded in self.shards.iter().filter_map(Shard::current) {
+            let searcher = loaded.reader.searcher();
+            let query = self.query(&loaded, spec);
+            let hosts = hosts(&searcher, &loaded.fields);
+            let stats = ShardStats::of(&searcher, &*query, hosts)
+                .map_err(|error| SearchError::of_query(&spec.text, error))?;
+            sum = sum.plus(stats);
+        }
+        Ok(sum)
+    }
+
+    /// Each loaded shard's best documents for `request`.
+    pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
+        let full = request.spec.ranking == Ranking::Full;
+        let weights = full.then(|| self.ranking.clone());
+        let mut answer = TopAnswer::default();
+        for (number, shard) in self.shards.iter().enumerate() {
+            let Some(loaded) = shard.current() else {
+                continue;
+            };
+            let searcher = loaded.reader.searcher();
+            let query = self.query(&loaded, &request.spec);
+            let scoring = Scoring {
+                global: &request.stats,
+                local: &searcher,
+            };
+            let collector = (Count, top_collector(request.limit, weights.clone()));
+            let (total, top) = searcher
+                .search_with_statistics_provider(&*query, &collector, &scoring)
+                .map_err(|error| SearchError::of_query(&request.spec.text, error))?;
+            answer.total += total as u64;
+            for (score, address) in top {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                let fast = |name| {
+                    if full {
+                        fast_u64(&searcher, address, name)
+                    } else {
+                        0
+                    }
+                };
+                answer.hits.push(TopHit {
+                    score,
+                    shard: number as u32,
+                    url: text(&doc, loaded.fields.url),
+                    host: if request.hosts {
+                        text(&doc, loaded.fields.host)
+                    } else {
+                        String::new()
+                    },
+                    name: fast(index_format::fields::PAGE_NAME),
+                    simhash: fast(index_format::fields::SIMHASH),
+                });
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The results of the documents `request` names, with snippets and, when asked, how
+    /// their scores were computed (the parts a root adds, demotions and the final score,
+    /// left out). Their scores are 0: the root knows them. A document no longer in its
+    /// shard is left out.
+    pub fn hits(&self, request: &HitsRequest) -> Result<Vec<Hit>, SearchError> {
+        let mut hits = Vec::with_capacity(request.wanted.len());
+        for (number, url) in &request.wanted {
+            let Some(loaded) = self.shards.get(*number as usize).and_then(Shard::current) else {
+                continue;
+            };
+            let searcher = loaded.reader.searcher();
+            let Some(address) = find(&searcher, loaded.fields.url, url)? else {
+                continue;
+            };
+            let query = self.query(&loaded, &request.spec);
+            let refused = |error| SearchError::of_query(&request.spec.text, error);
+            let mut passages =
+                Passages::new(&searcher, &*query, loaded.fields.body).map_err(refused)?;
+            let doc: TantivyDocument = searcher.doc(address)?;
+            let mut hit = Hit::of(&doc, &loaded.fields, 0.0);
+            hit.snippet =
+                passages.snippet_for(&searcher, address, &doc, snippet_fields(&loaded.fields));
+            if request.explain {
+                let scoring = Scoring {
+                    global: &request.stats,
+                    local: &searcher,
+                };
+                let weight = query
+                    .weight(EnableScoring::enabled_from_statistics_provider(
+                        &scoring, &searcher,
+                    ))
+                    .map_err(refused)?;
+                let reader = searcher.segment_reader(address.segment_ord);
+                let bm25 = weight.explain(reader, address.doc_id).map_err(refused)?;
+                let simhash = fast_u64(&searcher, address, index_format::fields::SIMHASH);
+                hit.explanation = Some(self.explanation(&bm25, &searcher, &hit, simhash));
+            }
+            hits.push(hit);
+        }
+        Ok(hits)
+    }
+
+    fn explanation(
+        &self,
+        bm25: &tantivy::query::Explanation,
+        searcher: &tantivy::Searcher,
+        hit: &Hit,
+        simhash: u64,
+    ) -> serde_json::Value {
+        let bm25 = serde_json::to_value(bm25).unwrap_or_default();
+        let fields = crate::breakdown::field_scores(&bm25, searcher.schema());
+        let signals = &hit.signals;
+        let ranking = &self.ranking;
+        serde_json::json!({
+            "fields": fields,
+            "bm25": bm25,
+            "inlinks": signals.inlinks,
+            "external_inlinks": signals.external_inlinks,
+            "link_boost": signals.link_boost(ranking),
+            "depth_prior": depth_prior(ranking.depth_weight, signals.depth),
+            "rank_level": signals.rank_level,
+            "pagerank_boost": rank_boost(ranking.pagerank_weight, signals.rank_level),
+            "code_percent": signals.code_percent,
+            "simhash": format!("{simhash:016x}"),
+            "prose_prior": prose_prior(ranking.code_weight, signals.code_percent),
+            "body_words": signals.body_words,
+            "thin_prior": thin_prior(ranking.thin_weight, signals.body_words),
+        })
+    }
+
+    /// The indexed document of a canonical URL (`copies`: the one holding `url` as a copy)
+    /// in any shard, with no snippet and score 0.
+    pub fn document(&self, url: &str, copies: bool) -> Result<Option<Hit>, SearchError> {
+        let mut loaded_any = false;
+        for loaded in self.shards.iter().filter_map(Shard::current) {
+            loaded_any = true;
+            let searcher = loaded.reader.searcher();
+            let field = if copies {
+                loaded.fields.copies
+            } else {
+                loaded.fields.url
+            };
+            if let Some(address) = find(&searcher, field, url)? {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                return Ok(Some(Hit::of(&doc, &loaded.fields, 0.0)));
+            }
+        }
+        if loaded_any {
+            Ok(None)
+        } else {
+            Err(SearchError::NoIndex)
+        }
+    }
+
+    /// "Did you mean": the query's `words` respelled from the largest shard's body text.
+    pub(crate) fn suggest(&self, words: &[&str]) -> Option<String> {
+        let loaded = self
+            .shards
+            .iter()
+            .filter_map(Shard::current)
+            .max_by_key(|l| l.reader.searcher().num_docs())?;
+        let searcher = loaded.reader.searcher();
+        crate::suggest::suggest(&loaded.index, &searcher, &loaded.fields, words)
+    }
+}
+
+/// The best `limit` documents by BM25, times the page's signals when `weights` are given.
+fn top_collector(
+    limit: usize,
+    weights: Option<RankingConfig>,
+) -> impl Collector<Fruit = Vec<(Score, DocAddress)>> {
+    TopDocs::with_limit(limit.max(1)).tweak_score(move |segment: &SegmentReader| {
+        let column = |name| {
+            segment
+                .fast_fields()
+                .u64(name)
+                .ok()
+                .map(|c| c.first_or_default_col(0))
+        };
+        let (inlinks, external, depth, level, code, words) = (
+            column(index_format::fields::INLINKS),
+            column(index_format::fields::EXTERNAL_INLINKS),
+            column(index_format::fields::URL_DEPTH),
+            column(index_format::fields::RANK_LEVEL),
+            column(index_format::fields::CODE_PERCENT),
+            column(index_format::fields::BODY_WORDS),
+        );
+        let weights = weights.clone();
+        move |doc, score: Score| {
+            let Some(weights) = &weights else {
+                return score;
+            };
+            let value = |column: &Option<Arc<dyn ColumnValues<u64>>>, missing| {
+                column.as_ref().map_or(missing, |c| c.get_val(doc))
+            };
+            let signals = PageSignals {
+                inlinks: value(&inlinks, 0),
+                external_inlinks: value(&external, 0),
+                depth: value(&depth, 0),
+                rank_level: value(&level, 0),
+                code_percent: value(&code, 0),
+                // An index without the field: no page is thin.
+                body_words: value(&words, THIN_WORDS),
+            };
+            score * signals.multiplier(weights)
+        }
+    })
+}
+
+/// The first document whose `field` holds the token `value`.
+fn find(
+    searcher: &tantivy::Searcher,
+    field: tantivy::schema::Field,
+    value: &str,
+) -> Result<Option<DocAddress>, SearchError> {
+    let query = TermQuery::new(
+        Term::from_field_text(field, value),
+        IndexRecordOption::Basic,
+    );
+    let found = searcher.search(&query, &TopDocs::with_limit(1).order_by_score())?;
+    Ok(found.into_iter().next().map(|(_, address)| address))
+}
+
+fn snippet_fields(fields: &IndexFields) -> SnippetFields {
+    SnippetFields {
+        body_start: fields.body_start,
+        description: fields.description,
+        nosnippet: fields.nosnippet,
+    }
+}
+
+/// A `u64` fast field of the document at `address` (0 when the field is missing).
+fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u64 {
+    searcher
+        .segment_reader(address.segment_ord)
+        .fast_fields()
+        .u64(name)
+        .ok()
+        .and_then(|column| column.first(address.doc_id))
+        .unwrap_or(0)
+}
+
+/// The hosts of an index's documents: none, one (which), or several.
+fn hosts(searcher: &tantivy::Searcher, fields: &IndexFields) -> Hosts {
+    let mut found = Hosts::None;
+    for segment in searcher.segment_readers() {
+        let Ok(inverted) = segment.inverted_index(fields.host) else {
+            return Hosts::Many;
+        };
+        let terms = inverted.terms();
+        match terms.num_terms() {
+            0 => continue,
+            1 => {}
+            _ => return Hosts::Many,
+        }
+        let mut stream = match terms.stream() {
+            Ok(stream) => stream,
+            Err(_) => return Hosts::Many,
+        };
+        if stream.advance() {
+            let host = String::from_utf8_lossy(stream.key()).into_owned();
+            found = found.and(Hosts::One(host));
+            if found == Hosts::Many {
+                return found;
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,118 @@
+//! [`Shard`]: one index directory (`DATA/index`, or a partition's `DATA/partitions/p-NNN/index`)
+//! with the generation loaded from it, and how it follows new generations.
+//!
+//! The loaded generation sits behind a lock that is only taken to clone an `Arc`, so a query
+//! never waits for a reload and a reload never waits for a query: a query that started on the
+//! old generation finishes on it. [`Shard::refresh`] reopens when `CURRENT` names another
+//! generation or was rewritten; within a generation, tantivy's reader follows the indexer's
+//! commits by itself (`ReloadPolicy::OnCommitWithDelay`).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
+
+use index_format::IndexFields;
+use tantivy::{IndexReader, ReloadPolicy};
+
+use crate::search_error::SearchError;
+
+/// The loaded generation, in the figures `/status` shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFacts {
+    /// Its name (`gen-NNNNNN`; for several shards, `p-NNN/gen-NNNNNN` of each, by commas).
+    pub generation: String,
+    /// Documents in it, as of the last commit the reader saw.
+    pub docs: u64,
+}
+
+/// A generation opened for searching.
+pub(crate) struct Loaded {
+    pub(crate) generation: String,
+    marker_stamp: Option<SystemTime>,
+    pub(crate) index: tantivy::Index,
+    pub(crate) reader: IndexReader,
+    pub(crate) fields: IndexFields,
+}
+
+/// One index shard: a data directory and the generation of its index being served.
+pub(crate) struct Shard {
+    data: PathBuf,
+    loaded: RwLock<Option<Arc<Loaded>>>,
+}
+
+impl Shard {
+    /// The shard of data directory `data`, nothing loaded yet.
+    pub(crate) fn new(data: &Path) -> Self {
+        Self {
+            data: data.to_path_buf(),
+            loaded: RwLock::new(None),
+        }
+    }
+
+    /// Its data directory.
+    pub(crate) fn data(&self) -> &Path {
+        &self.data
+    }
+
+    /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
+    /// rewritten); true when it switched. On error the loaded generation stays in use.
+    pub(crate) fn refresh(&self) -> Result<bool, SearchError> {
+        let marker = index_format::current_generation_marker(&self.data);
+        let stamp = std::fs::metadata(&marker).and_then(|m| m.modified()).ok();
+        let Some(current) = index_format::current_generation(&self.data)? else {
+            return Ok(false);
+        };
+        if let Some(loaded) = self.current()
+            && loaded.generation == current
+            && loaded.marker_stamp == stamp
+        {
+            return Ok(false);
+        }
+        let Some(opened) = index_format::open_current(&self.data)? else {
+            return Ok(false);
+        };
+        let reader = opened
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .try_into()?;
+        let loaded = Loaded {
+            generation: opened.generation,
+            marker_stamp: stamp,
+            index: opened.index,
+            reader,
+            fields: opened.fields,
+        };
+        tracing::info!(generation = %loaded.generation, data = %self.data.display(), "index generation loaded");
+        let mut slot = self.loaded.write().unwrap_or_else(|p| p.into_inner());
+        *slot = Some(Arc::new(loaded));
+        Ok(true)
+    }
+
+    /// The loaded generation, if any.
+    pub(crate) fn current(&self) -> Option<Arc<Loaded>> {
+        self.loaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The loaded generation and its size, or `None` before the first index.
+    pub(crate) fn facts(&self) -> Option<IndexFacts> {
+        self.current().map(|l| IndexFacts {
+            generation: l.generation.clone(),
+            docs: l.reader.searcher().num_docs(),
+        })
+    }
+}
+
+/// The shards of a data directory: one per partition under `DATA/partitions` when there are
+/// partitions, else `DATA` itself.
+pub(crate) fn shards_of(data: &Path) -> Result<Vec<Shard>, SearchError> {
+    let partitions = shared::partition::local_partitions(data)
+        .map_err(|e| SearchError::Index(tantivy::TantivyError::from(e)))?;
+    if partitions.is_empty() {
+        return Ok(vec![Shard::new(data)]);
+    }
+    Ok(partitions.iter().map(|(_, dir)| Shard::new(dir)).collect())
+}

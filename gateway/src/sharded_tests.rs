@@ -1,0 +1,225 @@
+//! Search over shards against one index of the same documents: the same results and scores
+//! (within 1e-4), with the shards in this process, behind a remote leaf over real HTTP, and
+//! with a leaf that is down or stalls (a partial answer, never an error).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use shared::config::{RankingConfig, RawSearchdConfig};
+use shared::partition::Partitions;
+
+use crate::handlers::AppState;
+use crate::hit::Ranking;
+use crate::remote::RemoteLeaf;
+use crate::search::{SearchResults, Searcher};
+use crate::testutil::{Doc, write_generation};
+
+const PARTITIONS: u32 = 3;
+
+/// Documents over many hosts. "heron" is skewed: nearly every page of the first hosts says
+/// it, one page elsewhere; "river" is everywhere; "grey heron" is a phrase on a few.
+fn documents() -> Vec<Doc> {
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let mut docs = Vec::new();
+    for h in 0..12u64 {
+        for p in 0..5u64 {
+            let body = match (h, p) {
+                (0..=2, _) => format!("heron heron by the river, page {p} of host {h} grey heron"),
+                (7, 0) => "a lone heron on a wide river".to_string(),
+                _ => format!("the river runs past host {h}, page {p}; fish and bird"),
+            };
+            docs.push(Doc {
+                // Distinct link boosts: few exact ties in score.
+                inlinks: h * 5 + p,
+                external_inlinks: h % 2,
+                anchor: if p == 0 { "home heron" } else { "" },
+                ..Doc::new(
+                    leak(format!("http://host{h}.test/page{p}")),
+                    leak(format!("Page {p} of host {h}")),
+                    leak(body),
+                )
+            });
+        }
+    }
+    docs
+}
+
+/// A partitioned data directory holding `docs`, each in its host's partition, keeping only
+/// the partitions `keep` says.
+fn partitioned(docs: &[Doc], keep: impl Fn(u32) -> bool) -> tempfile::TempDir {
+    let data = tempfile::tempdir().expect("tempdir");
+    let partitions = Partitions::new(PARTITIONS).expect("partitions");
+    let mut by_partition: BTreeMap<u32, Vec<Doc>> = BTreeMap::new();
+    for doc in docs {
+        let host = url::Url::parse(doc.url).expect("url");
+        let p = partitions.of_host(host.host_str().expect("host"));
+        by_partition.entry(p.get()).or_default().push(doc.clone());
+    }
+    assert!(by_partition.len() >= 2, "the hosts spread over partitions");
+    for (p, docs) in by_partition.into_iter().filter(|(p, _)| keep(*p)) {
+        let dir = shared::partition::PartitionId::new(p).data_dir(data.path());
+        // A partition is listed by its store; searching needs only its index.
+        let store = shared::store::store_dir(&dir);
+        std::fs::create_dir_all(&store).expect("store dir");
+        std::fs::write(store.join("CURRENT"), "MANIFEST-000001\n").expect("store CURRENT");
+        write_generation(&dir, 1, &docs);
+    }
+    data
+}
+
+const QUERIES: &[&str] = &[
+    "heron",
+    "river",
+    "heron river",
+    "\"grey heron\"",
+    "fish OR heron",
+    "title:page heron",
+    "river -heron",
+    "lone heron",
+    "site:host7.test river",
+    "heron zzzunknownword",
+];
+
+fn searcher(data: &Path) -> Searcher {
+    Searcher::open(data, RankingConfig::default()).expect("searcher")
+}
+
+/// Asserts the two answers hold the same results with the same scores; results whose
+/// scores tie may swap places.
+fn assert_same(query: &str, expected: &SearchResults, found: &SearchResults) {
+    assert_eq!(found.total, expected.total, "{query}: total");
+    assert_eq!(found.partial, expected.partial, "{query}: partial");
+    assert_eq!(found.hits.len(), expected.hits.len(), "{query}: hits");
+    for (i, (e, f)) in expected.hits.iter().zip(&found.hits).enumerate() {
+        assert!(
+            (e.score - f.score).abs() <= 1e-4,
+            "{query} #{i}: {} {} against {} {}",
+            e.url,
+            e.score,
+            f.url,
+            f.score
+        );
+        // Two results of one score may come in either order.
+        let tied = (e.score - f.score).abs() <= 1e-6;
+        assert!(
+            e.url == f.url || tied,
+            "{query} #{i}: {} against {}",
+            e.url,
+            f.url
+        );
+    }
+}
+
+fn compare(single: &Searcher, sharded: &Searcher) {
+    for query in QUERIES {
+        for ranking in [Ranking::Full, Ranking::Bm25Body] {
+            for page in [1, 2] {
+                let expected = single
+                    .search_ranked(query, page, 10, false, ranking)
+                    .expect("single index");
+                let found = sharded
+                    .search_ranked(query, page, 10, false, ranking)
+                    .expect("shards");
+                assert!(found.missing_shards.is_empty(), "{query}");
+                assert_same(query, &expected, &found);
+            }
+        }
+    }
+}
+
+#[test]
+fn local_shards_answer_as_one_index() {
+    let docs = documents();
+    let single = crate::testutil::data_with(&docs);
+    let sharded = partitioned(&docs, |_| true);
+    let (single, sharded) = (searcher(single.path()), searcher(sharded.path()));
+    let heron = single.search("heron", 1, 10).expect("search");
+    assert!(heron.total > 10, "the skewed word fills more than a page");
+    compare(&single, &sharded);
+    // Explained scores too.
+    let explained = sharded.search_explained("heron", 1, 3).expect("explained");
+    let first = explained.hits[0].explanation.as_ref().expect("explanation");
+    let score = first["score"].as_f64().expect("score") as f32;
+    assert!((score - heron.hits[0].score).abs() <= 1e-4);
+    assert!(first["bm25"].is_object());
+}
+
+/// Starts a leaf serving `data` on loopback; the server stops when the sender is dropped.
+async fn leaf(data: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let config = RawSearchdConfig::default().validate().expect("config");
+    let state = Arc::new(AppState::new(searcher(data), &config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let limits = crate::server::Limits::of(&config);
+    tokio::spawn(crate::run_leaf(listener, state, limits, async {
+        let _ = stopped.await;
+    }));
+    (format!("http://{addr}"), stop)
+}
+
+fn remote(url: &str, timeout_ms: u64) -> RemoteLeaf {
+    let handle = tokio::runtime::Handle::current();
+    RemoteLeaf::new(url, Duration::from_millis(timeout_ms), handle).expect("leaf")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_and_a_remote_leaf_answer_as_one_index_and_a_missing_leaf_is_partial() {
+    let docs = documents();
+    let single = crate::testutil::data_with(&docs);
+    // The root holds partition 0; the leaf the others.
+    let local = partitioned(&docs, |p| p == 0);
+    let far = partitioned(&docs, |p| p != 0);
+    let (url, _stop) = leaf(far.path()).await;
+    let root = searcher(local.path()).with_leaves(vec![remote(&url, 2_000)]);
+    let single = searcher(single.path());
+    let full = tokio::task::spawn_blocking(move || {
+        compare(&single, &root);
+        root.search("river", 1, 50).expect("search")
+    })
+    .await
+    .expect("compared");
+    assert!(full.missing_shards.is_empty());
+    let local_dir = local.path().to_path_buf();
+    let alone = tokio::task::spawn_blocking(move || {
+        searcher(&local_dir).search("river", 1, 50).expect("search")
+    })
+    .await
+    .expect("searched");
+    assert!(alone.total < full.total, "the leaf holds some of the river");
+
+    // A leaf that is down, and one that accepts and never answers: partial, never an error.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let down = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let stalled = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let stall = format!("http://{}", stalled.local_addr().expect("addr"));
+    for dead in [down, stall] {
+        let root =
+            searcher(local.path()).with_leaves(vec![remote(&url, 2_000), remote(&dead, 300)]);
+        let partial = tokio::task::spawn_blocking(move || {
+            root.search("river", 1, 50).expect("partial, not an error")
+        })
+        .await
+        .expect("searched");
+        assert_eq!(partial.missing_shards, vec![dead.clone()], "{dead}");
+        let json = crate::handlers::results_json(&partial);
+        assert_eq!(json["partial"], true, "{dead}");
+        assert_eq!(json["missing_shards"][0], dead.as_str());
+        assert_eq!(
+            partial.total, full.total,
+            "{dead}: the other shards' hits are all there"
+        );
+        let urls = |r: &SearchResults| r.hits.iter().map(|h| h.url.clone()).collect::<Vec<_>>();
+        assert_eq!(urls(&partial), urls(&full), "{dead}");
+    }
+    drop(stalled);
+}

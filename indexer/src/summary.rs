@@ -1,0 +1,74 @@
+//! `summary`: [`BuildSummary`], what a build did, and its one-line form; a sharded build's
+//! summary adds up its shards'.
+
+use std::fmt;
+use std::time::Duration;
+
+/// What a build did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildSummary {
+    /// The generation written or updated (`gen-NNNNNN`).
+    pub generation: String,
+    /// Stored pages written since the build this one updates (every page, for a new
+    /// generation): what the build had to look at again.
+    pub changed_pages: u64,
+    /// The newest store change number the index now holds ([`shared::PageRecord::change`]).
+    pub store_change: u64,
+    /// Documents added or replaced.
+    pub indexed: u64,
+    /// Documents removed: their page is gone, became `noindex`, or is now a duplicate.
+    pub deleted: u64,
+    /// Documents left as they were.
+    pub unchanged: u64,
+    /// Pages not indexed because they asked for `noindex`.
+    pub skipped_noindex: u64,
+    /// Pages folded into another page's document (same content, or a `rel=canonical`
+    /// naming a page of it).
+    pub skipped_duplicates: u64,
+    /// Pages not indexed otherwise: non-2xx, redirects, failed fetches, empty bodies.
+    pub skipped_other: u64,
+    /// Documents in the generation after the build.
+    pub total_docs: u64,
+    /// How long the build took.
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for BuildSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other; {} pages changed since the last build, up to store change {}) in {:.1?}",
+            self.generation,
+            self.total_docs,
+            self.indexed,
+            self.unchanged,
+            self.deleted,
+            self.skipped_noindex,
+            self.skipped_duplicates,
+            self.skipped_other,
+            self.changed_pages,
+            self.store_change,
+            self.elapsed
+        )
+    }
+}
+
+impl BuildSummary {
+    /// The summary of two shards' builds together: counts added, the newest store change,
+    /// the generations named one after the other.
+    pub(crate) fn add(self, other: BuildSummary) -> BuildSummary {
+        BuildSummary {
+            generation: format!("{}, {}", self.generation, other.generation),
+            changed_pages: self.changed_pages + other.changed_pages,
+            store_change: self.store_change.max(other.store_change),
+            indexed: self.indexed + other.indexed,
+            deleted: self.deleted + other.deleted,
+            unchanged: self.unchanged + other.unchanged,
+            skipped_noindex: self.skipped_noindex + other.skipped_noindex,
+            skipped_duplicates: self.skipped_duplicates + other.skipped_duplicates,
+            skipped_other: self.skipped_other + other.skipped_other,
+            total_docs: self.total_docs + other.total_docs,
+            elapsed: self.elapsed.max(other.elapsed),
+        }
+    }
+}
