@@ -3,6 +3,7 @@
 //! Every value written to the store is `[version byte] ++ postcard(record)`. A reader that
 //! meets a version it does not know reports [`RecordError::UnknownVersion`] instead of
 //! misreading bytes; a new field means a new version and a decoder for the old one.
+//! The distributed crawl's records are in `record/partition.rs`.
 
 use std::collections::BTreeMap;
 
@@ -261,55 +262,6 @@ pub struct Outlinks(pub Vec<Outlink>);
 
 impl Record for Outlinks {
     const KIND: &'static str = "outlinks";
-    const VERSION: u8 = 1;
-}
-
-/// A link to a URL of another partition, waiting in the `outbox` column family until it is
-/// sent to that partition's stream (see `shared::partition`). Key: its sequence number in the
-/// partition that found it (u64 BE, [`crate::store::outbox_key`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OutboxLink {
-    /// The partition that owns the URL's host.
-    pub target: u32,
-    /// The entry to queue there, as it would have been queued here.
-    pub entry: FrontierEntry,
-}
-
-impl Record for OutboxLink {
-    const KIND: &'static str = "outbox link";
-    const VERSION: u8 = 1;
-}
-
-/// Links sent to one partition's stream in one message: from a partition's outbox (each with
-/// its outbox sequence number) or from a worker's seed list (no source, sequence 0).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LinkParcel {
-    /// The sending partition; `None` for seeds.
-    pub source: Option<u32>,
-    /// The links, by rising sequence number.
-    pub links: Vec<(u64, FrontierEntry)>,
-}
-
-impl Record for LinkParcel {
-    const KIND: &'static str = "link parcel";
-    const VERSION: u8 = 1;
-}
-
-/// Which partition of a distributed crawl a store is, and the newest lease epoch that wrote
-/// it. Key: [`crate::store::PARTITION_KEY`] in `meta`; absent in a single-machine store.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PartitionStamp {
-    /// The crawl's number of partitions.
-    pub partitions: u32,
-    /// This store's partition.
-    pub id: u32,
-    /// The epoch of the newest lease under which a worker opened it: a worker holding an
-    /// older one writes nothing.
-    pub epoch: u64,
-}
-
-impl Record for PartitionStamp {
-    const KIND: &'static str = "partition stamp";
     const VERSION: u8 = 1;
 }
 
@@ -696,8 +648,11 @@ impl Record for FetchHistory {
 }
 
 mod page_versions;
+mod partition;
 #[cfg(test)]
 mod tests;
+
+pub use partition::{LinkParcel, OutboxLink, PartitionStamp};
 
 #[cfg(test)]
 mod props;

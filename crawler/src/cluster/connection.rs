@@ -61,20 +61,20 @@ impl Redis {
         Ok(connection)
     }
 
-    /// After a failed call: the next makes a new connection.
-    async fn forget(&self) {
-        *self.connection.lock().await = None;
+    /// A call's answer; after one that left the connection unusable, the next call makes a
+    /// new connection.
+    async fn settled<T>(&self, answer: RedisResult<T>) -> RedisResult<T> {
+        if answer.as_ref().is_err_and(broken) {
+            *self.connection.lock().await = None;
+        }
+        answer
     }
 
     /// Sends one command.
     pub(crate) async fn query<T: FromRedisValue>(&self, cmd: &redis::Cmd) -> RedisResult<T> {
         self.commands.fetch_add(1, Ordering::Relaxed);
         let mut connection = self.connection().await?;
-        let answer = cmd.query_async(&mut connection).await;
-        if answer.as_ref().is_err_and(broken) {
-            self.forget().await;
-        }
-        answer
+        self.settled(cmd.query_async(&mut connection).await).await
     }
 
     /// Sends a pipeline (a `MULTI` one when it was made atomic) of `count` commands.
@@ -85,11 +85,7 @@ impl Redis {
     ) -> RedisResult<T> {
         self.commands.fetch_add(count as u64, Ordering::Relaxed);
         let mut connection = self.connection().await?;
-        let answer = pipe.query_async(&mut connection).await;
-        if answer.as_ref().is_err_and(broken) {
-            self.forget().await;
-        }
-        answer
+        self.settled(pipe.query_async(&mut connection).await).await
     }
 
     /// Runs a Lua script (`EVALSHA`, loading it first when Redis does not know it).
@@ -99,11 +95,8 @@ impl Redis {
     ) -> RedisResult<T> {
         self.commands.fetch_add(1, Ordering::Relaxed);
         let mut connection = self.connection().await?;
-        let answer = invocation.invoke_async(&mut connection).await;
-        if answer.as_ref().is_err_and(broken) {
-            self.forget().await;
-        }
-        answer
+        self.settled(invocation.invoke_async(&mut connection).await)
+            .await
     }
 
     /// A connection of its own for blocking reads (`XREADGROUP ... BLOCK`), which would hold

@@ -97,11 +97,8 @@ async fn workers_killed_at_any_moment_lose_nothing() {
     // one after applying links, before acknowledging them; one is killed from outside.
     let mut workers = vec![
         start(true, ""),
-        start(
-            false,
-            "crawler::cluster::sent::before_delete=15*off->return",
-        ),
-        start(false, "crawler::cluster::links::before_ack=15*off->return"),
+        start(false, "crawler::cluster::sent::before_delete=2*off->return"),
+        start(false, "crawler::cluster::links::before_ack=2*off->return"),
     ];
     let started = Instant::now();
     let mut kills = 0;
