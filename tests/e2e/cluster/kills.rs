@@ -104,6 +104,7 @@ async fn workers_killed_at_any_moment_lose_nothing() {
     let mut kills = 0;
     let mut memory = Vec::new();
     let mut killed_from_outside = false;
+    let mut status = None;
     loop {
         if started.elapsed() > Duration::from_secs(150) {
             drop(workers);
@@ -118,6 +119,15 @@ async fn workers_killed_at_any_moment_lose_nothing() {
         }
         if let Some(used) = redis.info("used_memory") {
             memory.push(used);
+        }
+        // `crawler status --redis --json` in the middle of the crawl.
+        if status.is_none() && web.requests().len() > 150 {
+            let mut out = Vec::new();
+            crawler::cluster::status::status(&redis.url(), true, &mut out)
+                .await
+                .expect("status reads Redis");
+            status =
+                Some(serde_json::from_slice::<serde_json::Value>(&out).expect("one JSON object"));
         }
         // The one killed from outside: once the crawl is well under way.
         if !killed_from_outside && web.requests().len() > 250 {
@@ -151,6 +161,28 @@ async fn workers_killed_at_any_moment_lose_nothing() {
         kills, 3,
         "one worker killed, two crashed at their failpoints"
     );
+
+    let status = status.expect("status was read during the crawl");
+    assert_eq!(status["partitions"], PARTITIONS, "{status}");
+    assert_eq!(status["done"], false, "{status}");
+    assert!(
+        !status["workers"].as_array().expect("workers").is_empty(),
+        "{status}"
+    );
+    let leased = status["leases"].as_array().expect("leases").len();
+    let unleased = status["unleased"].as_array().expect("unleased").len();
+    assert_eq!(leased + unleased, PARTITIONS as usize, "{status}");
+    assert!(leased > 0, "{status}");
+    for key in [
+        "pages_stored",
+        "frontier",
+        "hosts",
+        "errors",
+        "duplicates",
+        "streams",
+    ] {
+        assert!(status.get(key).is_some(), "status has {key}: {status}");
+    }
 
     let pages = stored(&data);
     let urls: std::collections::BTreeSet<String> = pages.keys().cloned().collect();
