@@ -16,29 +16,8 @@
 
 workers_section() {
     need redis-server
-    local config="$work/workers.toml" seeds="$work/workers-seeds.txt" scope=()
-    local dirs
-    mapfile -t dirs < <(cd "$corpus" && for dir in */; do
-        [ -f "${dir}index.html" ] && echo "${dir%/}"
-    done)
-    local dir host
-    : >"$seeds"
-    {
-        echo "[crawler]"
-        echo "allow_loopback = true"
-        echo "delay_ms = 0"
-        echo "host_concurrency = 4"
-        echo "max_in_flight = 32"
-        echo "ip_concurrency = 0"
-        echo "[crawler.resolve]"
-        for dir in "${dirs[@]}"; do
-            host="${dir//_/-}.docs.test"
-            echo "\"$host\" = \"127.0.0.1\""
-            echo "http://$host:$workers_port/$dir/index.html" >>"$seeds"
-            scope+=(--scope "http://$host:$workers_port/$dir/")
-        done
-    } >"$config"
-    workers_scope=("${scope[@]}")
+    local config="$work/workers.toml" seeds="$work/workers-seeds.txt"
+    workers_split_corpus "$config" "$seeds"
 
     {
         echo "| run | HTML pages | seconds | pages/s | CPU s | CPU ms / page | overhead | Redis commands / page | Redis CPU s | peak RSS MiB (largest process) |"
@@ -62,9 +41,35 @@ workers_section() {
     done
     {
         echo
-        echo "${#dirs[@]} hosts, one per top directory of the corpus (DIR.docs.test:$workers_port/DIR/, scoped to it); 64 partitions. No link crosses hosts within the scopes, so none crosses partitions here (the end-to-end tests' web sends one page in ten across)."
+        echo "$((${#workers_scope[@]} / 2)) hosts, one per top directory of the corpus (DIR.docs.test:$workers_port/DIR/, scoped to it); 64 partitions. No link crosses hosts within the scopes, so none crosses partitions here (the end-to-end tests' web sends one page in ten across)."
     } >>"$work/workers.md"
     cat "$work/workers.md"
+}
+
+# workers_split_corpus CONFIG SEEDS: writes the crawl's config (every DIR.docs.test on
+# 127.0.0.1, no delay) and its seeds, and sets workers_scope to the --scope flags.
+workers_split_corpus() {
+    local config=$1 seeds=$2 dirs dir host
+    mapfile -t dirs < <(cd "$corpus" && for dir in */; do
+        [ -f "${dir}index.html" ] && echo "${dir%/}"
+    done)
+    workers_scope=()
+    : >"$seeds"
+    {
+        echo "[crawler]"
+        echo "allow_loopback = true"
+        echo "delay_ms = 0"
+        echo "host_concurrency = 4"
+        echo "max_in_flight = 32"
+        echo "ip_concurrency = 0"
+        echo "[crawler.resolve]"
+        for dir in "${dirs[@]}"; do
+            host="${dir//_/-}.docs.test"
+            echo "\"$host\" = \"127.0.0.1\""
+            echo "http://$host:$workers_port/$dir/index.html" >>"$seeds"
+            workers_scope+=(--scope "http://$host:$workers_port/$dir/")
+        done
+    } >"$config"
 }
 
 # workers_run COUNT CONFIG SEEDS SINGLE_MS: one row, COUNT worker processes (the first with
