@@ -58,7 +58,7 @@ shards_serve() {
     done
     local docs shards
     docs=$(curl -fs "http://$listen/status?format=json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["docs"])')
-    shards=$(find "$data" -maxdepth 3 -name CURRENT -path '*index*' | wc -l)
+    shards=$(find "$data" -maxdepth 4 -name CURRENT -path '*index*' | wc -l)
     wrk -t 2 -c 16 -d 5s -s bench/query.lua "http://$listen" >/dev/null 2>&1
     THINK_MS=$think wrk -t 2 -c 64 -d "${seconds}s" --timeout 5s --latency \
         -s bench/query.lua "http://$listen" >"$work/shards-wrk.out" 2>&1
