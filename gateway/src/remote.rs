@@ -93,13 +93,18 @@ async fn post<A: DeserializeOwned>(
         .await
         .map_err(|e| e.to_string())?;
     let status = response.status();
-    let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+    // Read a chunk at a time, so that an answer over the limit is cut off, not held.
+    let mut response = response;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+        if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
+            return Err(format!("answer over {MAX_ANSWER_BYTES} bytes"));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
     if !status.is_success() {
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
         return Err(format!("answered {status}: {text}"));
-    }
-    if bytes.len() > MAX_ANSWER_BYTES {
-        return Err(format!("answer over {MAX_ANSWER_BYTES} bytes"));
     }
     serde_json::from_slice(&bytes).map_err(|e| format!("answer not understood: {e}"))
 }

@@ -201,8 +201,11 @@ fn assert_polite(requests: &[Request]) {
         }
     }
     // Arrival to arrival: Redis books each turn, and the time its answer takes to reach the
-    // worker, then the request the server, varies by a few milliseconds on a busy machine.
-    let least = IP_DELAY.saturating_sub(Duration::from_millis(5));
+    // worker, then the request the server, varies by a few milliseconds on a busy machine
+    // (the whole suite running beside it). The soak's rule: 10% and 5 ms of slack.
+    let least = IP_DELAY
+        .mul_f64(0.9)
+        .saturating_sub(Duration::from_millis(5));
     for (address, mut mine) in by_address {
         mine.sort_by_key(|r| r.at);
         for pair in mine.windows(2) {
