@@ -71,14 +71,43 @@ pub(super) fn worker_args(
     args
 }
 
+/// What a test of worker processes starts with: the web, Redis, a directory holding the
+/// data directory and the workers' config file.
+pub(super) struct Rig {
+    pub(super) web: TestWeb,
+    pub(super) redis: RedisServer,
+    pub(super) dir: tempfile::TempDir,
+    pub(super) data: std::path::PathBuf,
+    pub(super) config: std::path::PathBuf,
+}
+
+impl Rig {
+    pub(super) async fn start() -> Rig {
+        let web = TestWeb::start_on(WEB, &addresses()).await;
+        let redis = RedisServer::start();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        let config = dir.path().join("crawl.toml");
+        write_config(&web, &config);
+        Rig {
+            web,
+            redis,
+            dir,
+            data,
+            config,
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_killed_at_any_moment_lose_nothing() {
-    let web = TestWeb::start_on(WEB, &addresses()).await;
-    let redis = RedisServer::start();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("crawl.toml");
-    write_config(&web, &config);
+    let Rig {
+        web,
+        redis,
+        dir,
+        data,
+        config,
+    } = Rig::start().await;
     let logs = dir.path().join("logs");
     std::fs::create_dir_all(&logs).expect("logs dir");
     let mut started_workers = 0;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crawler::cluster::{WorkerOptions, run_worker};
 use testweb::{RedisServer, TestWeb};
 
-use super::kills::{LEASE_MS, WEB, worker_args, write_config};
+use super::kills::{LEASE_MS, Rig, WEB, worker_args};
 use super::{WorkerProcess, addresses, expected_of, pending, stored};
 use crate::faults::child::{spawn, spawn_logging};
 
@@ -54,12 +54,13 @@ async fn until_done(workers: &mut [WorkerProcess]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_stopped_past_its_leases_writes_nothing_when_resumed() {
-    let web = TestWeb::start_on(WEB, &addresses()).await;
-    let redis = RedisServer::start();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("crawl.toml");
-    write_config(&web, &config);
+    let Rig {
+        web,
+        redis,
+        dir,
+        data,
+        config,
+    } = Rig::start().await;
     let stopped_log = dir.path().join("stopped.log");
     let log = std::fs::File::create(&stopped_log).expect("log file");
     // The stopped worker says why its partitions stopped (a warning).
