@@ -63,7 +63,7 @@ pub struct TopHit {
 pub struct TopAnswer {
     /// Matching documents in all.
     pub total: u64,
-    /// The best of each shard, each shard's best first, shard after shard.
+    /// The best of this process's shards together, best first (at most the limit asked).
     pub hits: Vec<TopHit>,
 }
 
@@ -87,6 +87,14 @@ pub struct DocumentRequest {
     pub url: String,
     /// Look among the copies documents hold, not their URLs.
     pub copies: bool,
+}
+
+/// A loaded shard, numbered within this process, with a searcher on it and a query.
+struct Prepared {
+    number: u32,
+    loaded: Arc<Loaded>,
+    searcher: tantivy::Searcher,
+    query: Arc<dyn Query>,
 }
 
 /// The shards of this process, searched with its ranking settings.
@@ -180,62 +188,98 @@ impl LocalShards {
         }
     }
 
+    /// Every loaded shard (by number) with `spec`'s query on it. A query depends only on the
+    /// schema and its analyzers, so it is built once for the shards that share a schema (all
+    /// of them, from one indexer), not once per shard.
+    fn prepared(&self, spec: &QuerySpec) -> Vec<Prepared> {
+        let mut prepared: Vec<Prepared> = Vec::with_capacity(self.shards.len());
+        for (number, shard) in self.shards.iter().enumerate() {
+            let Some(loaded) = shard.current() else {
+                continue;
+            };
+            let query = match prepared.last() {
+                Some(last)
+                    if last.loaded.index.schema() == loaded.index.schema()
+                        && last.loaded.fields == loaded.fields =>
+                {
+                    Arc::clone(&last.query)
+                }
+                _ => Arc::from(self.query(&loaded, spec)),
+            };
+            prepared.push(Prepared {
+                number: number as u32,
+                searcher: loaded.reader.searcher(),
+                loaded,
+                query,
+            });
+        }
+        prepared
+    }
+
     /// The statistics of `spec`'s terms over every loaded shard, summed.
     pub fn stats(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
         let mut sum = ShardStats::default();
-        for loaded in self.shards.iter().filter_map(Shard::current) {
-            let searcher = loaded.reader.searcher();
-            let query = self.query(&loaded, spec);
-            let hosts = hosts(&searcher, &loaded.fields);
-            let stats = ShardStats::of(&searcher, &*query, hosts)
+        for shard in self.prepared(spec) {
+            let hosts = hosts(&shard.searcher, &shard.loaded.fields);
+            let stats = ShardStats::of(&shard.searcher, &*shard.query, hosts)
                 .map_err(|error| SearchError::of_query(&spec.text, error))?;
             sum = sum.plus(stats);
         }
         Ok(sum)
     }
 
-    /// Each loaded shard's best documents for `request`.
+    /// The best `request.limit` documents of all loaded shards together for `request`.
+    /// Only those are read from their stores: each shard's best are scored first, then
+    /// merged best first (ties: shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
         let full = request.spec.ranking == Ranking::Full;
         let weights = full.then(|| self.ranking.clone());
-        let mut answer = TopAnswer::default();
-        for (number, shard) in self.shards.iter().enumerate() {
-            let Some(loaded) = shard.current() else {
-                continue;
-            };
-            let searcher = loaded.reader.searcher();
-            let query = self.query(&loaded, &request.spec);
+        let shards = self.prepared(&request.spec);
+        let mut total = 0;
+        let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
+        for (place, shard) in shards.iter().enumerate() {
             let scoring = Scoring {
                 global: &request.stats,
-                local: &searcher,
+                local: &shard.searcher,
             };
             let collector = (Count, top_collector(request.limit, weights.clone()));
-            let (total, top) = searcher
-                .search_with_statistics_provider(&*query, &collector, &scoring)
+            let (count, top) = shard
+                .searcher
+                .search_with_statistics_provider(&*shard.query, &collector, &scoring)
                 .map_err(|error| SearchError::of_query(&request.spec.text, error))?;
-            answer.total += total as u64;
-            for (score, address) in top {
-                let doc: TantivyDocument = searcher.doc(address)?;
-                let fast = |name| {
-                    if full {
-                        fast_u64(&searcher, address, name)
-                    } else {
-                        0
-                    }
-                };
-                answer.hits.push(TopHit {
-                    score,
-                    shard: number as u32,
-                    url: text(&doc, loaded.fields.url),
-                    host: if request.hosts {
-                        text(&doc, loaded.fields.host)
-                    } else {
-                        String::new()
-                    },
-                    name: fast(index_format::fields::PAGE_NAME),
-                    simhash: fast(index_format::fields::SIMHASH),
-                });
-            }
+            total += count as u64;
+            best.extend(top.into_iter().map(|(score, address)| (score, place, address)));
+        }
+        // Stable: equal scores keep the shard-after-shard order the root merges in.
+        best.sort_by(|a, b| b.0.total_cmp(&a.0));
+        best.truncate(request.limit.max(1));
+        let mut answer = TopAnswer {
+            total,
+            hits: Vec::with_capacity(best.len()),
+        };
+        for (score, place, address) in best {
+            let shard = &shards[place];
+            let (searcher, fields) = (&shard.searcher, &shard.loaded.fields);
+            let doc: TantivyDocument = searcher.doc(address)?;
+            let fast = |name| {
+                if full {
+                    fast_u64(searcher, address, name)
+                } else {
+                    0
+                }
+            };
+            answer.hits.push(TopHit {
+                score,
+                shard: shard.number,
+                url: text(&doc, fields.url),
+                host: if request.hosts {
+                    text(&doc, fields.host)
+                } else {
+                    String::new()
+                },
+                name: fast(index_format::fields::PAGE_NAME),
+                simhash: fast(index_format::fields::SIMHASH),
+            });
         }
         Ok(answer)
     }
@@ -245,37 +289,44 @@ impl LocalShards {
     /// left out). Their scores are 0: the root knows them. A document no longer in its
     /// shard is left out.
     pub fn hits(&self, request: &HitsRequest) -> Result<Vec<Hit>, SearchError> {
+        let refused = |error| SearchError::of_query(&request.spec.text, error);
+        let shards = self.prepared(&request.spec);
+        // Each shard's passages of the query's terms, made at its first wanted document.
+        let mut passages: Vec<Option<Passages>> = shards.iter().map(|_| None).collect();
         let mut hits = Vec::with_capacity(request.wanted.len());
         for (number, url) in &request.wanted {
-            let Some(loaded) = self.shards.get(*number as usize).and_then(Shard::current) else {
+            let Some(place) = shards.iter().position(|s| s.number == *number) else {
                 continue;
             };
-            let searcher = loaded.reader.searcher();
-            let Some(address) = find(&searcher, loaded.fields.url, url)? else {
+            let shard = &shards[place];
+            let (searcher, fields) = (&shard.searcher, &shard.loaded.fields);
+            let Some(address) = find(searcher, fields.url, url)? else {
                 continue;
             };
-            let query = self.query(&loaded, &request.spec);
-            let refused = |error| SearchError::of_query(&request.spec.text, error);
-            let mut passages =
-                Passages::new(&searcher, &*query, loaded.fields.body).map_err(refused)?;
+            let passages = match &mut passages[place] {
+                Some(passages) => passages,
+                empty => empty.insert(
+                    Passages::new(searcher, &*shard.query, fields.body).map_err(refused)?,
+                ),
+            };
             let doc: TantivyDocument = searcher.doc(address)?;
-            let mut hit = Hit::of(&doc, &loaded.fields, 0.0);
-            hit.snippet =
-                passages.snippet_for(&searcher, address, &doc, snippet_fields(&loaded.fields));
+            let mut hit = Hit::of(&doc, fields, 0.0);
+            hit.snippet = passages.snippet_for(searcher, address, &doc, snippet_fields(fields));
             if request.explain {
                 let scoring = Scoring {
                     global: &request.stats,
-                    local: &searcher,
+                    local: searcher,
                 };
-                let weight = query
+                let weight = shard
+                    .query
                     .weight(EnableScoring::enabled_from_statistics_provider(
-                        &scoring, &searcher,
+                        &scoring, searcher,
                     ))
                     .map_err(refused)?;
                 let reader = searcher.segment_reader(address.segment_ord);
                 let bm25 = weight.explain(reader, address.doc_id).map_err(refused)?;
-                let simhash = fast_u64(&searcher, address, index_format::fields::SIMHASH);
-                hit.explanation = Some(self.explanation(&bm25, &searcher, &hit, simhash));
+                let simhash = fast_u64(searcher, address, index_format::fields::SIMHASH);
+                hit.explanation = Some(self.explanation(&bm25, searcher, &hit, simhash));
             }
             hits.push(hit);
         }

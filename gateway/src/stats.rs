@@ -99,8 +99,10 @@ pub fn term_key(term: &Term) -> String {
         term.field().field_id(),
         term.typ().to_code()
     );
-    for byte in term.serialized_value_bytes() {
-        key.push_str(&format!("{byte:02x}"));
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &byte in term.serialized_value_bytes() {
+        key.push(HEX[usize::from(byte >> 4)] as char);
+        key.push(HEX[usize::from(byte & 0xf)] as char);
     }
     key
 }
