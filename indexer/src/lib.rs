@@ -40,6 +40,8 @@ mod build_tests;
 mod by_url;
 mod document;
 mod error;
+mod exchange;
+mod held;
 mod linkgraph;
 mod progress;
 #[cfg(test)]
@@ -52,9 +54,10 @@ mod testutil;
 mod text;
 mod writer;
 
-pub use build::{build, build_beside, build_with_progress};
+pub use build::{build, build_beside, build_exchanging, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
+pub use exchange::{DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use summary::BuildSummary;

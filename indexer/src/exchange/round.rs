@@ -1,0 +1,229 @@
+//! `Round`: the barrier every machine's build passes through, in Redis.
+//!
+//! 1. **Join** (one Lua script on the `sift:index:round` hash): the last round is joined while
+//!    it is open (not every partition announced yet, not done, not past its `expires`); else
+//!    the next round is opened with this crawl's P and an `expires` a deadline away. Every
+//!    partition the machine holds is announced in the round's `announced` hash; one another
+//!    machine announced first is an error naming both, and nothing is announced. A crawl of
+//!    another P is an error too.
+//! 2. **Sent**: once its parcels are in the streams, the machine adds its partitions to the
+//!    round's `sent` set.
+//! 3. **Wait** until every partition 0..P is in `sent` (so every contribution of the round is
+//!    in its stream), looking every 50 ms until the deadline; then fail naming the partitions
+//!    never announced and those announced but not sent (with their machine).
+//! 4. **Read, then finish** (one Lua script): the machine deletes its partitions' streams,
+//!    read whole, and adds them to `read`; the script that finds all P read deletes the
+//!    round's keys and marks it `done`.
+//!
+//! A machine holding every partition fills a round by itself (and sends nothing).
+
+use std::time::{Duration, Instant};
+
+use shared::partition::{PartitionId, Partitions};
+
+use super::connection::Redis;
+use super::keys;
+use crate::Error;
+
+/// How often a waiting machine looks at the round.
+const LOOK_EVERY: Duration = Duration::from_millis(50);
+
+/// Joins the open round or opens the next; announces the machine's partitions.
+/// KEYS: round hash. ARGV: machine, P, deadline (ms), partitions... Answers `joined N`,
+/// `partitions P` (the round's P differs) or `claimed PARTITION MACHINE N`.
+const JOIN: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local life = tonumber(ARGV[3])
+local n = tonumber(redis.call('HGET', KEYS[1], 'number') or '0')
+local open = false
+if n > 0 and redis.call('HGET', KEYS[1], 'done') ~= '1'
+    and tonumber(redis.call('HGET', KEYS[1], 'expires') or '0') > now then
+  local p = tonumber(redis.call('HGET', KEYS[1], 'partitions'))
+  open = redis.call('HLEN', 'sift:index:' .. n .. ':announced') < p
+end
+if open then
+  local p = redis.call('HGET', KEYS[1], 'partitions')
+  if p ~= ARGV[2] then return {'partitions', p} end
+else
+  n = n + 1
+  redis.call('HSET', KEYS[1], 'number', n, 'partitions', ARGV[2], 'expires', now + life, 'done', '0')
+end
+local announced = 'sift:index:' .. n .. ':announced'
+for i = 4, #ARGV do
+  local holder = redis.call('HGET', announced, ARGV[i])
+  if holder and holder ~= ARGV[1] then return {'claimed', ARGV[i], holder, tostring(n)} end
+end
+for i = 4, #ARGV do redis.call('HSET', announced, ARGV[i], ARGV[1]) end
+redis.call('PEXPIRE', announced, 2 * life)
+return {'joined', tostring(n)}
+";
+
+/// Marks the machine's partitions read: deletes their streams; the last one deletes the
+/// round's keys and marks it done. KEYS: round hash. ARGV: N, P, deadline (ms),
+/// partitions... Answers 1 when the round is done.
+const FINISH: &str = r"
+local prefix = 'sift:index:' .. ARGV[1] .. ':'
+for i = 4, #ARGV do
+  redis.call('DEL', prefix .. 'links:' .. ARGV[i])
+  redis.call('SADD', prefix .. 'read', ARGV[i])
+end
+redis.call('PEXPIRE', prefix .. 'read', 2 * tonumber(ARGV[3]))
+if redis.call('SCARD', prefix .. 'read') >= tonumber(ARGV[2]) then
+  redis.call('DEL', prefix .. 'announced', prefix .. 'sent', prefix .. 'read')
+  if redis.call('HGET', KEYS[1], 'number') == ARGV[1] then
+    redis.call('HSET', KEYS[1], 'done', '1')
+  end
+  return 1
+end
+return 0
+";
+
+/// One machine's place in an exchange round.
+pub(crate) struct Round {
+    /// The round's number.
+    pub(crate) number: u64,
+    partitions: Partitions,
+    /// The partitions this machine holds.
+    local: Vec<PartitionId>,
+    /// How long the round may take.
+    life: Duration,
+    /// When waiting gives up.
+    deadline: Instant,
+}
+
+impl Round {
+    /// Joins the open round (or opens one) as `machine`, announcing `local`; the whole
+    /// exchange must be over within `life`.
+    pub(crate) fn join(
+        redis: &mut Redis,
+        machine: &str,
+        partitions: Partitions,
+        local: &[PartitionId],
+        life: Duration,
+    ) -> Result<Self, Error> {
+        let script = redis::Script::new(JOIN);
+        let mut invocation = script.key(keys::ROUND);
+        invocation
+            .arg(machine)
+            .arg(partitions.count())
+            .arg(life.as_millis() as u64);
+        for p in local {
+            invocation.arg(p.dir_name());
+        }
+        let answer: Vec<String> = redis.script(&invocation)?;
+        let word = |i: usize| answer.get(i).cloned().unwrap_or_default();
+        match word(0).as_str() {
+            "joined" => Ok(Self {
+                number: word(1).parse().unwrap_or_default(),
+                partitions,
+                local: local.to_vec(),
+                life,
+                deadline: Instant::now() + life,
+            }),
+            "partitions" => Err(Error::Round(format!(
+                "the open exchange round is for a crawl of {} partitions, this one has {}",
+                word(1),
+                partitions.count()
+            ))),
+            _ => Err(Error::Round(format!(
+                "partition {} is claimed by machine {} in exchange round {}, and this one \
+                 ({machine}) holds it too: a partition must be indexed on one machine",
+                word(1),
+                word(2),
+                word(3)
+            ))),
+        }
+    }
+
+    /// The partitions this machine holds.
+    pub(crate) fn local(&self) -> &[PartitionId] {
+        &self.local
+    }
+
+    /// How long the round's keys may outlive it (streams expire with it).
+    pub(crate) fn key_life(&self) -> Duration {
+        2 * self.life
+    }
+
+    /// Marks this machine's partitions as sent: all its contributions are in the streams.
+    pub(crate) fn sent(&self, redis: &mut Redis) -> Result<(), Error> {
+        let key = keys::sent(self.number);
+        let mut pipe = redis::pipe();
+        pipe.cmd("SADD").arg(&key);
+        for p in &self.local {
+            pipe.arg(p.dir_name());
+        }
+        pipe.ignore();
+        pipe.cmd("PEXPIRE")
+            .arg(&key)
+            .arg(self.key_life().as_millis() as u64)
+            .ignore();
+        redis.pipe::<()>(&pipe, 2)
+    }
+
+    /// Waits until every partition of the crawl is sent; at the deadline, fails naming the
+    /// partitions missing.
+    pub(crate) fn wait_for_all(&self, redis: &mut Redis) -> Result<(), Error> {
+        loop {
+            let sent: Vec<String> = redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number)))?;
+            if sent.len() >= self.partitions.count() as usize {
+                return Ok(());
+            }
+            if Instant::now() >= self.deadline {
+                let announced: std::collections::HashMap<String, String> =
+                    redis.query(redis::cmd("HGETALL").arg(keys::announced(self.number)))?;
+                return Err(self.missing(&announced, &sent));
+            }
+            std::thread::sleep(LOOK_EVERY);
+        }
+    }
+
+    /// The error naming the partitions not announced, and those announced but not sent.
+    fn missing(
+        &self,
+        announced: &std::collections::HashMap<String, String>,
+        sent: &[String],
+    ) -> Error {
+        let mut never = Vec::new();
+        let mut unsent = Vec::new();
+        for p in self.partitions.all() {
+            let name = p.dir_name();
+            match announced.get(&name) {
+                None => never.push(name),
+                Some(_) if sent.contains(&name) => {}
+                Some(machine) => unsent.push(format!("{name} (on {machine})")),
+            }
+        }
+        let mut why = format!(
+            "exchange round {} not complete after {:?}:",
+            self.number, self.life
+        );
+        if !never.is_empty() {
+            why.push_str(&format!(" no machine announced {}", never.join(", ")));
+        }
+        if !unsent.is_empty() {
+            if !never.is_empty() {
+                why.push(';');
+            }
+            why.push_str(&format!(" not sent: {}", unsent.join(", ")));
+        }
+        Error::Round(why)
+    }
+
+    /// Deletes this machine's streams (read whole) and marks its partitions read; the last
+    /// machine deletes the round. Whether the round is done.
+    pub(crate) fn finish(&self, redis: &mut Redis) -> Result<bool, Error> {
+        let script = redis::Script::new(FINISH);
+        let mut invocation = script.key(keys::ROUND);
+        invocation
+            .arg(self.number)
+            .arg(self.partitions.count())
+            .arg(self.life.as_millis() as u64);
+        for p in &self.local {
+            invocation.arg(p.dir_name());
+        }
+        let done: u64 = redis.script(&invocation)?;
+        Ok(done == 1)
+    }
+}
