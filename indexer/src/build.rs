@@ -30,7 +30,7 @@ use crate::by_url::ByUrl;
 use crate::exchange::{self, Exchange};
 use crate::held::Held;
 use crate::linkgraph::outgoing::outgoing;
-use crate::linkgraph::{LinkGraph, Linking, host};
+use crate::linkgraph::{LinkGraph, host, merged};
 use crate::progress::BuildProgress;
 use crate::source::Source;
 use crate::summary::BuildSummary;
@@ -166,13 +166,7 @@ fn build_passes(
             let outgoing = outgoing(&plan, outlinks(), elsewhere)?;
             exchanging.send(&outgoing)?;
             let arrived = exchanging.receive()?;
-            let local = outlinks().map(|item| item.map(|(url, links)| (url, Linking::Local(links))));
-            let remote = arrived
-                .into_iter()
-                .map(|(url, contribution)| Ok((url, Linking::Remote(contribution))));
-            let sources: Vec<Box<dyn Iterator<Item = Result<(String, Linking), Error>> + '_>> =
-                vec![Box::new(local), Box::new(remote)];
-            LinkGraph::build_from(&plan, ByUrl::new(sources), &outgoing.remote_degree)?
+            LinkGraph::build_from(&plan, merged(outlinks(), arrived), &outgoing.remote_degree)?
         }
     };
     info!("link graph built");

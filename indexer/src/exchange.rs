@@ -23,6 +23,8 @@ mod connection;
 mod keys;
 mod parcel;
 mod round;
+#[cfg(test)]
+mod test_redis;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -78,7 +78,11 @@ impl Held {
             self.ids.len(),
             self.crawl.map_or(0, Partitions::count),
             names.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() },
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
         );
     }
 }

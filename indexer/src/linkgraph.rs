@@ -23,17 +23,20 @@
 //! Only outlinks are read; page bodies never are. The links are held in memory as one pair
 //! of `u32` per distinct (source, target), 8 bytes a link.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
 use shared::record::Outlinks;
 
 use crate::Error;
+use crate::by_url::ByUrl;
 use shared::docplan::{DocId, DocPlan};
 
 pub(crate) mod outgoing;
 mod pagerank;
+#[cfg(test)]
+mod split_tests;
 
 /// Anchor texts kept per document.
 pub const MAX_ANCHORS: usize = 100;
@@ -141,6 +144,24 @@ pub(crate) struct Contribution {
     pub(crate) links: Vec<(String, String)>,
 }
 
+/// A source of links, boxed: local outlinks or remote contributions.
+type Sources<'a> = Box<dyn Iterator<Item = Result<(String, Linking), Error>> + 'a>;
+
+/// One machine's sources of links: its stores' outlinks (in URL order) and the contributions
+/// that arrived from other machines (by source URL), merged in source URL order as one store
+/// holding every page would give them.
+pub(crate) fn merged<'a>(
+    local: impl Iterator<Item = Result<(String, Outlinks), Error>> + 'a,
+    arrived: BTreeMap<String, Contribution>,
+) -> impl Iterator<Item = Result<(String, Linking), Error>> + 'a {
+    let local = local.map(|item| item.map(|(url, links)| (url, Linking::Local(links))));
+    let remote = arrived
+        .into_iter()
+        .map(|(url, contribution)| Ok((url, Linking::Remote(contribution))));
+    let sources: Vec<Sources<'a>> = vec![Box::new(local), Box::new(remote)];
+    ByUrl::new(sources)
+}
+
 /// In-links of every document of a [`DocPlan`].
 #[derive(Debug, Default)]
 pub struct LinkGraph {
@@ -241,11 +262,15 @@ impl LinkGraph {
         if !remote_edges.is_empty() {
             inflow = vec![0.0; plan.num_pages()];
             for (key, target) in remote_edges {
-                inflow[plan.doc_page(target) as usize] +=
-                    shares[key as usize - plan.num_pages()];
+                inflow[plan.doc_page(target) as usize] += shares[key as usize - plan.num_pages()];
             }
         }
-        let ranks = pagerank::ranks(plan, &edges, remote_degree, &inflow);
+        let ranks = pagerank::ranks(
+            plan,
+            &edges,
+            remote_degree,
+            pagerank::Inflow::Arriving(&inflow),
+        );
         let levels = pagerank::levels(plan, &ranks);
         let inbound = docs
             .into_iter()

@@ -61,7 +61,10 @@ mod tests {
         let sizes: Vec<usize> = parcels.iter().map(|p| p.sources.len()).collect();
         assert_eq!(sizes, [1, 1, 1]);
         let parcel = &parcels[0];
-        assert_eq!(IndexParcel::decode(&parcel.encode()).ok().as_ref(), Some(parcel));
+        assert_eq!(
+            IndexParcel::decode(&parcel.encode()).ok().as_ref(),
+            Some(parcel)
+        );
         assert!(super::parcels(&[]).is_empty());
     }
 }

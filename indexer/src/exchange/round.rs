@@ -166,7 +166,8 @@ impl Round {
     /// partitions missing.
     pub(crate) fn wait_for_all(&self, redis: &mut Redis) -> Result<(), Error> {
         loop {
-            let sent: Vec<String> = redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number)))?;
+            let sent: Vec<String> =
+                redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number)))?;
             if sent.len() >= self.partitions.count() as usize {
                 return Ok(());
             }
@@ -225,5 +226,91 @@ impl Round {
         }
         let done: u64 = redis.script(&invocation)?;
         Ok(done == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
+
+    use super::*;
+    use crate::exchange::test_redis::TestRedis;
+
+    const LIFE: Duration = Duration::from_millis(300);
+
+    fn ids(ids: &[u32]) -> Vec<PartitionId> {
+        ids.iter().copied().map(PartitionId::new).collect()
+    }
+
+    #[test]
+    fn a_round_missing_partitions_fails_at_its_deadline_naming_them() {
+        let server = TestRedis::start();
+        let mut redis = Redis::open(&server.url()).unwrap();
+        let four = Partitions::new(4).unwrap();
+        let a = Round::join(&mut redis, "a", four, &ids(&[0]), LIFE).unwrap();
+        let b = Round::join(&mut redis, "b", four, &ids(&[2]), LIFE).unwrap();
+        assert_eq!(a.number, b.number, "one round");
+        a.sent(&mut redis).unwrap();
+        let started = Instant::now();
+        let error = a.wait_for_all(&mut redis).err().unwrap().to_string();
+        assert!(started.elapsed() < LIFE + Duration::from_secs(1), "{error}");
+        assert_eq!(
+            error,
+            format!(
+                "exchange round {} not complete after 300ms: no machine announced p-001, \
+                 p-003; not sent: p-002 (on b)",
+                a.number
+            )
+        );
+        // Past its deadline the round is closed: the next join opens another.
+        let c = Round::join(&mut redis, "c", four, &ids(&[0]), LIFE).unwrap();
+        assert_eq!(c.number, a.number + 1);
+    }
+
+    #[test]
+    fn a_partition_claimed_twice_or_another_crawl_is_refused() {
+        let server = TestRedis::start();
+        let mut redis = Redis::open(&server.url()).unwrap();
+        let three = Partitions::new(3).unwrap();
+        let first = Round::join(&mut redis, "a", three, &ids(&[0, 1]), LIFE * 10).unwrap();
+        let error = Round::join(&mut redis, "b", three, &ids(&[1, 2]), LIFE * 10)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.starts_with(&format!(
+                "partition p-001 is claimed by machine a in exchange round {}",
+                first.number
+            )),
+            "{error}"
+        );
+        let error = Round::join(
+            &mut redis,
+            "b",
+            Partitions::new(4).unwrap(),
+            &ids(&[2]),
+            LIFE,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(error.contains("crawl of 3 partitions"), "{error}");
+        // Nothing was announced by the refused joins: b may still join with p-002.
+        let b = Round::join(&mut redis, "b", three, &ids(&[2]), LIFE * 10).unwrap();
+        assert_eq!(b.number, first.number);
+        for round in [&first, &b] {
+            round.sent(&mut redis).unwrap();
+        }
+        first.wait_for_all(&mut redis).unwrap();
+        assert!(!first.finish(&mut redis).unwrap(), "b has not read yet");
+        assert!(
+            b.finish(&mut redis).unwrap(),
+            "the last reader ends the round"
+        );
+        let left: Vec<String> = redis.query(redis::cmd("KEYS").arg("sift:index:*")).unwrap();
+        assert_eq!(left, [keys::ROUND]);
+        // A finished round is never joined again.
+        let next = Round::join(&mut redis, "a", three, &ids(&[0, 1]), LIFE).unwrap();
+        assert_eq!(next.number, first.number + 1);
     }
 }

@@ -14,7 +14,8 @@ use shared::docplan::{DocId, DocPlan};
 use shared::record::Outlinks;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::{Contribution, pagerank};
+use super::Contribution;
+use super::pagerank::{self, Inflow};
 use crate::Error;
 
 /// The local pages' links to other machines.
@@ -53,7 +54,11 @@ pub(crate) fn outgoing(
             continue;
         }
         let own_doc = plan.doc_of_page(&source);
-        let identity = xxh3_64(own_doc.map_or(source.as_str(), |d| plan.doc_url(d)).as_bytes());
+        let identity = xxh3_64(
+            own_doc
+                .map_or(source.as_str(), |d| plan.doc_url(d))
+                .as_bytes(),
+        );
         let mut parts: BTreeMap<u32, Contribution> = BTreeMap::new();
         for link in links.0.iter().filter(|l| !l.nofollow) {
             if let Some(target) = plan.resolve(&link.target) {
@@ -84,7 +89,7 @@ pub(crate) fn outgoing(
     for (source, _) in remote_targets {
         remote_degree[source as usize] += 1;
     }
-    let ranks = pagerank::ranks(plan, &edges, &remote_degree, &[]);
+    let ranks = pagerank::ranks(plan, &edges, &remote_degree, Inflow::Returning);
     let shares = pagerank::shares(&ranks, &edges, &remote_degree);
     let mut by_partition: BTreeMap<u32, Vec<Contribution>> = BTreeMap::new();
     for (source_key, parts) in pending {

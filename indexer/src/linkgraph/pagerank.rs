@@ -9,16 +9,26 @@ const DAMPING: f64 = 0.85;
 /// PageRank iterations (enough for the ranks of a site's graph to settle).
 const ITERATIONS: usize = 20;
 
+/// What other machines' pages send in.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Inflow<'a> {
+    /// Not known yet (before the exchange): the rank leaving for other machines is assumed
+    /// to come back spread evenly, as a dangling page's does, so the ranks still sum to 1.
+    Returning,
+    /// Per page (or empty), the rank arriving from other machines' pages, in relative units
+    /// (1 is an average page), a fixed amount each iteration.
+    Arriving(&'a [f64]),
+}
+
 /// Every page's rank (summing to 1 over the pages, less what leaves for other machines).
 /// `edges` are (source page, target document) pairs, distinct; `remote_degree` (empty, or
 /// one per page) adds the targets a page links to on other machines, whose rank leaves; and
-/// `inflow` (empty, or one per page) is the rank arriving from other machines' pages, in
-/// relative units (1 is an average page), a fixed amount each iteration.
+/// `inflow` is what arrives.
 pub(super) fn ranks(
     plan: &DocPlan,
     edges: &[(u32, DocId)],
     remote_degree: &[u32],
-    inflow: &[f64],
+    inflow: Inflow<'_>,
 ) -> Vec<f64> {
     let pages = plan.num_pages();
     if pages == 0 {
@@ -41,13 +51,26 @@ pub(super) fn ranks(
             .filter(|(_, degree)| **degree == 0)
             .map(|(r, _)| r)
             .sum();
-        next.fill((1.0 - DAMPING) / n + DAMPING * dangling / n);
+        // What leaves for other machines, when it is assumed to come back evenly.
+        let returning: f64 = match inflow {
+            Inflow::Returning => rank
+                .iter()
+                .zip(remote_degree)
+                .zip(&out_degree)
+                .filter(|((_, remote), _)| **remote > 0)
+                .map(|((r, remote), degree)| r * f64::from(*remote) / f64::from(*degree))
+                .sum(),
+            Inflow::Arriving(_) => 0.0,
+        };
+        next.fill((1.0 - DAMPING) / n + DAMPING * (dangling + returning) / n);
         for &(source, target) in edges {
             let share = rank[source as usize] / f64::from(out_degree[source as usize]);
             next[plan.doc_page(target) as usize] += DAMPING * share;
         }
-        for (next, inflow) in next.iter_mut().zip(inflow) {
-            *next += DAMPING * inflow / n;
+        if let Inflow::Arriving(inflow) = inflow {
+            for (next, inflow) in next.iter_mut().zip(inflow) {
+                *next += DAMPING * inflow / n;
+            }
         }
         std::mem::swap(&mut rank, &mut next);
     }
