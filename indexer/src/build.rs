@@ -165,7 +165,8 @@ fn build_passes(
             };
             let outgoing = outgoing(&plan, outlinks(), elsewhere)?;
             exchanging.send(&outgoing)?;
-            let arrived = exchanging.receive()?;
+            let mut arrived = exchanging.receive()?;
+            exchanging.refine(&plan, &outgoing, &mut arrived)?;
             LinkGraph::build_from(&plan, merged(outlinks(), arrived), &outgoing.remote_degree)?
         }
     };

@@ -36,13 +36,20 @@ use tracing::info;
 
 use crate::Error;
 use crate::linkgraph::Contribution;
-use crate::linkgraph::outgoing::Outgoing;
+use crate::linkgraph::outgoing::{Outgoing, apply_shares};
 use connection::Redis;
-use parcel::{IndexParcel, parcels};
+use parcel::{IndexParcel, ShareParcel, parcels};
 use round::Round;
+use shared::docplan::DocPlan;
 
 /// How long a round may take by default: every machine must have joined and sent by then.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(600);
+/// Steps after the contributions' in which the senders' PageRank shares are sent again
+/// (each a barrier): two bring every level within 1 of one machine's on the lattices of
+/// `linkgraph/split_tests.rs`, where one exchange alone left some 7 levels off.
+pub const SHARE_STEPS: u32 = 2;
+/// Shares sent at most in one parcel.
+const SHARES_PER_PARCEL: usize = 4096;
 /// Stream entries read at once.
 const READ_COUNT: usize = 256;
 /// Parcels sent in one pipeline.
@@ -119,87 +126,144 @@ impl Exchanging {
         self.partitions
     }
 
-    /// Sends every contribution to its partition's stream, then marks this machine's
-    /// partitions sent.
+    /// Step 0: sends every contribution to its partition's stream, then marks this
+    /// machine's partitions sent.
     pub(crate) fn send(&mut self, outgoing: &Outgoing) -> Result<(), Error> {
-        let life = self.round.key_life().as_millis() as u64;
-        let mut all: Vec<(String, IndexParcel)> = Vec::new();
+        let mut all: Vec<(String, Vec<u8>)> = Vec::new();
         for (&p, contributions) in &outgoing.by_partition {
             let key = keys::links(self.round.number, PartitionId::new(p));
-            all.extend(parcels(contributions).into_iter().map(|c| (key.clone(), c)));
+            let encoded = parcels(contributions).into_iter().map(|c| c.encode());
+            all.extend(encoded.map(|bytes| (key.clone(), bytes)));
         }
-        let parcels_sent = all.len();
-        for chunk in all.chunks(PIPELINE) {
-            let mut pipe = redis::pipe();
-            for (key, parcel) in chunk {
-                pipe.cmd("XADD")
-                    .arg(key)
-                    .arg("*")
-                    .arg("p")
-                    .arg(parcel.encode())
-                    .ignore();
-                pipe.cmd("PEXPIRE").arg(key).arg(life).ignore();
-            }
-            self.redis.pipe::<()>(&pipe, 2 * chunk.len())?;
-        }
-        self.round.sent(&mut self.redis)?;
+        self.add(&all)?;
+        self.round.sent(&mut self.redis, 0)?;
         info!(
             round = self.round.number,
             links = outgoing.links(),
-            parcels = parcels_sent,
+            parcels = all.len(),
             "contributions sent"
         );
         Ok(())
     }
 
-    /// Waits for every partition to be sent, then reads this machine's streams whole and
-    /// deletes them: every arrived source, by URL (a source's links in several parcels
-    /// joined).
-    pub(crate) fn receive(mut self) -> Result<BTreeMap<String, Contribution>, Error> {
-        self.round.wait_for_all(&mut self.redis)?;
+    /// Step 0: waits for every partition to be sent, then reads this machine's streams
+    /// whole and deletes them: every arrived source, by URL (a source's links in several
+    /// parcels joined).
+    pub(crate) fn receive(&mut self) -> Result<BTreeMap<String, Contribution>, Error> {
+        self.round.wait_for_all(&mut self.redis, 0)?;
         let mut arrived: BTreeMap<String, Contribution> = BTreeMap::new();
         let mut parcels_read = 0;
-        for &p in self.round.local() {
-            let key = keys::links(self.round.number, p);
-            let mut start = "-".to_string();
-            loop {
-                let reply: StreamRangeReply = self.redis.query(
-                    redis::cmd("XRANGE")
-                        .arg(&key)
-                        .arg(&start)
-                        .arg("+")
-                        .arg("COUNT")
-                        .arg(READ_COUNT),
-                )?;
-                for entry in &reply.ids {
-                    let bytes: Vec<u8> = entry.get("p").unwrap_or_default();
-                    let parcel = IndexParcel::decode(&bytes)?;
-                    parcels_read += 1;
-                    for source in parcel.sources {
-                        match arrived.get_mut(&source.source) {
-                            Some(known) => known.links.extend(source.links),
-                            None => {
-                                arrived.insert(source.source.clone(), source);
-                            }
+        for p in self.round.local().to_vec() {
+            for bytes in self.take_stream(&keys::links(self.round.number, p))? {
+                parcels_read += 1;
+                for source in IndexParcel::decode(&bytes)?.sources {
+                    match arrived.get_mut(&source.source) {
+                        Some(known) => known.links.extend(source.links),
+                        None => {
+                            arrived.insert(source.source.clone(), source);
                         }
                     }
                 }
-                match reply.ids.last() {
-                    Some(last) if reply.ids.len() == READ_COUNT => start = format!("({}", last.id),
-                    _ => break,
-                }
             }
         }
-        let done = self.round.finish(&mut self.redis)?;
         info!(
             round = self.round.number,
             sources = arrived.len(),
             parcels = parcels_read,
-            round_done = done,
-            redis_commands = self.redis.commands(),
             "contributions read"
         );
         Ok(arrived)
+    }
+
+    /// Steps 1 to [`SHARE_STEPS`]: each machine's PageRank again with what arrived, and the
+    /// senders' new shares exchanged (one `(identity, share)` per source and partition), so
+    /// the rank flowing between machines settles as on one machine. Then the round is
+    /// finished: this machine's streams gone, the round's keys deleted by the last machine.
+    pub(crate) fn refine(
+        mut self,
+        plan: &DocPlan,
+        outgoing: &Outgoing,
+        arrived: &mut BTreeMap<String, Contribution>,
+    ) -> Result<(), Error> {
+        for step in 1..=SHARE_STEPS {
+            let refreshed = outgoing.refreshed_shares(plan, arrived);
+            let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+            for (&p, shares) in &refreshed {
+                let key = keys::shares(self.round.number, step, PartitionId::new(p));
+                let shares: Vec<(u64, f64)> = shares.iter().map(|(&i, &s)| (i, s)).collect();
+                for chunk in shares.chunks(SHARES_PER_PARCEL) {
+                    let parcel = ShareParcel {
+                        shares: chunk.to_vec(),
+                    };
+                    all.push((key.clone(), parcel.encode()));
+                }
+            }
+            self.add(&all)?;
+            self.round.sent(&mut self.redis, step)?;
+            self.round.wait_for_all(&mut self.redis, step)?;
+            let mut shares = BTreeMap::new();
+            for p in self.round.local().to_vec() {
+                let key = keys::shares(self.round.number, step, p);
+                for bytes in self.take_stream(&key)? {
+                    shares.extend(ShareParcel::decode(&bytes)?.shares);
+                }
+            }
+            apply_shares(arrived, &shares);
+        }
+        let done = self.round.finish(&mut self.redis, SHARE_STEPS)?;
+        info!(
+            round = self.round.number,
+            steps = SHARE_STEPS,
+            round_done = done,
+            redis_commands = self.redis.commands(),
+            "exchange done"
+        );
+        Ok(())
+    }
+
+    /// `XADD`s each (stream, parcel), pipelined, each stream set to expire with the round.
+    fn add(&mut self, parcels: &[(String, Vec<u8>)]) -> Result<(), Error> {
+        let life = self.round.key_life().as_millis() as u64;
+        for chunk in parcels.chunks(PIPELINE) {
+            let mut pipe = redis::pipe();
+            for (key, bytes) in chunk {
+                pipe.cmd("XADD")
+                    .arg(key)
+                    .arg("*")
+                    .arg("p")
+                    .arg(bytes)
+                    .ignore();
+                pipe.cmd("PEXPIRE").arg(key).arg(life).ignore();
+            }
+            self.redis.pipe::<()>(&pipe, 2 * chunk.len())?;
+        }
+        Ok(())
+    }
+
+    /// Every entry of a stream (every sender is done with it: the step's barrier passed),
+    /// then the stream deleted.
+    fn take_stream(&mut self, key: &str) -> Result<Vec<Vec<u8>>, Error> {
+        let mut entries = Vec::new();
+        let mut start = "-".to_string();
+        loop {
+            let reply: StreamRangeReply = self.redis.query(
+                redis::cmd("XRANGE")
+                    .arg(key)
+                    .arg(&start)
+                    .arg("+")
+                    .arg("COUNT")
+                    .arg(READ_COUNT),
+            )?;
+            for entry in &reply.ids {
+                entries.push(entry.get::<Vec<u8>>("p").unwrap_or_default());
+            }
+            match reply.ids.last() {
+                Some(last) if reply.ids.len() == READ_COUNT => start = format!("({}", last.id),
+                _ => break,
+            }
+        }
+        self.redis.query::<()>(redis::cmd("DEL").arg(key))?;
+        Ok(entries)
     }
 }
 

@@ -7,9 +7,10 @@
 //! | `sift:crawl` | hash | the crawl's (read only): `partitions` (P), when no store is stamped |
 //! | `sift:index:round` | hash | the last round: `number` (N), `partitions` (P), `expires` (ms, Redis's clock: when a join no longer joins it), `done` (`1` once every partition's stream was read) |
 //! | `sift:index:N:announced` | hash | partition (`p-NNN`) -> the machine that holds it this round |
-//! | `sift:index:N:sent` | set | partitions whose machine has sent all its contributions |
-//! | `sift:index:N:read` | set | partitions whose machine has read its stream (and deleted it) |
-//! | `sift:index:N:links:p-NNN` | stream | contributions to the partition ([`IndexParcel`](super::parcel::IndexParcel), field `p`) |
+//! | `sift:index:N:sent:K` | set | partitions whose machine has sent all it sends in step K (0: contributions, 1 and on: shares) |
+//! | `sift:index:N:read` | set | partitions whose machine has read its streams (and deleted them) |
+//! | `sift:index:N:links:p-NNN` | stream | contributions to the partition ([`IndexParcel`](super::parcel::IndexParcel), field `p`), step 0 |
+//! | `sift:index:N:shares:K:p-NNN` | stream | PageRank shares sent to the partition again in step K ([`ShareParcel`](super::parcel::ShareParcel), field `p`) |
 //!
 //! Every key of a round expires twice the round's deadline after it was written, so a round
 //! a machine abandoned leaves nothing for long; a round every machine finished is deleted
@@ -32,9 +33,14 @@ pub(crate) fn announced(n: u64) -> String {
     format!("{}announced", prefix(n))
 }
 
-/// Round `n`'s partitions sent.
-pub(crate) fn sent(n: u64) -> String {
-    format!("{}sent", prefix(n))
+/// Round `n`'s partitions sent in step `k`.
+pub(crate) fn sent(n: u64, k: u32) -> String {
+    format!("{}sent:{k}", prefix(n))
+}
+
+/// Partition `p`'s stream of shares in step `k` of round `n`.
+pub(crate) fn shares(n: u64, k: u32, p: PartitionId) -> String {
+    format!("{}shares:{k}:{p}", prefix(n))
 }
 
 /// Partition `p`'s stream of contributions in round `n`.

@@ -1,4 +1,5 @@
-//! `IndexParcel`: contributions sent to one partition's stream in one `XADD`, versioned like
+//! `IndexParcel`: contributions sent to one partition's stream in one `XADD` (and
+//! `ShareParcel`: PageRank shares sent again in a later step), versioned like
 //! the store's records (`[version] ++ postcard`). Only indexers write and read them, so the
 //! type lives here rather than in `shared`.
 
@@ -19,6 +20,19 @@ pub(crate) struct IndexParcel {
 
 impl Record for IndexParcel {
     const KIND: &'static str = "index parcel";
+    const VERSION: u8 = 1;
+}
+
+/// PageRank shares sent again to one partition in a later step of the round: each source's
+/// identity and its new share.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ShareParcel {
+    /// (source identity, share).
+    pub(crate) shares: Vec<(u64, f64)>,
+}
+
+impl Record for ShareParcel {
+    const KIND: &'static str = "share parcel";
     const VERSION: u8 = 1;
 }
 

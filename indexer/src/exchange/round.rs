@@ -6,14 +6,15 @@
 //!    partition the machine holds is announced in the round's `announced` hash; one another
 //!    machine announced first is an error naming both, and nothing is announced. A crawl of
 //!    another P is an error too.
-//! 2. **Sent**: once its parcels are in the streams, the machine adds its partitions to the
-//!    round's `sent` set.
-//! 3. **Wait** until every partition 0..P is in `sent` (so every contribution of the round is
-//!    in its stream), looking every 50 ms until the deadline; then fail naming the partitions
-//!    never announced and those announced but not sent (with their machine).
-//! 4. **Read, then finish** (one Lua script): the machine deletes its partitions' streams,
-//!    read whole, and adds them to `read`; the script that finds all P read deletes the
-//!    round's keys and marks it `done`.
+//! 2. **Sent**: once its parcels of a step are in the streams, the machine adds its
+//!    partitions to the step's `sent:K` set (step 0: contributions; then the PageRank share
+//!    steps).
+//! 3. **Wait** until every partition 0..P is in `sent:K` (so everything of the step is in its
+//!    stream), looking every 50 ms until the deadline; then fail naming the partitions never
+//!    announced and those announced but not sent (with their machine).
+//! 4. **Read, then finish** (one Lua script after the last step): the machine deletes its
+//!    partitions' streams (each also deleted as soon as it is read) and adds them to `read`;
+//!    the script that finds all P read deletes the round's keys and marks it `done`.
 //!
 //! A machine holding every partition fills a round by itself (and sends nothing).
 
@@ -60,17 +61,20 @@ return {'joined', tostring(n)}
 ";
 
 /// Marks the machine's partitions read: deletes their streams; the last one deletes the
-/// round's keys and marks it done. KEYS: round hash. ARGV: N, P, deadline (ms),
-/// partitions... Answers 1 when the round is done.
+/// round's keys and marks it done. KEYS: round hash. ARGV: N, P, deadline (ms), the last
+/// step, partitions... Answers 1 when the round is done.
 const FINISH: &str = r"
 local prefix = 'sift:index:' .. ARGV[1] .. ':'
-for i = 4, #ARGV do
+local steps = tonumber(ARGV[4])
+for i = 5, #ARGV do
   redis.call('DEL', prefix .. 'links:' .. ARGV[i])
+  for k = 1, steps do redis.call('DEL', prefix .. 'shares:' .. k .. ':' .. ARGV[i]) end
   redis.call('SADD', prefix .. 'read', ARGV[i])
 end
 redis.call('PEXPIRE', prefix .. 'read', 2 * tonumber(ARGV[3]))
 if redis.call('SCARD', prefix .. 'read') >= tonumber(ARGV[2]) then
-  redis.call('DEL', prefix .. 'announced', prefix .. 'sent', prefix .. 'read')
+  redis.call('DEL', prefix .. 'announced', prefix .. 'read')
+  for k = 0, steps do redis.call('DEL', prefix .. 'sent:' .. k) end
   if redis.call('HGET', KEYS[1], 'number') == ARGV[1] then
     redis.call('HSET', KEYS[1], 'done', '1')
   end
@@ -146,9 +150,10 @@ impl Round {
         2 * self.life
     }
 
-    /// Marks this machine's partitions as sent: all its contributions are in the streams.
-    pub(crate) fn sent(&self, redis: &mut Redis) -> Result<(), Error> {
-        let key = keys::sent(self.number);
+    /// Marks this machine's partitions as sent in `step`: all it sends then is in the
+    /// streams.
+    pub(crate) fn sent(&self, redis: &mut Redis, step: u32) -> Result<(), Error> {
+        let key = keys::sent(self.number, step);
         let mut pipe = redis::pipe();
         pipe.cmd("SADD").arg(&key);
         for p in &self.local {
@@ -162,19 +167,19 @@ impl Round {
         redis.pipe::<()>(&pipe, 2)
     }
 
-    /// Waits until every partition of the crawl is sent; at the deadline, fails naming the
-    /// partitions missing.
-    pub(crate) fn wait_for_all(&self, redis: &mut Redis) -> Result<(), Error> {
+    /// Waits until every partition of the crawl is sent in `step`; at the deadline, fails
+    /// naming the partitions missing.
+    pub(crate) fn wait_for_all(&self, redis: &mut Redis, step: u32) -> Result<(), Error> {
         loop {
             let sent: Vec<String> =
-                redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number)))?;
+                redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number, step)))?;
             if sent.len() >= self.partitions.count() as usize {
                 return Ok(());
             }
             if Instant::now() >= self.deadline {
                 let announced: std::collections::HashMap<String, String> =
                     redis.query(redis::cmd("HGETALL").arg(keys::announced(self.number)))?;
-                return Err(self.missing(&announced, &sent));
+                return Err(self.missing(&announced, &sent, step));
             }
             std::thread::sleep(LOOK_EVERY);
         }
@@ -185,6 +190,7 @@ impl Round {
         &self,
         announced: &std::collections::HashMap<String, String>,
         sent: &[String],
+        step: u32,
     ) -> Error {
         let mut never = Vec::new();
         let mut unsent = Vec::new();
@@ -196,8 +202,13 @@ impl Round {
                 Some(machine) => unsent.push(format!("{name} (on {machine})")),
             }
         }
+        let step = if step > 0 {
+            format!(" (step {step})")
+        } else {
+            String::new()
+        };
         let mut why = format!(
-            "exchange round {} not complete after {:?}:",
+            "exchange round {}{step} not complete after {:?}:",
             self.number, self.life
         );
         if !never.is_empty() {
@@ -214,13 +225,14 @@ impl Round {
 
     /// Deletes this machine's streams (read whole) and marks its partitions read; the last
     /// machine deletes the round. Whether the round is done.
-    pub(crate) fn finish(&self, redis: &mut Redis) -> Result<bool, Error> {
+    pub(crate) fn finish(&self, redis: &mut Redis, steps: u32) -> Result<bool, Error> {
         let script = redis::Script::new(FINISH);
         let mut invocation = script.key(keys::ROUND);
         invocation
             .arg(self.number)
             .arg(self.partitions.count())
-            .arg(self.life.as_millis() as u64);
+            .arg(self.life.as_millis() as u64)
+            .arg(steps);
         for p in &self.local {
             invocation.arg(p.dir_name());
         }
@@ -250,9 +262,9 @@ mod tests {
         let a = Round::join(&mut redis, "a", four, &ids(&[0]), LIFE).unwrap();
         let b = Round::join(&mut redis, "b", four, &ids(&[2]), LIFE).unwrap();
         assert_eq!(a.number, b.number, "one round");
-        a.sent(&mut redis).unwrap();
+        a.sent(&mut redis, 0).unwrap();
         let started = Instant::now();
-        let error = a.wait_for_all(&mut redis).err().unwrap().to_string();
+        let error = a.wait_for_all(&mut redis, 0).err().unwrap().to_string();
         assert!(started.elapsed() < LIFE + Duration::from_secs(1), "{error}");
         assert_eq!(
             error,
@@ -298,13 +310,15 @@ mod tests {
         // Nothing was announced by the refused joins: b may still join with p-002.
         let b = Round::join(&mut redis, "b", three, &ids(&[2]), LIFE * 10).unwrap();
         assert_eq!(b.number, first.number);
-        for round in [&first, &b] {
-            round.sent(&mut redis).unwrap();
+        for step in [0, 1] {
+            for round in [&first, &b] {
+                round.sent(&mut redis, step).unwrap();
+            }
+            first.wait_for_all(&mut redis, step).unwrap();
         }
-        first.wait_for_all(&mut redis).unwrap();
-        assert!(!first.finish(&mut redis).unwrap(), "b has not read yet");
+        assert!(!first.finish(&mut redis, 1).unwrap(), "b has not read yet");
         assert!(
-            b.finish(&mut redis).unwrap(),
+            b.finish(&mut redis, 1).unwrap(),
             "the last reader ends the round"
         );
         let left: Vec<String> = redis.query(redis::cmd("KEYS").arg("sift:index:*")).unwrap();

@@ -21,6 +21,10 @@ use crate::Error;
 /// The local pages' links to other machines.
 #[derive(Debug, Default)]
 pub(crate) struct Outgoing {
+    /// The local links, distinct (source page, target document).
+    edges: Vec<(u32, DocId)>,
+    /// Each source sending contributions: its page, its identity and the partitions.
+    senders: Vec<(u32, u64, Vec<u32>)>,
     /// Per local page (by page number), the distinct targets it links to on other machines.
     pub(crate) remote_degree: Vec<u32>,
     /// Per partition held elsewhere, the sources linking there, in source URL order.
@@ -28,6 +32,32 @@ pub(crate) struct Outgoing {
 }
 
 impl Outgoing {
+    /// The senders' shares again, from a PageRank with what `arrived` sends in: per
+    /// partition, each source's identity and new share.
+    pub(crate) fn refreshed_shares(
+        &self,
+        plan: &DocPlan,
+        arrived: &BTreeMap<String, Contribution>,
+    ) -> BTreeMap<u32, BTreeMap<u64, f64>> {
+        let inflow = inflow(plan, arrived.values());
+        let ranks = pagerank::ranks(
+            plan,
+            &self.edges,
+            &self.remote_degree,
+            Inflow::Arriving(&inflow),
+        );
+        let shares = pagerank::shares(&ranks, &self.edges, &self.remote_degree);
+        let mut out: BTreeMap<u32, BTreeMap<u64, f64>> = BTreeMap::new();
+        for (source_key, identity, parts) in &self.senders {
+            for p in parts {
+                out.entry(*p)
+                    .or_default()
+                    .insert(*identity, shares[*source_key as usize]);
+            }
+        }
+        out
+    }
+
     /// Links sent, over every partition.
     pub(crate) fn links(&self) -> usize {
         let contributions = self.by_partition.values().flatten();
@@ -45,6 +75,7 @@ pub(crate) fn outgoing(
     let mut edges: Vec<(u32, DocId)> = Vec::new();
     let mut remote_targets: Vec<(u32, u64)> = Vec::new();
     let mut pending: Vec<(u32, BTreeMap<u32, Contribution>)> = Vec::new();
+    let mut senders = Vec::new();
     for item in outlinks {
         let (source, links) = item?;
         let Some(source_key) = plan.source_key(&source) else {
@@ -78,6 +109,7 @@ pub(crate) fn outgoing(
             }
         }
         if !parts.is_empty() {
+            senders.push((source_key, identity, parts.keys().copied().collect()));
             pending.push((source_key, parts));
         }
     }
@@ -99,7 +131,48 @@ pub(crate) fn outgoing(
         }
     }
     Ok(Outgoing {
+        edges,
+        senders,
         remote_degree,
         by_partition,
     })
+}
+
+/// Per local page, the rank contributions send in (relative units): each source's share
+/// once per distinct document it links to.
+pub(crate) fn inflow<'a>(
+    plan: &DocPlan,
+    contributions: impl Iterator<Item = &'a Contribution>,
+) -> Vec<f64> {
+    let mut shares: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut edges: Vec<(u64, DocId)> = Vec::new();
+    for contribution in contributions {
+        shares
+            .entry(contribution.identity)
+            .or_insert(contribution.share);
+        for (target, _) in &contribution.links {
+            if let Some(doc) = plan.resolve(target) {
+                edges.push((contribution.identity, doc));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    let mut inflow = vec![0.0; plan.num_pages()];
+    for (identity, doc) in edges {
+        inflow[plan.doc_page(doc) as usize] += shares[&identity];
+    }
+    inflow
+}
+
+/// Sets the share of every arrived contribution whose source `shares` names.
+pub(crate) fn apply_shares(
+    arrived: &mut BTreeMap<String, Contribution>,
+    shares: &BTreeMap<u64, f64>,
+) {
+    for contribution in arrived.values_mut() {
+        if let Some(&share) = shares.get(&contribution.identity) {
+            contribution.share = share;
+        }
+    }
 }

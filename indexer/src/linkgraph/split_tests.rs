@@ -1,7 +1,7 @@
 //! A link graph split over two machines (each with the plan of its own pages, exchanging
 //! [`Contribution`]s) against the same graph on one machine: the same in-links, external
-//! in-links and anchors in the same order; PageRank levels within 3 (a level is a factor of
-//! 2^(1/8) in rank) on a graph where most links cross machines.
+//! in-links and anchors in the same order; PageRank levels close (a level is a factor of
+//! 2^(1/8) in rank), measured on lattices of 3,200 pages.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use shared::docplan::{DocPlan, PageKind, PageMeta};
 use shared::record::Outlinks;
 
-use super::outgoing::outgoing;
+use super::outgoing::{apply_shares, outgoing};
 use super::{Contribution, Inbound, LinkGraph, host, merged};
+use crate::exchange::SHARE_STEPS;
 use crate::testutil::{link, meta};
 
 /// Machine 0 holds `a.test`, machine 1 `b.test`.
@@ -91,12 +92,14 @@ fn inbound_by_url(plan: &DocPlan, mut graph: LinkGraph) -> BTreeMap<String, Inbo
 }
 
 /// The graph built on `machines` machines, each holding the pages `machine_of` gives it (one
-/// partition each), exchanging contributions; every document's in-links.
+/// partition each), exchanging contributions, then shares again `steps` times (as the
+/// exchange does through Redis); every document's in-links.
 fn split(
     pages: &[PageMeta],
     outlinks: &[(String, Outlinks)],
     machines: usize,
     machine_of: impl Fn(&str) -> usize,
+    steps: u32,
 ) -> BTreeMap<String, Inbound> {
     let plans: Vec<DocPlan> = (0..machines)
         .map(|m| DocPlan::new(pages.iter().filter(|p| machine_of(&p.url) == m).cloned()))
@@ -115,14 +118,31 @@ fn split(
             outgoing(&plans[m], local(m), elsewhere).unwrap()
         })
         .collect();
-    let mut all = BTreeMap::new();
-    for m in 0..machines {
-        let mut arrived: BTreeMap<String, Contribution> = BTreeMap::new();
-        for from in &sent {
-            for contribution in from.by_partition.get(&(m as u32)).into_iter().flatten() {
-                arrived.insert(contribution.source.clone(), contribution.clone());
+    let mut arrivals: Vec<BTreeMap<String, Contribution>> = (0..machines)
+        .map(|m| {
+            let mut arrived = BTreeMap::new();
+            for from in &sent {
+                for contribution in from.by_partition.get(&(m as u32)).into_iter().flatten() {
+                    arrived.insert(contribution.source.clone(), contribution.clone());
+                }
+            }
+            arrived
+        })
+        .collect();
+    for _ in 0..steps {
+        let refreshed: Vec<_> = (0..machines)
+            .map(|m| sent[m].refreshed_shares(&plans[m], &arrivals[m]))
+            .collect();
+        for (m, arrived) in arrivals.iter_mut().enumerate() {
+            for from in &refreshed {
+                if let Some(shares) = from.get(&(m as u32)) {
+                    apply_shares(arrived, shares);
+                }
             }
         }
+    }
+    let mut all = BTreeMap::new();
+    for (m, arrived) in arrivals.into_iter().enumerate() {
         let graph =
             LinkGraph::build_from(&plans[m], merged(local(m), arrived), &sent[m].remote_degree)
                 .unwrap();
@@ -141,7 +161,7 @@ fn whole(pages: &[PageMeta], outlinks: &[(String, Outlinks)]) -> BTreeMap<String
 #[test]
 fn two_machines_count_links_and_anchors_as_one() {
     let one = whole(&pages(), &outlinks());
-    let two = split(&pages(), &outlinks(), 2, machine);
+    let two = split(&pages(), &outlinks(), 2, machine, SHARE_STEPS);
     assert_eq!(
         one.keys().collect::<Vec<_>>(),
         two.keys().collect::<Vec<_>>()
@@ -153,10 +173,11 @@ fn two_machines_count_links_and_anchors_as_one() {
             (expected.count, expected.external, &expected.anchors),
             "{url}"
         );
-        // Most of these links cross machines, PageRank's worst case (the module docs): a, b,
-        // c, d are at 12, 11, 13, 11 on one machine, 9, 12, 10, 9 split.
+        // Most of these links cross machines and three of the eight pages have no links
+        // (their rank spreads over their machine's pages only): a, b, c, d are at 12, 11, 13,
+        // 11 on one machine; 12, 11, 11, 10 split (9, 12, 10, 9 with no share step).
         assert!(
-            found.rank_level.abs_diff(expected.rank_level) <= 3,
+            found.rank_level.abs_diff(expected.rank_level) <= 2,
             "{url}: {} against {}",
             found.rank_level,
             expected.rank_level
@@ -219,14 +240,15 @@ fn lattice(
 }
 
 /// What the approximation costs, on lattices with 10% and 50% of pages linking across hosts,
-/// evenly or half of them to a hub, over 2 and 4 machines (`cargo test -p indexer pagerank_per_machine -- --nocapture` prints
+/// evenly or half of them to a hub, over 2 and 4 machines, after the contributions alone and
+/// after the share steps (`cargo test -p indexer pagerank_per_machine -- --nocapture` prints
 /// the table): in-link counts are always exact; PageRank levels move.
 #[test]
 fn pagerank_per_machine_stays_near_one_machines() {
     eprintln!(
-        "| pages across | hub | machines | documents | levels moved | by 1 | by 2+ | largest |"
+        "| pages across | hub | machines | share steps | documents | levels moved | by 1 | by 2+ | largest |"
     );
-    eprintln!("|---|---|---|---|---|---|---|---|");
+    eprintln!("|---|---|---|---|---|---|---|---|---|");
     for (across, hub) in [(0.1, false), (0.5, false), (0.1, true), (0.5, true)] {
         let (pages, outlinks) = lattice(16, 200, across, hub);
         let one = whole(&pages, &outlinks);
@@ -235,29 +257,37 @@ fn pagerank_per_machine_stays_near_one_machines() {
                 let host = host(url);
                 host[1..host.len() - 5].parse::<usize>().unwrap() % machines
             };
-            let split = split(&pages, &outlinks, machines, machine_of);
-            let diffs: Vec<u64> = one
-                .iter()
-                .map(|(url, expected)| {
-                    let found = &split[url];
-                    assert_eq!(
-                        (found.count, found.external),
-                        (expected.count, expected.external)
+            for steps in [0, SHARE_STEPS] {
+                let split = split(&pages, &outlinks, machines, machine_of, steps);
+                let diffs: Vec<u64> = one
+                    .iter()
+                    .map(|(url, expected)| {
+                        let found = &split[url];
+                        assert_eq!(
+                            (found.count, found.external),
+                            (expected.count, expected.external)
+                        );
+                        found.rank_level.abs_diff(expected.rank_level)
+                    })
+                    .collect();
+                let moved = diffs.iter().filter(|&&d| d > 0).count();
+                let by_one = diffs.iter().filter(|&&d| d == 1).count();
+                let largest = diffs.iter().max().copied().unwrap_or(0);
+                eprintln!(
+                    "| {:.0}% | {} | {machines} | {steps} | {} | {moved} | {by_one} | {} | {largest} |",
+                    across * 100.0,
+                    if hub { "yes" } else { "no" },
+                    diffs.len(),
+                    moved - by_one,
+                );
+                if steps == SHARE_STEPS {
+                    assert!(largest <= 1, "{across} over {machines}: {largest}");
+                    assert!(
+                        moved * 100 <= diffs.len(),
+                        "{across} over {machines}: {moved}"
                     );
-                    found.rank_level.abs_diff(expected.rank_level)
-                })
-                .collect();
-            let moved = diffs.iter().filter(|&&d| d > 0).count();
-            let by_one = diffs.iter().filter(|&&d| d == 1).count();
-            let largest = diffs.iter().max().copied().unwrap_or(0);
-            eprintln!(
-                "| {:.0}% | {} | {machines} | {} | {moved} | {by_one} | {} | {largest} |",
-                across * 100.0,
-                if hub { "yes" } else { "no" },
-                diffs.len(),
-                moved - by_one,
-            );
-            assert!(largest <= 3, "{across} over {machines}: {largest}");
+                }
+            }
         }
     }
 }
