@@ -19,6 +19,12 @@
 //! signals (in-links, anchors, PageRank) are those of one store holding every page; pass 3
 //! writes each shard the documents whose representative page its own store holds, and each
 //! shard's incremental state follows its own store's change numbers.
+//!
+//! When the crawl's partitions live on several machines ([`build_exchanging`] with an
+//! [`Exchange`], `indexer build --redis`), the machine joins the exchange round before pass 1;
+//! pass 2 reads the local outlinks once to send other machines' partitions their
+//! contributions ([`outgoing`]), waits for theirs, refines PageRank shares with them, then
+//! builds the link graph from the local outlinks and what arrived, merged in URL order.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

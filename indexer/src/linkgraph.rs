@@ -22,6 +22,30 @@
 //!
 //! Only outlinks are read; page bodies never are. The links are held in memory as one pair
 //! of `u32` per distinct (source, target), 8 bytes a link.
+//!
+//! **On several machines** (`indexer build --redis`, `crate::exchange`), each machine's plan
+//! holds only its own partitions' pages. What other machines' pages say arrives as
+//! [`Contribution`]s ([`outgoing`] makes them: the sender's plan resolves its sources, its
+//! nofollow rules apply, a copy group is one identity), merged with the local outlinks in
+//! source URL order ([`merged`]), so counts, external counts and anchors follow the rules
+//! above exactly, with these differences:
+//!
+//! - A link's target is resolved through the receiving machine's plan: a redirect or a
+//!   `rel=canonical` pointing to a host of a third machine's partition is not followed (the
+//!   link is lost), and copies across machines are not folded (each machine keeps its own).
+//! - PageRank is computed per machine. Rank arriving from other machines is a fixed inflow per
+//!   page: each remote source's share (its rank, 1 being an average page, over its
+//!   out-degree, local and remote targets counted) once per distinct document it links to.
+//!   Before the exchange, a machine's ranks assume that the rank leaving it comes back evenly
+//!   (as a dangling page's does); then [`SHARE_STEPS`](crate::exchange::SHARE_STEPS) steps
+//!   compute each machine's PageRank again with what arrived and send the senders' new
+//!   shares, a block-Jacobi iteration between machines. What stays approximate: pages without
+//!   links spread their rank over their own machine's pages, and the random jump is spread
+//!   per machine, both as if every machine's average page were the web's; and 2 steps are not
+//!   convergence. Measured (`linkgraph/split_tests.rs`, 3,200 pages on 16 hosts, 2 and 4
+//!   machines, 10% or 50% of pages linking across, evenly or half to one hub site): at most
+//!   1 level off, 0-0.8% of documents moved (without the share steps, up to 7 levels and
+//!   22% moved with the hub).
 
 use std::collections::{BTreeMap, HashMap};
 

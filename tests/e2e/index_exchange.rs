@@ -135,6 +135,11 @@ async fn two_machines_exchanging_links_index_what_one_machine_does() {
          by at most {most}; documents with signals only the exchange brings: {cross:?}"
     );
     assert!(most <= 1, "PageRank levels stay within 1 of one machine's");
+    eprintln!(
+        "Redis: {:?} commands, peak memory {:?} bytes",
+        redis.info("total_commands_processed"),
+        redis.info("used_memory_peak")
+    );
     let keys = redis.cli(&["KEYS", "sift:index:*"]);
     assert_eq!(keys.trim(), "sift:index:round", "the round's keys are gone");
     assert_eq!(redis.cli(&["HGET", "sift:index:round", "done"]).trim(), "1");
