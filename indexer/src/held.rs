@@ -86,3 +86,22 @@ impl Held {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_partitions_absent_are_those_of_the_crawl_not_held() {
+        let held = Held {
+            crawl: Partitions::new(4),
+            ids: vec![PartitionId::new(0), PartitionId::new(2)],
+        };
+        assert_eq!(held.absent(), [PartitionId::new(1), PartitionId::new(3)]);
+        let unstamped = Held {
+            crawl: None,
+            ids: vec![PartitionId::new(0)],
+        };
+        assert!(unstamped.absent().is_empty(), "unknown P: nothing to name");
+    }
+}
