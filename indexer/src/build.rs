@@ -19,6 +19,12 @@
 //! signals (in-links, anchors, PageRank) are those of one store holding every page; pass 3
 //! writes each shard the documents whose representative page its own store holds, and each
 //! shard's incremental state follows its own store's change numbers.
+//!
+//! When the crawl's partitions live on several machines ([`build_exchanging`] with an
+//! [`Exchange`], `indexer build --redis`), the machine joins the exchange round before pass 1;
+//! pass 2 reads the local outlinks once to send other machines' partitions their
+//! contributions ([`outgoing`]), waits for theirs, refines PageRank shares with them, then
+//! builds the link graph from the local outlinks and what arrived, merged in URL order.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,7 +33,10 @@ use tracing::info;
 
 use crate::Error;
 use crate::by_url::ByUrl;
-use crate::linkgraph::LinkGraph;
+use crate::exchange::{self, Exchange};
+use crate::held::Held;
+use crate::linkgraph::outgoing::outgoing;
+use crate::linkgraph::{LinkGraph, host, merged};
 use crate::progress::BuildProgress;
 use crate::source::Source;
 use crate::summary::BuildSummary;
@@ -36,7 +45,7 @@ use crate::writer::{Threads, write_documents};
 use index_format::generation;
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
-use shared::partition;
+use shared::partition::{self, PartitionId};
 
 /// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
 /// may be running) and writes `DATA/index`.
@@ -52,13 +61,27 @@ pub fn build_with_progress(
     mode: BuildMode,
     progress: &BuildProgress,
 ) -> Result<BuildSummary, Error> {
-    build_on(data, mode, progress, Threads::Machine)
+    build_on(data, mode, progress, Threads::Machine, None)
+}
+
+/// [`build_with_progress`] on one machine of several holding a crawl's partitions: link
+/// signals are exchanged with the others through Redis (the `exchange` module), so each
+/// shard gets its pages' in-links and anchors from every partition. Without `exchange`, a
+/// data directory holding only some of its crawl's partitions is built with what it holds,
+/// and a warning names the others.
+pub fn build_exchanging(
+    data: &Path,
+    mode: BuildMode,
+    progress: &BuildProgress,
+    exchange: Option<&Exchange>,
+) -> Result<BuildSummary, Error> {
+    build_on(data, mode, progress, Threads::Machine, exchange)
 }
 
 /// [`build`] on one parser thread and one indexing thread, beside other work that needs
 /// the rest of the machine: `searchd demo`'s builds while its crawl runs.
 pub fn build_beside(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
-    build_on(data, mode, &BuildProgress::new(), Threads::One)
+    build_on(data, mode, &BuildProgress::new(), Threads::One, None)
 }
 
 /// The three passes on `threads`; running out of disk is [`Error::DiskFull`].
@@ -67,8 +90,9 @@ fn build_on(
     mode: BuildMode,
     progress: &BuildProgress,
     threads: Threads,
+    exchange: Option<&Exchange>,
 ) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, progress, threads)
+    build_passes(data, mode, progress, threads, exchange)
         .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
 }
 
@@ -77,9 +101,18 @@ fn build_passes(
     mode: BuildMode,
     progress: &BuildProgress,
     threads: Threads,
+    exchange: Option<&Exchange>,
 ) -> Result<BuildSummary, Error> {
     let started = Instant::now();
     let partitions = partition::local_partitions(data).map_err(|e| Error::io(data, e))?;
+    if partitions.is_empty() && exchange.is_some() {
+        return Err(Error::Partitions(format!(
+            "--redis exchanges link signals between machines holding a crawl's partitions, \
+             and {} holds none (no partitions/p-NNN)",
+            data.display()
+        )));
+    }
+    let ids: Vec<PartitionId> = partitions.iter().map(|(id, _)| *id).collect();
     let dirs: Vec<PathBuf> = if partitions.is_empty() {
         vec![data.to_path_buf()]
     } else {
@@ -96,6 +129,20 @@ fn build_passes(
             changes: Vec::new(),
         });
     }
+    let found: Vec<(PartitionId, &Source)> = ids
+        .iter()
+        .copied()
+        .zip(shards.iter().map(|shard| &shard.source))
+        .collect();
+    let held = Held::read(&found)?;
+    // Joined before the passes, so a partition claimed twice stops the build at once.
+    let mut exchanging = match exchange {
+        Some(exchange) => Some(exchange::join(exchange, held.crawl, &held.ids)?),
+        None => {
+            held.warn_if_partial();
+            None
+        }
+    };
 
     let mut metas: Vec<PageMeta> = Vec::new();
     for shard in &mut shards {
@@ -113,8 +160,22 @@ fn build_passes(
         shards = shards.len(),
         "pages read"
     );
-    let outlinks = ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
-    let mut graph = LinkGraph::build(&plan, outlinks)?;
+    let outlinks = || ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
+    let mut graph = match exchanging.take() {
+        None => LinkGraph::build(&plan, outlinks())?,
+        Some(mut exchanging) => {
+            let crawl = exchanging.partitions();
+            let elsewhere = |url: &str| {
+                let p = crawl.of_host(host(url));
+                (!held.ids.contains(&p)).then_some(p.get())
+            };
+            let outgoing = outgoing(&plan, outlinks(), elsewhere)?;
+            exchanging.send(&outgoing)?;
+            let mut arrived = exchanging.receive()?;
+            exchanging.refine(&plan, &outgoing, &mut arrived)?;
+            LinkGraph::build_from(&plan, merged(outlinks(), arrived), &outgoing.remote_degree)?
+        }
+    };
     info!("link graph built");
 
     let mut summary: Option<BuildSummary> = None;

@@ -6,15 +6,15 @@ use shared::record::Outlinks;
 
 use crate::Error;
 
-/// Merges iterators that each yield `(url, outlinks)` in URL order into one in URL order;
-/// an error is passed on as soon as it is seen.
-pub(crate) struct ByUrl<I: Iterator<Item = Result<(String, Outlinks), Error>>> {
+/// Merges iterators that each yield `(url, T)` (outlinks, or links from other machines) in
+/// URL order into one in URL order; an error is passed on as soon as it is seen.
+pub(crate) struct ByUrl<I: Iterator<Item = Result<(String, T), Error>>, T = Outlinks> {
     sources: Vec<I>,
     /// The next item of each source, read ahead.
     heads: Vec<Option<I::Item>>,
 }
 
-impl<I: Iterator<Item = Result<(String, Outlinks), Error>>> ByUrl<I> {
+impl<T, I: Iterator<Item = Result<(String, T), Error>>> ByUrl<I, T> {
     /// Over `sources`, each in URL order.
     pub(crate) fn new(mut sources: Vec<I>) -> Self {
         let heads = sources.iter_mut().map(Iterator::next).collect();
@@ -22,8 +22,8 @@ impl<I: Iterator<Item = Result<(String, Outlinks), Error>>> ByUrl<I> {
     }
 }
 
-impl<I: Iterator<Item = Result<(String, Outlinks), Error>>> Iterator for ByUrl<I> {
-    type Item = Result<(String, Outlinks), Error>;
+impl<T, I: Iterator<Item = Result<(String, T), Error>>> Iterator for ByUrl<I, T> {
+    type Item = Result<(String, T), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut first: Option<(usize, &str)> = None;

@@ -36,6 +36,21 @@ pub enum Error {
         "no space left on the disk holding the index at {0}: make room and run the build again"
     )]
     DiskFull(PathBuf),
+    /// The crawl's Redis could not be reached or refused a command (`--redis`).
+    #[error("redis at {url}: {source}")]
+    Redis {
+        /// The Redis URL.
+        url: String,
+        /// The client's error.
+        source: redis::RedisError,
+    },
+    /// The exchange round between machines failed: a partition claimed twice, another
+    /// crawl's round, or partitions missing at the deadline (named in the message).
+    #[error("{0}")]
+    Round(String),
+    /// The data directory's partitions do not agree on the crawl they belong to.
+    #[error("{0}")]
+    Partitions(String),
 }
 
 impl Error {

@@ -15,6 +15,11 @@
 //!   copies over all of them; `by_url` merges their outlinks in URL order) ([`build_beside`]: on one
 //!   thread of each kind, beside other work); `writer`: the third pass; `progress`:
 //!   [`BuildProgress`], the third pass's documents for [`build_with_progress`].
+//! - `exchange`: [`build_exchanging`] with an [`Exchange`] (`indexer build --redis`), on one
+//!   machine of several holding a crawl's partitions: link contributions sent to the other
+//!   machines' partitions and received from them through Redis, in a round with barriers, so
+//!   every shard gets its pages' global in-links and anchors; `held`: which partitions of
+//!   the crawl a `DATA` holds (a warning names the others when built without `--redis`).
 //!
 //! What it writes is the index's contract, the `index_format` crate: the fields and schema,
 //! the tokenizers, the generations and `CURRENT` (written atomically at the end of a build),
@@ -40,6 +45,8 @@ mod build_tests;
 mod by_url;
 mod document;
 mod error;
+mod exchange;
+mod held;
 mod linkgraph;
 mod progress;
 #[cfg(test)]
@@ -52,9 +59,10 @@ mod testutil;
 mod text;
 mod writer;
 
-pub use build::{build, build_beside, build_with_progress};
+pub use build::{build, build_beside, build_exchanging, build_with_progress};
 pub use document::{DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
+pub use exchange::{DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use summary::BuildSummary;

@@ -1,4 +1,4 @@
-//! `indexer build --data DIR [--full] [--config FILE]`: see `indexer --help`.
+//! `indexer build --data DIR [--full] [--config FILE] [--redis URL]`: see `indexer --help`.
 //!
 //! When stderr is a terminal a bar shows the write pass: documents done of the total, the
 //! rate and the time left; log lines are written above it.
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use indexer::{BuildMode, BuildProgress, BuildSummary};
+use indexer::{BuildMode, BuildProgress, BuildSummary, Exchange};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How often the bar is updated (and at most redrawn).
@@ -44,6 +44,15 @@ enum Command {
         /// A TOML config file (checked; the indexer has no settings of its own yet).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// The crawl's Redis, when its partitions are indexed on several machines: every
+        /// machine's build sends the others its pages' links to their partitions, so each
+        /// shard gets in-links and anchor texts from every partition.
+        #[arg(long, value_name = "URL")]
+        redis: Option<String>,
+        /// How long the exchange may wait for the other machines before failing, naming the
+        /// partitions missing (with --redis).
+        #[arg(long, value_name = "SECONDS", default_value_t = indexer::DEFAULT_DEADLINE.as_secs())]
+        exchange_deadline: u64,
     },
 }
 
@@ -57,7 +66,13 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
-    let Command::Build { data, full, config } = cli.command;
+    let Command::Build {
+        data,
+        full,
+        config,
+        redis,
+        exchange_deadline,
+    } = cli.command;
     shared::Config::load(config.as_deref())?;
     let mode = if full {
         BuildMode::Full
@@ -65,7 +80,11 @@ fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
         BuildMode::Incremental
     };
     let progress = BuildProgress::new();
-    let build = || indexer::build_with_progress(&data, mode, &progress);
+    let exchange = redis.map(|url| Exchange {
+        deadline: Duration::from_secs(exchange_deadline),
+        ..Exchange::new(&url)
+    });
+    let build = || indexer::build_exchanging(&data, mode, &progress, exchange.as_ref());
     let built = if bar_wanted() {
         with_bar(bar, &progress, build)
     } else {

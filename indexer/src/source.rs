@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use shared::record::{Outlinks, PageRecord};
+use shared::record::{Outlinks, PageRecord, PartitionStamp};
 use shared::{RecordError, StoreError, StoreReader};
 use tracing::warn;
 
@@ -28,6 +28,12 @@ impl Source {
         Ok(Self {
             store: StoreReader::open(data)?,
         })
+    }
+
+    /// Which partition of a distributed crawl the store is (`None`: a single-machine store,
+    /// or a partition crawled by `crawler crawl`).
+    pub fn partition_stamp(&self) -> Result<Option<PartitionStamp>, Error> {
+        Ok(self.store.partition_stamp()?)
     }
 
     /// Every page, in URL order.

@@ -534,6 +534,12 @@ impl StoreReader {
         read_record(&self.db, cf, key)
     }
 
+    /// Which partition of a distributed crawl this store is; `None` for a single-machine
+    /// store.
+    pub fn partition_stamp(&self) -> Result<Option<crate::record::PartitionStamp>, StoreError> {
+        self.get(Cf::Meta, PARTITION_KEY)
+    }
+
     /// Every page, in URL order.
     pub fn pages(&self) -> impl Iterator<Item = Result<PageRecord, StoreError>> + '_ {
         self.scan(Cf::Pages).map(|item| item.map(|(_, page)| page))

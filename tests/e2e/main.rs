@@ -30,6 +30,9 @@
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
 //!   scores; a leaf that is down leaves the answer partial.
+//! - [`index_exchange`]: the indexer across machines: partitions split over two data
+//!   directories, built at once exchanging link contributions through Redis, give every
+//!   shard the in-links and anchor words one machine's build gives; the round leaves no keys.
 //! - [`demo`]: `searchd demo` over the sample site's directory: the crawl stores what a
 //!   crawl through the test web stores, search answers from its index, result links work.
 //! - [`query_fuzz`]: thousands of random queries (operators, field names, control and bidi
@@ -50,6 +53,7 @@ mod crawl;
 mod demo;
 mod faults;
 mod fuzz_corpus;
+mod index_exchange;
 mod query_fuzz;
 mod ranking;
 mod resume;

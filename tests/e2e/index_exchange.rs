@@ -1,0 +1,230 @@
+//! The indexer across machines (`indexer build --redis`): soak hosts crawled into three
+//! partitions and indexed on one machine (the reference), then split over two machines'
+//! data directories and indexed by two builds at once, exchanging link contributions through
+//! a real `redis-server`. Every shard's documents have the reference's in-link counts
+//! (external ones apart) and anchor words, read back from the indexes; a build of one
+//! machine alone has fewer; the round leaves no stream behind. PageRank levels, approximated
+//! per machine, are measured against the reference.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indexer::{BuildMode, BuildProgress, Exchange};
+use shared::partition::{PartitionId, Partitions};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument};
+use testweb::{RedisServer, SoakWeb, TestWeb};
+
+use crate::support::{crawl, crawler_config, index};
+
+/// Eight hosts of 40 pages (one of 160); one page in ten links to another host.
+const WEB: SoakWeb = SoakWeb {
+    hosts: 8,
+    pages: 40,
+    slow: Duration::from_millis(1),
+    crawl_delay_ms: 0,
+};
+const PARTITIONS: u32 = 3;
+/// The partitions of the first machine; the second holds the rest.
+const FIRST: [u32; 2] = [0, 1];
+
+/// What the index says of one document: in-links, external in-links, the words of its
+/// anchor texts.
+type Signals = (u64, u64, BTreeSet<String>);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_machines_exchanging_links_index_what_one_machine_does() {
+    let web = TestWeb::start_with(WEB).await;
+    let mut config = crawler_config(&web);
+    for host in WEB.host_names() {
+        config
+            .resolve
+            .insert(host, "127.0.0.1".parse().expect("an address"));
+    }
+    let partitions = Partitions::new(PARTITIONS).expect("partitions");
+    let mut owned: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for host in WEB.host_names() {
+        let p = partitions.of_host(&host).get();
+        owned.entry(p).or_default().push(web.url(&host, "/"));
+    }
+    assert_eq!(owned.len(), 3, "every partition holds hosts: {owned:?}");
+    let one = tempfile::tempdir().expect("tempdir");
+    for (p, seeds) in &owned {
+        crawl(
+            &PartitionId::new(*p).data_dir(one.path()),
+            seeds,
+            config.clone(),
+        )
+        .await;
+    }
+    // Each machine's data directory, and a copy of it indexed alone (without --redis).
+    let machines = [[tempdir(), tempdir()], [tempdir(), tempdir()]];
+    let machine_of = |p: PartitionId| usize::from(!FIRST.contains(&p.get()));
+    for p in partitions.all() {
+        for dir in &machines[machine_of(p)] {
+            copy_dir(&p.data_dir(one.path()), &p.data_dir(dir.path()));
+        }
+    }
+    index(one.path()).await;
+
+    let redis = RedisServer::start();
+    // The crawl's partition count, as its workers write it (these stores were crawled by
+    // `crawler crawl` each, unstamped).
+    redis.cli(&["HSET", "sift:crawl", "partitions", &PARTITIONS.to_string()]);
+    let exchange = Exchange {
+        deadline: Duration::from_secs(60),
+        ..Exchange::new(&redis.url())
+    };
+    let builds: Vec<_> = machines
+        .iter()
+        .map(|[data, _]| {
+            let (data, exchange) = (data.path().to_path_buf(), exchange.clone());
+            std::thread::spawn(move || {
+                indexer::build_exchanging(
+                    &data,
+                    BuildMode::Full,
+                    &BuildProgress::new(),
+                    Some(&exchange),
+                )
+            })
+        })
+        .collect();
+    for build in builds {
+        build
+            .join()
+            .expect("the build thread")
+            .expect("the build exchanges and indexes");
+    }
+    for [_, alone] in &machines {
+        index(alone.path()).await;
+    }
+
+    // Documents whose signals only the exchange brings, per machine.
+    let mut cross = [0, 0];
+    let (mut levels, mut moved, mut most) = (0, 0, 0);
+    for p in partitions.all() {
+        let [exchanged, alone] = &machines[machine_of(p)];
+        let (expected, expected_levels) = signals(&p.data_dir(one.path()));
+        let (found, found_levels) = signals(&p.data_dir(exchanged.path()));
+        assert_eq!(
+            found.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>()
+        );
+        for (url, signals) in &expected {
+            assert_eq!(&found[url], signals, "{url} in {p}");
+        }
+        for (url, level) in &expected_levels {
+            let diff = level.abs_diff(found_levels[url]);
+            levels += 1;
+            moved += u64::from(diff > 0);
+            most = most.max(diff);
+        }
+        let (without, _) = signals(&p.data_dir(alone.path()));
+        cross[machine_of(p)] += expected
+            .iter()
+            .filter(|(url, signals)| without[*url] != **signals)
+            .count();
+    }
+    assert!(
+        cross.iter().all(|&c| c > 0),
+        "each machine has documents linked from the other: {cross:?}"
+    );
+    eprintln!(
+        "PageRank levels per machine against one machine: {moved} of {levels} documents moved, \
+         by at most {most}; documents with signals only the exchange brings: {cross:?}"
+    );
+    assert!(most <= 1, "PageRank levels stay within 1 of one machine's");
+    eprintln!(
+        "Redis: {:?} commands, peak memory {:?} bytes",
+        redis.info("total_commands_processed"),
+        redis.info("used_memory_peak")
+    );
+    let keys = redis.cli(&["KEYS", "sift:index:*"]);
+    assert_eq!(keys.trim(), "sift:index:round", "the round's keys are gone");
+    assert_eq!(redis.cli(&["HGET", "sift:index:round", "done"]).trim(), "1");
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+/// Copies a directory tree (a partition's closed store).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("directory made");
+    for entry in std::fs::read_dir(from).expect("directory read") {
+        let entry = entry.expect("entry");
+        let target: PathBuf = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("file copied");
+        }
+    }
+}
+
+/// Every document of the shard in `data`: its signals, and its PageRank level apart.
+fn signals(data: &Path) -> (BTreeMap<String, Signals>, BTreeMap<String, u64>) {
+    let current = index_format::open_current(data)
+        .expect("the index opens")
+        .expect("an index was built");
+    let fields = current.fields;
+    let searcher = current.index.reader().expect("reader").searcher();
+    let mut found = BTreeMap::new();
+    let mut levels = BTreeMap::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let mut urls = BTreeMap::new();
+        for doc in 0..segment.max_doc() {
+            if segment
+                .alive_bitset()
+                .is_some_and(|alive| alive.is_deleted(doc))
+            {
+                continue;
+            }
+            let stored: TantivyDocument = searcher
+                .doc(DocAddress::new(ord as u32, doc))
+                .expect("stored fields");
+            let number = |field| {
+                stored
+                    .get_first(field)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0)
+            };
+            let url = stored
+                .get_first(fields.url)
+                .and_then(|v| v.as_str())
+                .expect("a url")
+                .to_string();
+            levels.insert(url.clone(), number(fields.rank_level));
+            found.insert(
+                url.clone(),
+                (
+                    number(fields.inlinks),
+                    number(fields.external_inlinks),
+                    BTreeSet::new(),
+                ),
+            );
+            urls.insert(doc, url);
+        }
+        let anchors = segment.inverted_index(fields.anchor).expect("anchor terms");
+        let mut terms = anchors.terms().stream().expect("term stream");
+        while terms.advance() {
+            let word = String::from_utf8_lossy(terms.key()).into_owned();
+            let mut postings = anchors
+                .read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)
+                .expect("postings");
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if let Some(url) = urls.get(&doc) {
+                    found
+                        .get_mut(url)
+                        .expect("a document")
+                        .2
+                        .insert(word.clone());
+                }
+                doc = postings.advance();
+            }
+        }
+    }
+    (found, levels)
+}
