@@ -248,7 +248,10 @@ impl LocalShards {
                 .search_with_statistics_provider(&*shard.query, &collector, &scoring)
                 .map_err(|error| SearchError::of_query(&request.spec.text, error))?;
             total += count as u64;
-            best.extend(top.into_iter().map(|(score, address)| (score, place, address)));
+            best.extend(
+                top.into_iter()
+                    .map(|(score, address)| (score, place, address)),
+            );
         }
         // Stable: equal scores keep the shard-after-shard order the root merges in.
         best.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -305,9 +308,8 @@ impl LocalShards {
             };
             let passages = match &mut passages[place] {
                 Some(passages) => passages,
-                empty => empty.insert(
-                    Passages::new(searcher, &*shard.query, fields.body).map_err(refused)?,
-                ),
+                empty => empty
+                    .insert(Passages::new(searcher, &*shard.query, fields.body).map_err(refused)?),
             };
             let doc: TantivyDocument = searcher.doc(address)?;
             let mut hit = Hit::of(&doc, fields, 0.0);
