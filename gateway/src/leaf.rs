@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::columnar::ColumnValues;
-use tantivy::query::{EnableScoring, Query, TermQuery};
+use tantivy::query::{EnableScoring, Query, TermQuery, Weight};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
 
@@ -25,7 +25,7 @@ use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boo
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, Loaded, Shard};
 use crate::snippet::{Passages, SnippetFields};
-use crate::stats::{Hosts, Scoring, ShardStats};
+use crate::stats::{Hosts, QueryTerms, Scoring, ShardStats};
 
 /// The second question: the best `limit` documents of each shard for `spec`, scored with
 /// `stats` (the sum over every shard); `hosts` asks for each document's host.
@@ -219,9 +219,17 @@ impl LocalShards {
     /// The statistics of `spec`'s terms over every loaded shard, summed.
     pub fn stats(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
         let mut sum = ShardStats::default();
+        let mut terms: Option<(Arc<dyn Query>, QueryTerms)> = None;
         for shard in self.prepared(spec) {
+            let terms = match &terms {
+                Some((query, terms)) if Arc::ptr_eq(query, &shard.query) => terms,
+                _ => {
+                    let found = QueryTerms::of(&*shard.query);
+                    &terms.insert((Arc::clone(&shard.query), found)).1
+                }
+            };
             let hosts = hosts(&shard.searcher, &shard.loaded.fields);
-            let stats = ShardStats::of(&shard.searcher, &*shard.query, hosts)
+            let stats = ShardStats::of(&shard.searcher, terms, hosts)
                 .map_err(|error| SearchError::of_query(&spec.text, error))?;
             sum = sum.plus(stats);
         }
@@ -229,24 +237,46 @@ impl LocalShards {
     }
 
     /// The best `request.limit` documents of all loaded shards together for `request`.
-    /// Only those are read from their stores: each shard's best are scored first, then
-    /// merged best first (ties: shard after shard, each in its own order), then cut.
+    /// Scored with the summed statistics, a query's weight is the same on every shard of one
+    /// schema: it is made once and run over each shard's segments. Only the best are read
+    /// from their stores: each shard's best are found first, then merged best first (ties:
+    /// shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
         let full = request.spec.ranking == Ranking::Full;
         let weights = full.then(|| self.ranking.clone());
+        let refused = |error| SearchError::of_query(&request.spec.text, error);
         let shards = self.prepared(&request.spec);
+        let collector = (Count, top_collector(request.limit, weights));
         let mut total = 0;
         let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
+        let mut weight: Option<(Arc<dyn Query>, Box<dyn Weight>)> = None;
         for (place, shard) in shards.iter().enumerate() {
-            let scoring = Scoring {
-                global: &request.stats,
-                local: &shard.searcher,
+            let weight = match &weight {
+                Some((query, weight)) if Arc::ptr_eq(query, &shard.query) => weight,
+                _ => {
+                    let scoring = Scoring {
+                        global: &request.stats,
+                        local: &shard.searcher,
+                    };
+                    let made = shard
+                        .query
+                        .weight(EnableScoring::enabled_from_statistics_provider(
+                            &scoring,
+                            &shard.searcher,
+                        ))
+                        .map_err(refused)?;
+                    &weight.insert((Arc::clone(&shard.query), made)).1
+                }
             };
-            let collector = (Count, top_collector(request.limit, weights.clone()));
-            let (count, top) = shard
+            let fruits = shard
                 .searcher
-                .search_with_statistics_provider(&*shard.query, &collector, &scoring)
-                .map_err(|error| SearchError::of_query(&request.spec.text, error))?;
+                .segment_readers()
+                .iter()
+                .enumerate()
+                .map(|(ord, reader)| collector.collect_segment(&**weight, ord as u32, reader))
+                .collect::<tantivy::Result<Vec<_>>>()
+                .map_err(refused)?;
+            let (count, top) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
             best.extend(
                 top.into_iter()

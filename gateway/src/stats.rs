@@ -53,26 +53,21 @@ pub struct ShardStats {
 }
 
 impl ShardStats {
-    /// The statistics of `searcher`'s index for the terms of `query`, and its hosts.
-    pub fn of(searcher: &Searcher, query: &dyn Query, hosts: Hosts) -> tantivy::Result<Self> {
-        let mut terms: Vec<&Term> = Vec::new();
-        query.query_terms(&mut |term, _| terms.push(term));
+    /// The statistics of `searcher`'s index for `terms` (a query's), and its hosts.
+    pub fn of(searcher: &Searcher, terms: &QueryTerms, hosts: Hosts) -> tantivy::Result<Self> {
         let mut stats = ShardStats {
             docs: Bm25StatisticsProvider::total_num_docs(searcher)?,
             hosts,
             ..ShardStats::default()
         };
-        for term in terms {
-            let field = term.field();
-            if let std::collections::btree_map::Entry::Vacant(entry) =
-                stats.tokens.entry(field.field_id())
-            {
-                entry.insert(Bm25StatisticsProvider::total_num_tokens(searcher, field)?);
-            }
-            let key = term_key(term);
-            if let std::collections::btree_map::Entry::Vacant(entry) = stats.doc_freqs.entry(key) {
-                entry.insert(searcher.doc_freq(term)?);
-            }
+        for &field in &terms.fields {
+            let tokens = Bm25StatisticsProvider::total_num_tokens(searcher, field)?;
+            stats.tokens.insert(field.field_id(), tokens);
+        }
+        for (term, key) in &terms.terms {
+            stats
+                .doc_freqs
+                .insert(key.clone(), searcher.doc_freq(term)?);
         }
         Ok(stats)
     }
@@ -88,6 +83,31 @@ impl ShardStats {
         }
         self.hosts = std::mem::take(&mut self.hosts).and(other.hosts);
         self
+    }
+}
+
+/// The distinct terms of a query with their keys, and the fields they are in: worked out
+/// once per query, then looked up in every shard.
+pub struct QueryTerms {
+    terms: Vec<(Term, String)>,
+    fields: Vec<Field>,
+}
+
+impl QueryTerms {
+    /// The terms of `query`.
+    pub fn of(query: &dyn Query) -> Self {
+        let mut terms: Vec<(Term, String)> = Vec::new();
+        let mut fields: Vec<Field> = Vec::new();
+        query.query_terms(&mut |term, _| {
+            let key = term_key(term);
+            if !terms.iter().any(|(_, known)| *known == key) {
+                terms.push((term.clone(), key));
+            }
+            if !fields.contains(&term.field()) {
+                fields.push(term.field());
+            }
+        });
+        Self { terms, fields }
     }
 }
 

@@ -379,3 +379,27 @@ fn a_build_beside_other_work_writes_the_same_index() {
     assert_eq!(whole.total_docs, beside.total_docs);
     assert_eq!(hits(&store, "body", "tidepool"), 40);
 }
+
+#[test]
+fn a_new_generation_is_one_segment_and_an_incremental_build_keeps_its_documents() {
+    let store = TestStore::new();
+    for n in 0..200 {
+        let body = format!("<p>page {n} about herons and egrets</p>");
+        store.put_html(&format!("http://a.test/{n}.html"), "Page", &body, &[]);
+    }
+    build(store.data(), BuildMode::Full).unwrap();
+    let segments = |store: &TestStore| {
+        let current = open_current(store.data()).unwrap().unwrap();
+        current.index.searchable_segment_ids().unwrap().len()
+    };
+    assert_eq!(
+        segments(&store),
+        1,
+        "a query reads one segment's dictionaries"
+    );
+    assert_eq!(live_docs(&store), 200);
+    store.put_html("http://a.test/new.html", "New", "<p>a new heron</p>", &[]);
+    let summary = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!((summary.indexed, summary.unchanged), (1, 200));
+    assert_eq!(live_docs(&store), 201);
+}

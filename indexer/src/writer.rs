@@ -126,6 +126,14 @@ pub(crate) fn write_documents(
         let mut commit = writer.prepare_commit()?;
         commit.set_payload(&state.payload());
         commit.commit()?;
+        if fresh {
+            // Every query from now on reads each segment's dictionaries and columns: a new
+            // generation becomes one segment (the commit's payload stays in its meta).
+            let segments = index.searchable_segment_ids()?;
+            if segments.len() > 1 {
+                writer.merge(&segments).wait()?;
+            }
+        }
         writer.wait_merging_threads()?;
         state.save(dir)?;
     } else {
