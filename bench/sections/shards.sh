@@ -39,6 +39,8 @@ shards_section() {
     {
         echo
         echo "64 users, ${think} ms think time, ${seconds} s a row, the queries of bench/queries.txt at /api/search; the two indexes in turn, twice."
+        echo
+        shards_compare "$one" "$many"
     } >>"$work/shards.md"
     cat "$work/shards.md"
 }
@@ -58,7 +60,7 @@ shards_serve() {
     done
     local docs shards
     docs=$(curl -fs "http://$listen/status?format=json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["docs"])')
-    shards=$(find "$data" -maxdepth 4 -name CURRENT -path '*index*' | wc -l)
+    shards=$(find "$data" -path '*/index/CURRENT' | wc -l)
     wrk -t 2 -c 16 -d 5s -s bench/query.lua "http://$listen" >/dev/null 2>&1
     THINK_MS=$think wrk -t 2 -c 64 -d "${seconds}s" --timeout 5s --latency \
         -s bench/query.lua "http://$listen" >"$work/shards-wrk.out" 2>&1
@@ -69,4 +71,30 @@ shards_serve() {
     }' >>"$work/shards.md"
     kill $searchd
     wait $searchd 2>/dev/null || true
+}
+
+# shards_compare ONE MANY: the judged queries of bench/relevance on searchd over each, their
+# top 10 side by side (bench/shards_compare.py).
+shards_compare() {
+    local one=$1 many=$2 a="127.0.0.1:$((port + 4))" b="127.0.0.1:$((port + 6))"
+    target/release/searchd serve --data "$one" --listen "$a" >"$work/shards-one.out" 2>&1 &
+    local first=$!
+    target/release/searchd serve --data "$many" --listen "$b" >"$work/shards-8.out" 2>&1 &
+    local second=$! tries=0
+    until curl -fs "http://$a/status" >/dev/null && curl -fs "http://$b/status" >/dev/null; do
+        tries=$((tries + 1))
+        if [ $tries -gt 100 ]; then
+            echo "searchd did not start: see $work/shards-one.out and shards-8.out" >&2
+            kill $first $second 2>/dev/null || true
+            return 1
+        fi
+        sleep 0.1
+    done
+    echo "The judged queries of bench/relevance/judgments.toml on both (the one index's pages and the shards' come from two crawls: see docs/SCALING.md):"
+    echo
+    echo '```'
+    python3 bench/shards_compare.py "http://$a" "http://$b" bench/relevance/judgments.toml
+    echo '```'
+    kill $first $second
+    wait $first $second 2>/dev/null || true
 }

@@ -1,5 +1,6 @@
 //! Pass 3 of a build: fingerprints every document, parses and writes the changed ones on
-//! parser threads, deletes the ones that are gone, and commits once.
+//! parser threads, deletes the ones that are gone, and commits once; a new generation is
+//! then merged into one segment.
 //!
 //! The feeder (the calling thread) reads pages in URL order and fingerprints them (by the
 //! page's store change number and its link signals); a document whose fingerprint is
