@@ -122,6 +122,29 @@ async fn bind_site(data: &Path, docs: &Path) -> Result<TcpListener> {
 /// crawl can ask as fast as the machine answers (as `bench/run` crawls nginx).
 const SITE_CONCURRENCY: usize = 32;
 
+/// How long "ready" waits for the search server to load the index just built.
+const LOAD_WAIT: Duration = Duration::from_secs(10);
+
+/// Waits, at most [`LOAD_WAIT`], until the search server at `addr` serves the index `built`
+/// describes (its generation and documents, from `/status`): the server loads a new index
+/// on its own schedule, and "ready" must mean that a query finds it.
+async fn until_served(addr: SocketAddr, built: &indexer::BuildSummary) {
+    let client = reqwest::Client::new();
+    let url = format!("http://{addr}/status?format=json");
+    let deadline = Instant::now() + LOAD_WAIT;
+    while Instant::now() < deadline {
+        let body = async { client.get(&url).send().await?.bytes().await };
+        if let Ok(body) = body.await
+            && let Ok(status) = serde_json::from_slice::<serde_json::Value>(&body)
+            && status["generation"] == built.generation.as_str()
+            && status["docs"] == built.total_docs
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The settings for our own site: loopback allowed, no delay, [`SITE_CONCURRENCY`] requests
 /// at a time; the rest the defaults.
 fn crawl_config() -> Result<Config, BadValue> {
@@ -256,6 +279,7 @@ pub async fn run(
         built.indexed
     );
 
+    until_served(addr, &built).await;
     println!();
     println!(
         "    ==> Search is ready at http://{addr}/   ({} after the start; Ctrl-C to stop)",
