@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::columnar::ColumnValues;
-use tantivy::query::{EnableScoring, Query, TermQuery, Weight};
+use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
 
@@ -95,6 +95,25 @@ struct Prepared {
     loaded: Arc<Loaded>,
     searcher: tantivy::Searcher,
     query: Arc<dyn Query>,
+}
+
+/// One value per distinct query among `shards` (shards of one schema share theirs, see
+/// [`LocalShards::prepared`]), made by `make` at the first shard holding it; and for each
+/// shard, the place of its own value. Work that depends only on the query is done once.
+fn per_query<T, E>(
+    shards: &[Prepared],
+    mut make: impl FnMut(&Prepared) -> Result<T, E>,
+) -> Result<(Vec<T>, Vec<usize>), E> {
+    let mut made = Vec::new();
+    let mut own = Vec::with_capacity(shards.len());
+    for (place, shard) in shards.iter().enumerate() {
+        let shared = place > 0 && Arc::ptr_eq(&shards[place - 1].query, &shard.query);
+        if !shared {
+            made.push(make(shard)?);
+        }
+        own.push(made.len() - 1);
+    }
+    Ok((made, own))
 }
 
 /// The shards of this process, searched with its ranking settings.
@@ -218,18 +237,14 @@ impl LocalShards {
 
     /// The statistics of `spec`'s terms over every loaded shard, summed.
     pub fn stats(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
+        let shards = self.prepared(spec);
+        let (terms, terms_of) = per_query(&shards, |shard| {
+            Ok::<_, SearchError>(QueryTerms::of(&*shard.query))
+        })?;
         let mut sum = ShardStats::default();
-        let mut terms: Option<(Arc<dyn Query>, QueryTerms)> = None;
-        for shard in self.prepared(spec) {
-            let terms = match &terms {
-                Some((query, terms)) if Arc::ptr_eq(query, &shard.query) => terms,
-                _ => {
-                    let found = QueryTerms::of(&*shard.query);
-                    &terms.insert((Arc::clone(&shard.query), found)).1
-                }
-            };
+        for (shard, &own) in shards.iter().zip(&terms_of) {
             let hosts = hosts(&shard.searcher, &shard.loaded.fields);
-            let stats = ShardStats::of(&shard.searcher, terms, hosts)
+            let stats = ShardStats::of(&shard.searcher, &terms[own], hosts)
                 .map_err(|error| SearchError::of_query(&spec.text, error))?;
             sum = sum.plus(stats);
         }
@@ -243,37 +258,29 @@ impl LocalShards {
     /// shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
         let full = request.spec.ranking == Ranking::Full;
-        let weights = full.then(|| self.ranking.clone());
+        let ranking = full.then(|| self.ranking.clone());
         let refused = |error| SearchError::of_query(&request.spec.text, error);
         let shards = self.prepared(&request.spec);
-        let collector = (Count, top_collector(request.limit, weights));
+        let (weights, weight_of) = per_query(&shards, |shard| {
+            let scoring = Scoring {
+                global: &request.stats,
+                local: &shard.searcher,
+            };
+            let scoring =
+                EnableScoring::enabled_from_statistics_provider(&scoring, &shard.searcher);
+            shard.query.weight(scoring).map_err(refused)
+        })?;
+        let collector = (Count, top_collector(request.limit, ranking));
         let mut total = 0;
         let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
-        let mut weight: Option<(Arc<dyn Query>, Box<dyn Weight>)> = None;
         for (place, shard) in shards.iter().enumerate() {
-            let weight = match &weight {
-                Some((query, weight)) if Arc::ptr_eq(query, &shard.query) => weight,
-                _ => {
-                    let scoring = Scoring {
-                        global: &request.stats,
-                        local: &shard.searcher,
-                    };
-                    let made = shard
-                        .query
-                        .weight(EnableScoring::enabled_from_statistics_provider(
-                            &scoring,
-                            &shard.searcher,
-                        ))
-                        .map_err(refused)?;
-                    &weight.insert((Arc::clone(&shard.query), made)).1
-                }
-            };
+            let weight = &*weights[weight_of[place]];
             let fruits = shard
                 .searcher
                 .segment_readers()
                 .iter()
                 .enumerate()
-                .map(|(ord, reader)| collector.collect_segment(&**weight, ord as u32, reader))
+                .map(|(ord, reader)| collector.collect_segment(weight, ord as u32, reader))
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(refused)?;
             let (count, top) = collector.merge_fruits(fruits).map_err(refused)?;
