@@ -39,10 +39,16 @@ pub async fn status(url: &str, json_out: bool, out: &mut impl Write) -> Result<(
         get("done"),
     )?;
     for worker in value["workers"].as_array().into_iter().flatten() {
+        let name = worker["worker"].as_str().unwrap_or("?");
+        if worker["pages_per_sec"].is_null() {
+            // A worker's first figures come with its first monitoring line.
+            writeln!(out, "worker {name}: no figures yet (they come every 5 s)")?;
+            continue;
+        }
         writeln!(
             out,
             "worker {}: {} partitions, {} pages/s, {} stored, {} fetched, {} errors",
-            worker["worker"].as_str().unwrap_or("?"),
+            name,
             worker["partitions"].as_array().map_or(0, Vec::len),
             worker["pages_per_sec"],
             worker["stored"],
