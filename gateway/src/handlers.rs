@@ -134,7 +134,9 @@ pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Respons
 
 /// The JSON answer of `/api/search`:
 /// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
-/// "snippet", "score"}]}`, with `"explain"` on each hit when it was asked for; `partial` is
+/// "snippet", "score", "all_words"}]}`, with `"explain"` on each hit when it was asked for;
+/// `all_words` is false for a page with most but not all of the words (they follow the
+/// pages with every word, when those are few); `partial` is
 /// true when no page had every word and the hits are pages with some of them, or when a
 /// shard did not answer in time (then, and only then, `missing_shards` names those
 /// leaves); `suggestion`
@@ -149,6 +151,7 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
                 "title": hit.title,
                 "snippet": hit.snippet.text,
                 "score": hit.score,
+                "all_words": hit.all_words,
             });
             if let (Some(explanation), Some(object)) = (&hit.explanation, value.as_object_mut()) {
                 object.insert("explain".into(), explanation.clone());

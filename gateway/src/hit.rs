@@ -64,6 +64,14 @@ pub struct Hit {
     pub fetched_at_ms: u64,
     /// How the score was computed, when asked for (`explain=1`).
     pub explanation: Option<serde_json::Value>,
+    /// Whether the page has every word of the query (else it has most of them and is ranked
+    /// below every page that has them all).
+    #[serde(default = "yes")]
+    pub all_words: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Hit {
@@ -85,6 +93,7 @@ impl Hit {
             },
             fetched_at_ms: number(doc, fields.fetched_at),
             explanation: None,
+            all_words: true,
         }
     }
 }

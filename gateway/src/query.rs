@@ -27,6 +27,9 @@ use tantivy::query::{
     TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::tokenizer::TokenizerManager;
+
+use std::sync::OnceLock;
 
 use crate::user_fields::{user_field, within_language};
 
@@ -90,7 +93,7 @@ impl UserQuery {
         fields: &IndexFields,
         ranking: &RankingConfig,
     ) -> Box<dyn Query> {
-        self.to_query_matching(index, fields, ranking, Matching::AllWords)
+        self.to_query_matching(index, fields, ranking, Matching::Compounds)
     }
 
     /// Like [`UserQuery::to_query`], with `matching` deciding whether every word is needed.
@@ -154,25 +157,27 @@ impl UserQuery {
         searched: &[(Field, f32)],
         matching: Matching,
     ) -> Box<dyn Query> {
-        let mut parser = QueryParser::for_index(index, searched.iter().map(|(f, _)| *f).collect());
-        if matching == Matching::AllWords {
-            parser.set_conjunction_by_default();
-        }
-        for &(field, boost) in searched {
-            parser.set_field_boost(field, boost);
-        }
-        let text_query: Box<dyn Query> = if self.has_words() {
-            let (ast, errors) = tantivy::query_grammar::parse_query_lenient(&self.text);
-            // The only regexes left are the `field:*` presence tests `within_language` writes.
-            parser.allow_regexes();
-            let (query, build_errors) =
-                parser.build_query_from_user_input_ast_lenient(within_language(ast));
-            if !errors.is_empty() || !build_errors.is_empty() {
-                tracing::debug!(query = %self.text, ?errors, ?build_errors, "query parsed leniently");
+        let text_query: Box<dyn Query> = match (self.has_words(), matching) {
+            (false, _) => Box::new(AllQuery),
+            (true, Matching::AllWords) => parsed(index, searched, &self.text, true),
+            (true, Matching::AnyWord) => parsed(index, searched, &self.text, false),
+            (true, Matching::Compounds) => {
+                parsed(index, searched, &with_compound_forms(&self.text), true)
             }
-            query
-        } else {
-            Box::new(AllQuery)
+            (true, Matching::AtLeast(needed)) => {
+                let words = self.only_plain_words().unwrap_or_default();
+                let clauses = words
+                    .iter()
+                    .map(|word| {
+                        let query = parsed(index, searched, &with_compound_forms(word), true);
+                        (Occur::Should, query)
+                    })
+                    .collect();
+                Box::new(BooleanQuery::with_minimum_required_clauses(
+                    clauses,
+                    usize::from(needed).max(1),
+                ))
+            }
         };
         if self.sites.is_empty() {
             return text_query;
@@ -283,17 +288,101 @@ fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
 /// Which pages a query matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Matching {
-    /// Pages with every word (the default).
+    /// Pages with every word, as the grammar reads them (the plain-BM25 baseline's).
     AllWords,
-    /// Pages with any of the words, those with more of them (and rarer ones) first: the
-    /// fallback when no page has them all.
+    /// Pages with every word, a compound word (`f-string`, `os.path.join`) met as its
+    /// parts in a row or joined (`fstring`): the full ranking's.
+    Compounds,
+    /// Pages with at least this many of the plain words (compounds met as in
+    /// [`Matching::Compounds`]): the pages with most of the words, when few have them all.
+    AtLeast(u8),
+    /// Pages with any of the words, those with more of them (and rarer ones) first.
     AnyWord,
 }
 
-/// The tokens `text` becomes in `field`, through the field's analyzer (as the index holds
-/// them: lowercased, stemmed or not, CJK bigrams).
+/// The query parsed from `text` over the `searched` fields with their boosts, every word
+/// required when `all_words`; parsed leniently, so it never fails.
+fn parsed(index: &Index, searched: &[(Field, f32)], text: &str, all_words: bool) -> Box<dyn Query> {
+    let mut parser = QueryParser::new(
+        index.schema(),
+        searched.iter().map(|(f, _)| *f).collect(),
+        query_tokenizers().clone(),
+    );
+    if all_words {
+        parser.set_conjunction_by_default();
+    }
+    for &(field, boost) in searched {
+        parser.set_field_boost(field, boost);
+    }
+    let (ast, errors) = tantivy::query_grammar::parse_query_lenient(text);
+    // The only regexes left are the `field:*` presence tests `within_language` writes.
+    parser.allow_regexes();
+    let (query, build_errors) =
+        parser.build_query_from_user_input_ast_lenient(within_language(ast));
+    if !errors.is_empty() || !build_errors.is_empty() {
+        tracing::debug!(query = %text, ?errors, ?build_errors, "query parsed leniently");
+    }
+    query
+}
+
+/// The analyzers queries are cut with (compounds as parts, see
+/// [`index_format::tokenize::query_tokenizers`]), made once.
+fn query_tokenizers() -> &'static TokenizerManager {
+    static MANAGER: OnceLock<TokenizerManager> = OnceLock::new();
+    MANAGER.get_or_init(index_format::tokenize::query_tokenizers)
+}
+
+/// Most parts of a query compound given a joined form.
+const MAX_COMPOUND_PARTS: usize = 8;
+
+/// `text` with each compound word outside quotes (letters or digits joined by single `-`,
+/// `.` or `_`, with a letter among them, not negated, not a field) written as "its parts in a
+/// row, or its joined form": `f-string` becomes `("f-string" OR fstring)`, which finds
+/// pages writing `f-string`, `f string` and `fstring`. Numbers (`3.11`) stay as typed.
+pub fn with_compound_forms(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut in_phrase = false;
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match joined_form(word).filter(|_| !in_phrase) {
+            Some(joined) => {
+                out.push_str(&format!("(\"{word}\" OR {joined})"));
+            }
+            None => out.push_str(word),
+        }
+        if word.chars().filter(|&c| c == '"').count() % 2 == 1 {
+            in_phrase = !in_phrase;
+        }
+    }
+    out
+}
+
+/// The joined form of a compound word (`f-string` gives `fstring`), if `word` is one.
+fn joined_form(word: &str) -> Option<String> {
+    let parts: Vec<&str> = word.split(['-', '.', '_']).collect();
+    let compound = parts.len() >= 2
+        && parts.len() <= MAX_COMPOUND_PARTS
+        && parts
+            .iter()
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric()))
+        && word.chars().any(char::is_alphabetic);
+    compound.then(|| parts.concat())
+}
+
+/// The tokens `text` becomes in `field`, through the field's analyzer as queries are cut
+/// (as the index holds them: lowercased, stemmed or not, CJK bigrams; compounds as parts).
 pub fn field_tokens(index: &Index, field: Field, text: &str) -> Vec<String> {
-    let Ok(mut analyzer) = index.tokenizer_for_field(field) else {
+    let schema = index.schema();
+    let entry = schema.get_field_entry(field);
+    let tantivy::schema::FieldType::Str(options) = entry.field_type() else {
+        return Vec::new();
+    };
+    let Some(mut analyzer) = options
+        .get_indexing_options()
+        .and_then(|indexing| query_tokenizers().get(indexing.tokenizer()))
+    else {
         return Vec::new();
     };
     let mut stream = analyzer.token_stream(text);

@@ -198,7 +198,15 @@ pub fn results(results: &SearchResults) -> Markup {
                         (count(results.total)) " in " (format!("{:.1}", results.took_ms)) " ms"
                         @if results.page > 1 { " · page " (results.page) }
                     }
-                    @for h in &results.hits { (hit(h)) }
+                    @for (i, h) in results.hits.iter().enumerate() {
+                        @if !results.partial && !h.all_words && results.hits[..i].iter().all(|h| h.all_words) {
+                            div.notice.some-words {
+                                "Pages with only some of the words of "
+                                strong { (shown(&results.query, VALUE_CHARS)) } ":"
+                            }
+                        }
+                        (hit(h))
+                    }
                     @if results.hits.is_empty() {
                         div.notice {
                             @if results.total == 0 { "No pages match " strong { (shown(&results.query, VALUE_CHARS)) } "." }
@@ -311,6 +319,7 @@ mod tests {
                 },
                 fetched_at_ms: 0,
                 explanation: None,
+                all_words: true,
             }],
             ..SearchResults::default()
         }

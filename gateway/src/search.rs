@@ -14,7 +14,7 @@
 //! A remote leaf that fails or is late (`[searchd] leaf_timeout_ms`) is left out and named
 //! in [`SearchResults::missing_shards`]: the answer is partial, never an error.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -44,7 +44,8 @@ pub struct SearchResults {
     pub nothing_to_search: bool,
     /// Matching documents in all.
     pub total: u64,
-    /// No page had every word: these are the pages with some of them.
+    /// No page had every word: these are the pages with some of them. (When a few pages have
+    /// every word, pages with most of them follow, each marked by [`Hit::all_words`].)
     pub partial: bool,
     /// The remote leaves that did not answer in time (or failed): their documents are
     /// missing from this answer.
@@ -223,9 +224,9 @@ impl Searcher {
             return Err(SearchError::NoIndex);
         }
         let full = ranking == Ranking::Full;
-        let mut spec = QuerySpec {
+        let spec = QuerySpec {
             text: user_query.shown.clone(),
-            matching: Matching::AllWords,
+            matching: Matching::Compounds,
             ranking,
         };
         let offset = (page - 1) * per_page;
@@ -237,11 +238,40 @@ impl Searcher {
         };
         let mut missing = Vec::new();
         let mut found = self.find(&spec, limit, full, &mut missing)?;
-        if found.total == 0 && full && user_query.can_match_partially() {
-            // No page has every word: the pages with the most of them, said so.
-            results.partial = true;
-            spec.matching = Matching::AnyWord;
-            found = self.find(&spec, limit, full, &mut missing)?;
+        let mut candidates = merge(&mut found, limit, full);
+        let all_words = found.hits.len();
+        if full && found.total < FEW_FULL_MATCHES && user_query.can_match_partially() {
+            // Few pages have every word: the pages with most of them follow, said so.
+            let words = user_query.only_plain_words().map_or(0, |w| w.len());
+            results.partial = found.total == 0;
+            for needed in fewer_words(words) {
+                let enough = candidates.len() >= limit.min(FEW_FULL_MATCHES as usize);
+                // Pages with any one word only when no page has more of them.
+                let last_resort = needed == 1 && words > 2 && !candidates.is_empty();
+                if enough || last_resort {
+                    break;
+                }
+                let tier = QuerySpec {
+                    matching: Matching::AtLeast(needed),
+                    ..spec.clone()
+                };
+                let mut more = self.find(&tier, limit, full, &mut missing)?;
+                let seen: HashSet<(usize, &str)> = found
+                    .hits
+                    .iter()
+                    .map(|(leaf, top)| (*leaf, top.url.as_str()))
+                    .collect();
+                more.hits
+                    .retain(|(leaf, top)| !seen.contains(&(*leaf, top.url.as_str())));
+                let base = found.hits.len();
+                let room = limit.saturating_sub(candidates.len());
+                candidates.extend(merge(&mut more, room, full).into_iter().map(|mut c| {
+                    c.place += base;
+                    c
+                }));
+                found.hits.extend(more.hits);
+                found.total = found.total.max(more.total);
+            }
         }
         if full
             && page == 1
@@ -252,7 +282,6 @@ impl Searcher {
         }
         results.total = found.total;
 
-        let candidates = merge(&mut found, limit, full);
         let shown: Vec<Candidate> = candidates.into_iter().skip(offset).take(per_page).collect();
         let mut hits = self.hits(&spec, &found, &shown, explain, &mut missing)?;
         for candidate in &shown {
@@ -261,6 +290,7 @@ impl Searcher {
                 continue;
             };
             hit.score = candidate.score;
+            hit.all_words = candidate.place < all_words;
             if let Some(serde_json::Value::Object(explanation)) = &mut hit.explanation {
                 for (key, value) in demotions(candidate) {
                     explanation.insert(key.into(), value);
@@ -423,6 +453,31 @@ fn answered<A>(
     }
 }
 
+/// Fewer pages than this with every word of a query, and the pages with most of its words
+/// follow them (ranked below every full match).
+pub const FEW_FULL_MATCHES: u64 = 10;
+
+/// Most looser tiers tried after the full matches.
+const MAX_LOOSER_TIERS: usize = 3;
+
+/// How many of `words` query words the looser tiers ask for, in turn: all but one, then one
+/// fewer, down to a majority ("most of the words"; one of two), at most
+/// [`MAX_LOOSER_TIERS`] tiers, then any one word (the last resort, for when no page has
+/// most of them).
+fn fewer_words(words: usize) -> Vec<u8> {
+    let words = words.min(usize::from(u8::MAX));
+    let majority = words / 2 + 1;
+    let mut tiers: Vec<u8> = (majority.min(words.saturating_sub(1)).max(1)..words)
+        .rev()
+        .take(MAX_LOOSER_TIERS)
+        .map(|needed| needed as u8)
+        .collect();
+    if words >= 2 && tiers.last() != Some(&1) {
+        tiers.push(1);
+    }
+    tiers
+}
+
 /// The found documents merged best first (ties in the order found: leaf, shard, rank) and
 /// cut to `limit`, near-copies folded under better results, namesakes and host repeats
 /// demoted (the full ranking's); each candidate names its place in `found.hits`.
@@ -490,4 +545,23 @@ fn is_copy_of_kept(kept: &[(u64, u64)], simhash: u64, name: u64) -> bool {
         && kept.iter().any(|&(other, other_name)| {
             other_name == name && other != 0 && shared::simhash::is_near(other, simhash)
         })
+}
+
+#[cfg(test)]
+mod tier_tests {
+    use super::fewer_words;
+
+    #[test]
+    fn looser_tiers_go_down_to_a_majority_then_any_word() {
+        assert_eq!(fewer_words(1), Vec::<u8>::new());
+        assert_eq!(fewer_words(2), [1]);
+        assert_eq!(fewer_words(3), [2, 1]);
+        assert_eq!(fewer_words(4), [3, 1]);
+        assert_eq!(fewer_words(5), [4, 3, 1]);
+        assert_eq!(
+            fewer_words(9),
+            [8, 7, 6, 1],
+            "at most three tiers before the last"
+        );
+    }
 }

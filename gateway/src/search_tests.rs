@@ -11,12 +11,16 @@ fn searcher(data: &std::path::Path) -> Searcher {
     Searcher::open(data, RankingConfig::default()).expect("searcher opens")
 }
 
+/// The result URLs of `query` that have every word (pages with most of the words, which
+/// follow when few have all, are left out: `no_page_with_every_word...` and
+/// `few_full_matches...` test those).
 fn urls(searcher: &Searcher, query: &str) -> Vec<String> {
     searcher
         .search(query, 1, 10)
         .unwrap_or_else(|e| panic!("{query:?} fails: {e}"))
         .hits
         .into_iter()
+        .filter(|hit| hit.all_words)
         .map(|hit| hit.url)
         .collect()
 }
@@ -350,13 +354,28 @@ fn no_page_with_every_word_gives_the_pages_with_most_of_them_said_so() {
     let s = searcher(data.path());
     let all = s.search("heron dawn", 1, 10).expect("search");
     assert!(!all.partial);
-    assert_eq!(all.total, 1);
+    let got: Vec<(&str, bool)> = all
+        .hits
+        .iter()
+        .map(|h| (h.url.as_str(), h.all_words))
+        .collect();
+    assert_eq!(
+        got,
+        [("http://a.test/heron", true), ("http://a.test/gull", false)],
+        "the one page with both words, then the one with one of two"
+    );
 
     let some = s.search("heron dawn harbour", 1, 10).expect("search");
     assert!(some.partial, "no page has all three words");
     let got: Vec<&str> = some.hits.iter().map(|h| h.url.as_str()).collect();
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(!got.contains(&"http://a.test/crab"), "{got:?}");
+    assert!(some.hits.iter().all(|h| !h.all_words));
+    // No page has two of the three: then a page with any one of them.
+    let one = s.search("crab albatross petrel", 1, 10).expect("search");
+    assert!(one.partial);
+    assert_eq!(one.hits.len(), 1);
+    assert_eq!(one.hits[0].url, "http://a.test/crab");
 
     let none = s.search("albatross petrel", 1, 10).expect("search");
     assert!(
@@ -991,4 +1010,166 @@ fn a_result_is_scanned_for_the_terms_its_body_holds() {
     .collect();
     // Terms in query order: heron is bit 0, tide bit 1; a title word is not in the body.
     assert_eq!(held, [0b11, 0b10, 0b00]);
+}
+
+#[test]
+fn few_full_matches_are_followed_by_pages_with_most_of_the_words() {
+    // Two pages have all three words; many have two of them; some have one.
+    let leak = |s: String| -> &'static str { s.leak() };
+    let two: Vec<&str> = (0..8)
+        .map(|i| leak(format!("http://a.test/two-{i}")))
+        .collect();
+    let one: Vec<&str> = (0..6)
+        .map(|i| leak(format!("http://a.test/one-{i}")))
+        .collect();
+    let mut docs = vec![
+        Doc::new("http://a.test/all-1", "Tide", "heron tide pools at dawn"),
+        Doc::new(
+            "http://a.test/all-2",
+            "Pools",
+            "tide pools where a heron waits",
+        ),
+    ];
+    for &url in &two {
+        docs.push(Doc::new(url, "Two", "a heron over the tide flats"));
+    }
+    for &url in &one {
+        docs.push(Doc::new(url, "One", "a heron in the reeds"));
+    }
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let results = s.search("heron tide pools", 1, 20).expect("search");
+    assert!(!results.partial, "some pages have every word");
+    let got: Vec<(&str, bool)> = results
+        .hits
+        .iter()
+        .map(|h| (h.url.as_str(), h.all_words))
+        .collect();
+    assert_eq!(
+        got.len(),
+        10,
+        "two full matches, eight with two of three: {got:?}"
+    );
+    assert!(
+        got[..2]
+            .iter()
+            .all(|(url, all)| url.contains("/all-") && *all),
+        "{got:?}"
+    );
+    assert!(
+        got[2..]
+            .iter()
+            .all(|(url, all)| url.contains("/two-") && !*all),
+        "{got:?}"
+    );
+    assert!(
+        results.hits[1].score >= results.hits[2].score,
+        "full matches first"
+    );
+    let json = crate::handlers::results_json(&results);
+    assert_eq!(json["hits"][0]["all_words"], true);
+    assert_eq!(json["hits"][2]["all_words"], false);
+    let page = crate::render::results(&results).into_string();
+    assert_eq!(page.matches("Pages with only some of the words").count(), 1);
+    // Ten pages or more with every word: nothing looser follows.
+    let many = s.search("heron tide", 1, 20).expect("search");
+    assert!(
+        many.hits.iter().all(|h| h.all_words),
+        "ten pages have both, the one-* pages one"
+    );
+    assert_eq!(many.hits.len(), 10);
+}
+
+#[test]
+fn hyphenated_joined_and_spaced_forms_meet() {
+    let docs = [
+        Doc::new(
+            "http://a.test/hyphen",
+            "Format",
+            "an f-string formats values",
+        ),
+        Doc::new(
+            "http://a.test/joined",
+            "Format",
+            "an fstring formats values",
+        ),
+        Doc::new(
+            "http://a.test/spaced",
+            "Format",
+            "an f string formats values",
+        ),
+        Doc::new(
+            "http://a.test/apart",
+            "Format",
+            "f is a letter; a string of them",
+        ),
+        Doc::new("http://a.test/mail", "Mail", "send e-mail to the list"),
+        Doc::new("http://a.test/email", "Mail", "send email to the list"),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let (hyphen, joined, spaced, apart) = (
+        "http://a.test/hyphen",
+        "http://a.test/joined",
+        "http://a.test/spaced",
+        "http://a.test/apart",
+    );
+    check(&s, "f-string", &[hyphen, joined, spaced]);
+    check(&s, "fstring", &[hyphen, joined]);
+    check(&s, "f string", &[hyphen, spaced, apart]);
+    assert_eq!(
+        urls(&s, "f string")[2],
+        apart,
+        "words apart rank last: {:?}",
+        urls(&s, "f string")
+    );
+    check(&s, "email", &["http://a.test/mail", "http://a.test/email"]);
+    check(&s, "e-mail", &["http://a.test/mail", "http://a.test/email"]);
+    check(&s, "\"f-string\"", &[hyphen, spaced]);
+}
+
+#[test]
+fn versions_and_dotted_names_match_as_written_and_as_parts() {
+    let docs = [
+        Doc::new(
+            "http://a.test/311",
+            "Release",
+            "what is new in 3.11 and later",
+        ),
+        Doc::new("http://a.test/3-1-1", "Release", "what is new in 3.1.1"),
+        Doc::new("http://a.test/apart", "Release", "3 apples and 11 pears"),
+        Doc::new(
+            "http://a.test/join",
+            "Paths",
+            "call os.path.join to build a path",
+        ),
+        Doc::new(
+            "http://a.test/words",
+            "Paths",
+            "the os module, a path and join them",
+        ),
+        Doc::new(
+            "http://a.test/fs",
+            "Files",
+            "std::fs::read reads a whole file",
+        ),
+        Doc::new(
+            "http://a.test/fs-apart",
+            "Files",
+            "read the std docs: fs is a module that can read",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    check(&s, "3.11", &["http://a.test/311"]);
+    check(&s, "1.1", &["http://a.test/3-1-1"]);
+    check(&s, "os.path.join", &["http://a.test/join"]);
+    check(&s, "path.join", &["http://a.test/join"]);
+    check(&s, "ospathjoin", &["http://a.test/join"]);
+    assert_eq!(urls(&s, "join")[0], "http://a.test/join");
+    assert_eq!(
+        urls(&s, "std::fs::read"),
+        ["http://a.test/fs", "http://a.test/fs-apart"],
+        "as parts, written together first"
+    );
 }

@@ -7,6 +7,15 @@
 //! lowercased, and for [`STEMMED`] stemmed as English (Snowball's stems, remembered per
 //! analyzer, in `tokenize/stem.rs`).
 //!
+//! Compounds: words joined by single hyphens, dots or underscores with at least one letter
+//! among them (`f-string`, `e-mail`, `os.path.join`, `read_to_string`) are indexed as their
+//! parts and, at the position of the last part, as one joined token (`fstring`, `email`,
+//! `ospathjoin`, `readtostring`): a query typed joined finds the hyphenated form, and one
+//! typed hyphenated finds the joined form (searchd turns a compound query word into "its
+//! parts as a phrase, or the joined word"). Numbers (`3.11`, `1.6.0`) are only their parts:
+//! joined, `3.1.1` and `3.11` would meet. Queries are cut without joined tokens
+//! ([`query_tokenizers`]): a query's compound is a phrase of its parts.
+//!
 //! Both are registered on every index this crate creates or opens ([`register`]); a reader
 //! that opens an index some other way must call it too.
 
@@ -14,7 +23,7 @@ mod stem;
 
 use tantivy::Index;
 use tantivy::tokenizer::{
-    LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
+    LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer, TokenizerManager,
 };
 
 use stem::RememberingStemmer;
@@ -24,24 +33,51 @@ pub const STEMMED: &str = "sift_stem";
 /// Tokenizer name of the `*_exact` fields: the same tokens, not stemmed.
 pub const EXACT: &str = "sift_exact";
 
-/// Registers [`STEMMED`] and [`EXACT`] on `index`.
+/// Longest token kept, in bytes (a joined compound longer than this is not made).
+const MAX_TOKEN_BYTES: usize = 40;
+
+/// Registers [`STEMMED`] and [`EXACT`] on `index`: what documents are cut with, compounds
+/// joined.
 pub fn register(index: &Index) {
-    let manager = index.tokenizers();
+    register_on(index.tokenizers(), Compounds::Joined);
+}
+
+/// [`STEMMED`] and [`EXACT`] as queries are cut: the same tokens without joined compounds.
+/// Give this to a `QueryParser` (and use it for any query text) so a query's `f-string` is
+/// the phrase `f string` rather than three tokens, two of them at one position.
+pub fn query_tokenizers() -> TokenizerManager {
+    let manager = TokenizerManager::default();
+    register_on(&manager, Compounds::PartsOnly);
+    manager
+}
+
+fn register_on(manager: &TokenizerManager, compounds: Compounds) {
+    let words = WordsAndBigrams { compounds };
     manager.register(
         STEMMED,
-        TextAnalyzer::builder(WordsAndBigrams)
-            .filter(RemoveLongFilter::limit(40))
+        TextAnalyzer::builder(words)
+            .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
             .filter(LowerCaser)
             .filter(RememberingStemmer::new())
             .build(),
     );
     manager.register(
         EXACT,
-        TextAnalyzer::builder(WordsAndBigrams)
-            .filter(RemoveLongFilter::limit(40))
+        TextAnalyzer::builder(words)
+            .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
             .filter(LowerCaser)
             .build(),
     );
+}
+
+/// Whether words joined by hyphens, dots or underscores also give their joined token.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compounds {
+    /// Parts and the joined token (documents).
+    #[default]
+    Joined,
+    /// Parts only (queries).
+    PartsOnly,
 }
 
 /// Whether `c` belongs to a script written without spaces between words (or, for Hangul,
@@ -59,15 +95,34 @@ fn is_cjk(c: char) -> bool {
 }
 
 /// Splits text into alphanumeric runs; CJK runs into overlapping bigrams (a lone CJK
-/// character is a token of its own).
+/// character is a token of its own); compounds joined as `compounds` says.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct WordsAndBigrams;
+pub struct WordsAndBigrams {
+    /// Whether compounds also give their joined token.
+    pub compounds: Compounds,
+}
 
 /// The tokens of one text, cut as they are asked for: one [`Token`] whose text buffer is
 /// reused, as tantivy's own tokenizers do (a `String` per token was a tenth of a build).
 pub struct Tokens<'a> {
     spans: Spans<'a>,
     token: Token,
+    compounds: Compounds,
+    /// The compound the last tokens belong to, while one is being read.
+    compound: Option<Compound>,
+    /// A joined compound to give before the next span.
+    joined: Option<std::ops::Range<usize>>,
+}
+
+/// A compound being read: where it starts, where its next part must start, how many parts
+/// it has so far, whether one of them has a letter, and its joined length.
+#[derive(Clone, Copy, Debug)]
+struct Compound {
+    start: usize,
+    next_at: usize,
+    parts: usize,
+    has_letter: bool,
+    joined_bytes: usize,
 }
 
 impl Tokenizer for WordsAndBigrams {
@@ -77,8 +132,21 @@ impl Tokenizer for WordsAndBigrams {
         Tokens {
             spans: spans(text),
             token: Token::default(),
+            compounds: self.compounds,
+            compound: None,
+            joined: None,
         }
     }
+}
+
+/// Whether `byte` joins two words into a compound.
+fn is_connector(byte: u8) -> bool {
+    matches!(byte, b'-' | b'.' | b'_')
+}
+
+/// Whether `c` can be part of a compound: a letter or digit outside the CJK scripts.
+fn is_compound_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
 }
 
 /// The byte ranges of the tokens [`WordsAndBigrams`] cuts `text` into, in order, before any
@@ -204,11 +272,70 @@ impl Iterator for Spans<'_> {
     }
 }
 
+impl Tokens<'_> {
+    /// Follows compounds over the word `span` just given; when it ends one of two or more
+    /// parts with a letter (and short enough), its range is kept to be given next, joined.
+    fn track_compound(&mut self, span: &std::ops::Range<usize>) {
+        let text = self.spans.text;
+        let word = &text[span.clone()];
+        if !word.chars().all(is_compound_char) {
+            self.compound = None;
+            return;
+        }
+        let mut compound = match self.compound.filter(|c| c.next_at == span.start) {
+            Some(mut c) => {
+                c.parts += 1;
+                c.joined_bytes += word.len();
+                c.has_letter |= word.chars().any(char::is_alphabetic);
+                c
+            }
+            None => Compound {
+                start: span.start,
+                next_at: 0,
+                parts: 1,
+                has_letter: word.chars().any(char::is_alphabetic),
+                joined_bytes: word.len(),
+            },
+        };
+        let bytes = text.as_bytes();
+        let joins_next = bytes.get(span.end).copied().is_some_and(is_connector)
+            && text
+                .get(span.end + 1..)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(is_compound_char);
+        if joins_next {
+            compound.next_at = span.end + 1;
+            self.compound = Some(compound);
+            return;
+        }
+        self.compound = None;
+        if compound.parts >= 2 && compound.has_letter && compound.joined_bytes <= MAX_TOKEN_BYTES {
+            self.joined = Some(compound.start..span.end);
+        }
+    }
+}
+
 impl TokenStream for Tokens<'_> {
     fn advance(&mut self) -> bool {
+        if let Some(range) = self.joined.take() {
+            // The joined compound, at its last part's position.
+            let token = &mut self.token;
+            token.text.clear();
+            let text = &self.spans.text[range.clone()];
+            token.text.extend(
+                text.chars()
+                    .filter(|c| !c.is_ascii() || !is_connector(*c as u8)),
+            );
+            token.offset_from = range.start;
+            token.offset_to = range.end;
+            return true;
+        }
         let Some(span) = self.spans.next() else {
             return false;
         };
+        if self.compounds == Compounds::Joined {
+            self.track_compound(&span);
+        }
         let token = &mut self.token;
         token.position = token.position.wrapping_add(1);
         token.text.clear();
@@ -252,6 +379,71 @@ mod tests {
         assert_eq!(
             tokens(EXACT, "Reading files, HashMap::entry!"),
             ["reading", "files", "hashmap", "entry"]
+        );
+    }
+
+    #[test]
+    fn compounds_with_a_letter_are_also_joined_at_their_last_part() {
+        assert_eq!(
+            tokens(EXACT, "f-string e-mail os.path.join read_to_string."),
+            [
+                "f",
+                "string",
+                "fstring",
+                "e",
+                "mail",
+                "email",
+                "os",
+                "path",
+                "join",
+                "ospathjoin",
+                "read",
+                "to",
+                "string",
+                "readtostring"
+            ]
+        );
+        assert_eq!(tokens(STEMMED, "F-Strings"), ["f", "string", "fstring"]);
+        // Numbers, spaced or doubled connectors, CJK neighbours and sentence ends: parts only.
+        assert_eq!(tokens(EXACT, "3.11 1.6.0"), ["3", "11", "1", "6", "0"]);
+        assert_eq!(
+            tokens(EXACT, "a - b a--b end. Next"),
+            ["a", "b", "a", "b", "end", "next"]
+        );
+        assert_eq!(tokens(EXACT, "x-値"), ["x", "値"]);
+        // Too long to join: parts only.
+        let long = ["abcdefghij"; 5].join("-");
+        assert_eq!(tokens(EXACT, &long).len(), 5);
+        // Queries are cut into parts only.
+        let manager = query_tokenizers();
+        let mut analyzer = manager.get(STEMMED).expect("registered");
+        let mut stream = analyzer.token_stream("f-strings");
+        let mut parts = Vec::new();
+        while let Some(token) = stream.next() {
+            parts.push(token.text.clone());
+        }
+        assert_eq!(parts, ["f", "string"]);
+    }
+
+    #[test]
+    fn a_joined_compound_shares_its_last_part_position() {
+        let index = Index::create_in_ram(crate::schema());
+        register(&index);
+        let mut analyzer = index.tokenizers().get(EXACT).expect("registered");
+        let mut stream = analyzer.token_stream("use f-string now");
+        let mut positions = Vec::new();
+        while let Some(token) = stream.next() {
+            positions.push((token.text.clone(), token.position));
+        }
+        assert_eq!(
+            positions,
+            [
+                ("use".into(), 0),
+                ("f".into(), 1),
+                ("string".into(), 2),
+                ("fstring".into(), 2),
+                ("now".into(), 3)
+            ]
         );
     }
 
