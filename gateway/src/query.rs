@@ -1,6 +1,7 @@
 //! From what a user typed to a tantivy query.
 //!
-//! The language: words (all required), `"phrases"`, `-word`, `OR`, `title:word` (or
+//! The language: words (all required), `"phrases"`, `-word` (but `--option` and `-x` are
+//! the option's name, see [`option_name`]), `OR`, `title:word` (or
 //! `intitle:word`), `inurl:word` (the URL's words) — tantivy's query grammar, parsed
 //! leniently so malformed input is searched as well as it can be and never fails — and
 //! `site:host`, which is lifted out first and becomes a filter on the `host` field (the host
@@ -61,7 +62,10 @@ impl UserQuery {
                 Some(host) => sites.push(host),
                 None if comparison => {}
                 None => words.push(Word {
-                    text: split_colons(&field_aliases(word, in_phrase), in_phrase),
+                    text: split_colons(
+                        &field_aliases(option_name(word, in_phrase), in_phrase),
+                        in_phrase,
+                    ),
                     operator: !in_phrase && matches!(word, "OR" | "AND" | "||" | "&&"),
                 }),
             }
@@ -109,6 +113,7 @@ impl UserQuery {
             (fields.headings, ranking.title_boost / 1.5),
             (fields.body, ranking.body_boost),
             (fields.description, ranking.body_boost * 1.2),
+            (fields.lead, ranking.lead_boost),
             (fields.anchor, ranking.anchor_boost),
             (fields.url_text, ranking.url_boost),
             // The same words unstemmed: an exact form adds to its stemmed match, so
@@ -501,6 +506,26 @@ fn site_query(field: Field, host: &str) -> Box<dyn Query> {
     }
 }
 
+/// A command-line option outside quotes is the option's name, not an exclusion:
+/// `--force-with-lease` searches for `force-with-lease`, `-i` for `i` (excluding one letter
+/// would only drop nearly every page). `-word` stays an exclusion.
+fn option_name(word: &str, in_phrase: bool) -> &str {
+    if in_phrase {
+        return word;
+    }
+    let starts_word = |rest: &str| rest.chars().next().is_some_and(char::is_alphanumeric);
+    match word.strip_prefix("--") {
+        Some(rest) if starts_word(rest) => rest,
+        _ => {
+            let mut chars = word.chars();
+            match (chars.next(), chars.next(), chars.next()) {
+                (Some('-'), Some(c), None) if c.is_alphanumeric() => &word[1..],
+                _ => word,
+            }
+        }
+    }
+}
+
 /// `inurl:word` (as other engines spell it) is `url_text:word`; outside quotes, with or
 /// without a leading `-`.
 fn field_aliases(word: &str, in_phrase: bool) -> std::borrow::Cow<'_, str> {
@@ -596,6 +621,16 @@ mod tests {
         );
         check_text("\"inurl:x\"", "\"inurl:x\"", &[]);
         check_text("\"a inurl:x\"", "\"a inurl:x\"", &[]);
+    }
+
+    #[test]
+    fn command_line_options_are_words_not_exclusions() {
+        check_text("--force-with-lease", "force-with-lease", &[]);
+        check_text("rebase -i", "rebase i", &[]);
+        check_text("heron -dawn", "heron -dawn", &[]);
+        check_text("heron -- -", "heron -- -", &[]);
+        check_text("\"a -i\"", "\"a -i\"", &[]);
+        check_text("-é", "é", &[]);
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub const TITLE: &str = "title";
 pub const HEADINGS: &str = "headings";
 /// Visible body text, boilerplate left out (searchable, not stored).
 pub const BODY: &str = "body";
+/// The lead: the body's first words (searchable, not stored), where a page says what it is
+/// about.
+pub const LEAD: &str = "lead";
 /// The start of the body text, stored (not searchable): what snippets are cut from.
 pub const BODY_START: &str = "body_start";
 /// The title, lowercased but not stemmed: exact word forms score above stemmed ones.

@@ -7,7 +7,7 @@
 //! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `description` | text with positions, stored |
-//! | `body`, `headings`, `anchor` | text with positions, not stored |
+//! | `body`, `headings`, `anchor`, `lead` | text with positions, not stored |
 //! | `body_start` | the first [`BODY_START_BYTES`] of the body text, stored, not indexed (snippets) |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `external_inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
@@ -66,6 +66,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::HEADINGS, text(false));
     builder.add_text_field(fields::BODY, text(false));
     builder.add_text_field(fields::BODY_START, STORED);
+    builder.add_text_field(fields::LEAD, text(false));
     builder.add_text_field(fields::TITLE_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::HEADINGS_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::BODY_EXACT, text_with(EXACT_TOKENIZER, false));
@@ -103,6 +104,8 @@ pub struct IndexFields {
     pub body: Field,
     /// The start of the body text, stored.
     pub body_start: Field,
+    /// The body's first words.
+    pub lead: Field,
     /// The title, not stemmed.
     pub title_exact: Field,
     /// The headings, not stemmed.
@@ -152,6 +155,7 @@ impl IndexFields {
             headings: get(fields::HEADINGS)?,
             body: get(fields::BODY)?,
             body_start: get(fields::BODY_START)?,
+            lead: get(fields::LEAD)?,
             title_exact: get(fields::TITLE_EXACT)?,
             headings_exact: get(fields::HEADINGS_EXACT)?,
             body_exact: get(fields::BODY_EXACT)?,

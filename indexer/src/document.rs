@@ -109,6 +109,7 @@ impl DocInput {
         }
         doc.add_text(fields.body, &text.body);
         doc.add_text(fields.body_start, body_start(&text.body));
+        doc.add_text(fields.lead, lead(&text.body));
         doc.add_text(fields.body_exact, &text.body);
         doc.add_u64(
             fields.simhash,
@@ -126,6 +127,18 @@ impl DocInput {
         doc.add_u64(fields.fetched_at, self.fetched_at);
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc
+    }
+}
+
+/// Words of the body that make its lead.
+pub const LEAD_WORDS: usize = 40;
+
+/// The lead of a body text: its first [`LEAD_WORDS`] words (extraction separates words by
+/// single spaces).
+fn lead(body: &str) -> &str {
+    match body.match_indices(' ').nth(LEAD_WORDS - 1) {
+        Some((end, _)) => &body[..end],
+        None => body,
     }
 }
 
@@ -237,6 +250,20 @@ mod tests {
         let start = body_start(&body);
         assert_eq!(start.len(), BODY_START_BYTES - 1);
         assert!(start.ends_with('é'));
+    }
+
+    #[test]
+    fn the_lead_is_the_first_words() {
+        let body: Vec<String> = (0..50).map(|i| format!("w{i}")).collect();
+        let body = body.join(" ");
+        let first = lead(&body);
+        assert!(
+            first.starts_with("w0 w1 ") && first.ends_with(" w39"),
+            "{first}"
+        );
+        assert_eq!(first.split(' ').count(), LEAD_WORDS);
+        assert_eq!(lead("a short page"), "a short page");
+        assert_eq!(lead(""), "");
     }
 
     #[test]

@@ -17,6 +17,9 @@ pub struct RankingConfig {
     pub url_boost: f32,
     /// BM25 boost of the body field.
     pub body_boost: f32,
+    /// BM25 boost of the lead: the first words of the body, where a page says what it is
+    /// about (a manual page's NAME line, an API item's summary, an article's first lines).
+    pub lead_boost: f32,
     /// `w` in the link boost `1 + w * ln(1 + votes)`, where each in-link is a vote.
     pub link_weight: f32,
     /// How many votes an in-link from a page of another host is worth (one from the same
@@ -50,6 +53,7 @@ impl Default for RankingConfig {
             anchor_boost: 2.0,
             url_boost: 1.5,
             body_boost: 1.0,
+            lead_boost: 1.0,
             link_weight: 0.2,
             external_link_weight: 4.0,
             exact_boost: 0.5,
@@ -72,6 +76,7 @@ impl RankingConfig {
             ("anchor_boost", r.anchor_boost),
             ("url_boost", r.url_boost),
             ("body_boost", r.body_boost),
+            ("lead_boost", r.lead_boost),
             ("link_weight", r.link_weight),
             ("external_link_weight", r.external_link_weight),
             ("exact_boost", r.exact_boost),
