@@ -24,8 +24,8 @@ use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser, RegexQuery,
-    TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, QueryParser,
+    RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
@@ -139,7 +139,8 @@ impl UserQuery {
                 ranking.url_boost * ranking.abbreviation_weight,
             ),
         ];
-        self.with_bonuses(query, index, &searched, &abbreviated)
+        let sections = (fields.sections, ranking.section_boost);
+        self.with_bonuses(query, index, &searched, &abbreviated, sections)
     }
 
     /// The same text over the body alone, unboosted: the plain BM25 baseline.
@@ -208,6 +209,10 @@ fn is_comparison(word: &str) -> bool {
 /// How far apart (in positions) query words may be and still count as together.
 const PROXIMITY_SLOP: u32 = 2;
 
+/// How far apart (in positions, summed over the words) query words may be and still be in
+/// one section (a section holds at most 30 words).
+const SECTION_SLOP: u32 = 40;
+
 impl UserQuery {
     /// The words of the query when it is nothing but plain words (one or more; no phrase, no
     /// `-word`, no operator, no field): what the ranking bonuses apply to and a spelling
@@ -229,13 +234,17 @@ impl UserQuery {
     ///   positions), in one of the `searched` fields, scored with the field's boost;
     /// - abbreviations: a title or URL word is a short prefix of a query word (`env` and
     ///   `var` for "environment variable", `str` for "string"), the way API names shorten
-    ///   words, in the `abbreviated` fields with their boosts.
+    ///   words, in the `abbreviated` fields with their boosts;
+    /// - a section: every word within one section of the page (its heading and first words,
+    ///   at most [`SECTION_SLOP`] positions apart, in any order), in the `sections` field with
+    ///   its boost.
     fn with_bonuses(
         &self,
         query: Box<dyn Query>,
         index: &Index,
         searched: &[(Field, f32)],
         abbreviated: &[(Field, f32)],
+        (sections, section_boost): (Field, f32),
     ) -> Box<dyn Query> {
         let Some(words) = self.only_plain_words() else {
             return query;
@@ -256,6 +265,26 @@ impl UserQuery {
             clauses.push((
                 Occur::Should,
                 Box::new(BoostQuery::new(Box::new(phrase), boost)),
+            ));
+        }
+        if section_boost > 0.0 {
+            let terms: Vec<(usize, Term)> = field_tokens(index, sections, &text)
+                .iter()
+                .enumerate()
+                .map(|(position, token)| (position, Term::from_field_text(sections, token)))
+                .collect();
+            let section: Box<dyn Query> = match terms.as_slice() {
+                [] => Box::new(EmptyQuery),
+                [(_, term)] => Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs)),
+                _ => {
+                    let mut phrase = PhraseQuery::new_with_offset(terms);
+                    phrase.set_slop(SECTION_SLOP);
+                    Box::new(phrase)
+                }
+            };
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(section, section_boost)),
             ));
         }
         for &(field, boost) in abbreviated.iter().filter(|(_, boost)| *boost > 0.0) {

@@ -646,8 +646,11 @@ fn a_stub_ranks_below_a_page_that_explains() {
     ];
     let data = data_with(&docs);
     let order = |thin_weight| {
+        // The lead and section signals left out: they favour the explaining page too.
         let ranking = RankingConfig {
             thin_weight,
+            lead_boost: 0.0,
+            section_boost: 0.0,
             ..RankingConfig::default()
         };
         urls_ranked(data.path(), ranking, "split whitespace")
@@ -1172,4 +1175,67 @@ fn versions_and_dotted_names_match_as_written_and_as_parts() {
         ["http://a.test/fs", "http://a.test/fs-apart"],
         "as parts, written together first"
     );
+}
+
+#[test]
+fn a_section_holding_every_word_beats_a_long_page_that_scatters_them() {
+    // A long reference page names each word many times, each in another section; a short
+    // page's one section holds them together.
+    const LONG: &[(&str, &str)] = &[
+        (
+            "status.showUntracked",
+            "untracked entries are listed; untracked is the default",
+        ),
+        (
+            "clean.requireForce",
+            "refuse to remove anything unless forced; remove nothing",
+        ),
+        (
+            "core.excludesFile",
+            "files of patterns; files listed here; more files",
+        ),
+        ("diff.renames", "detect renames between the two trees"),
+        ("gc.auto", "housekeeping after this many loose objects"),
+        (
+            "status.relativePaths",
+            "paths relative to the current directory",
+        ),
+    ];
+    const SHORT: &[(&str, &str)] = &[(
+        "Description",
+        "Remove untracked files from the working tree, recursively",
+    )];
+    let docs = [
+        Doc {
+            sections: LONG,
+            ..Doc::new(
+                "http://a.test/config",
+                "Configuration",
+                "remove untracked files settings: untracked, files, remove",
+            )
+        },
+        Doc {
+            sections: SHORT,
+            ..Doc::new("http://a.test/clean", "Clean", "a command")
+        },
+    ];
+    let data = data_with(&docs);
+    let order = |section_boost| {
+        let ranking = RankingConfig {
+            section_boost,
+            lead_boost: 0.0,
+            ..RankingConfig::default()
+        };
+        urls_ranked(data.path(), ranking, "remove untracked files")
+    };
+    assert_eq!(
+        order(0.0)[0],
+        "http://a.test/config",
+        "without sections the long page's many mentions win"
+    );
+    assert_eq!(
+        order(RankingConfig::default().section_boost),
+        ["http://a.test/clean", "http://a.test/config"]
+    );
+    assert_eq!(order(1.0)[0], "http://a.test/clean");
 }

@@ -22,6 +22,8 @@ pub struct Doc {
     pub nosnippet: bool,
     /// A code listing after the body.
     pub code: &'static str,
+    /// Sections after the body: each an `h3` heading and a paragraph.
+    pub sections: &'static [(&'static str, &'static str)],
 }
 
 impl Doc {
@@ -36,7 +38,7 @@ impl Doc {
 }
 
 /// The document the indexer makes of `doc` rendered as a page: its title, its headings as an
-/// `h2`, its body as a paragraph and its code as a `<pre>` listing.
+/// `h2`, its body as a paragraph, its sections and its code as a `<pre>` listing.
 fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     let escape = |text: &str| text.replace('&', "&amp;").replace('<', "&lt;");
     let mut html = format!(
@@ -47,6 +49,9 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         html += &format!("<h2>{}</h2>", escape(doc.headings));
     }
     html += &format!("<p>{}</p>", escape(doc.body));
+    for (heading, text) in doc.sections {
+        html += &format!("<h3>{}</h3><p>{}</p>", escape(heading), escape(text));
+    }
     if !doc.code.is_empty() {
         html += &format!("<pre>{}</pre>", escape(doc.code));
     }

@@ -15,6 +15,10 @@ pub const BODY: &str = "body";
 /// The lead: the body's first words (searchable, not stored), where a page says what it is
 /// about.
 pub const LEAD: &str = "lead";
+/// The page's sections, each its heading (or definition term) and first words, apart from
+/// one another (searchable, not stored, no length norm): a long reference page matches here
+/// only where one section holds the query's words.
+pub const SECTIONS: &str = "sections";
 /// The start of the body text, stored (not searchable): what snippets are cut from.
 pub const BODY_START: &str = "body_start";
 /// The title, lowercased but not stemmed: exact word forms score above stemmed ones.

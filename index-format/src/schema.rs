@@ -8,6 +8,7 @@
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `description` | text with positions, stored |
 //! | `body`, `headings`, `anchor`, `lead` | text with positions, not stored |
+//! | `sections` | text with positions, no length norms, not stored: sections kept [`crate::tokenize::SECTION_BREAK`] apart |
 //! | `body_start` | the first [`BODY_START_BYTES`] of the body text, stored, not indexed (snippets) |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `external_inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
@@ -43,6 +44,16 @@ fn text(stored: bool) -> TextOptions {
     text_with(TOKENIZER, stored)
 }
 
+/// The sections field: positions for sloppy phrases, and no length norm, so a long page's
+/// matching section counts as much as a short page's.
+fn sections() -> TextOptions {
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions)
+        .set_fieldnorms(false);
+    TextOptions::default().set_indexing_options(indexing)
+}
+
 fn text_with(tokenizer: &str, stored: bool) -> TextOptions {
     let indexing = TextFieldIndexing::default()
         .set_tokenizer(tokenizer)
@@ -67,6 +78,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::BODY, text(false));
     builder.add_text_field(fields::BODY_START, STORED);
     builder.add_text_field(fields::LEAD, text(false));
+    builder.add_text_field(fields::SECTIONS, sections());
     builder.add_text_field(fields::TITLE_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::HEADINGS_EXACT, text_with(EXACT_TOKENIZER, false));
     builder.add_text_field(fields::BODY_EXACT, text_with(EXACT_TOKENIZER, false));
@@ -106,6 +118,8 @@ pub struct IndexFields {
     pub body_start: Field,
     /// The body's first words.
     pub lead: Field,
+    /// Sections: heading and first words each.
+    pub sections: Field,
     /// The title, not stemmed.
     pub title_exact: Field,
     /// The headings, not stemmed.
@@ -156,6 +170,7 @@ impl IndexFields {
             body: get(fields::BODY)?,
             body_start: get(fields::BODY_START)?,
             lead: get(fields::LEAD)?,
+            sections: get(fields::SECTIONS)?,
             title_exact: get(fields::TITLE_EXACT)?,
             headings_exact: get(fields::HEADINGS_EXACT)?,
             body_exact: get(fields::BODY_EXACT)?,

@@ -36,6 +36,13 @@ pub const EXACT: &str = "sift_exact";
 /// Longest token kept, in bytes (a joined compound longer than this is not made).
 const MAX_TOKEN_BYTES: usize = 40;
 
+/// A character that puts [`SECTION_GAP`] positions between the words on either side: the
+/// indexer joins a page's sections with it, so no phrase (however sloppy) spans two.
+pub const SECTION_BREAK: char = '\u{1E}';
+
+/// Positions between the words on either side of a [`SECTION_BREAK`] (more than any slop).
+pub const SECTION_GAP: u32 = 1024;
+
 /// Registers [`STEMMED`] and [`EXACT`] on `index`: what documents are cut with, compounds
 /// joined.
 pub fn register(index: &Index) {
@@ -157,6 +164,7 @@ pub fn spans(text: &str) -> Spans<'_> {
         text,
         at: 0,
         bigram_from: None,
+        section_break: false,
     }
 }
 
@@ -175,6 +183,7 @@ pub fn word_at(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
         text,
         at,
         bigram_from: None,
+        section_break: false,
     }
     .next()
 }
@@ -187,6 +196,8 @@ pub struct Spans<'a> {
     at: usize,
     /// Inside a CJK run: where its last character starts, the first of the next bigram.
     bigram_from: Option<usize>,
+    /// A [`SECTION_BREAK`] was passed over before the last span.
+    section_break: bool,
 }
 
 impl Spans<'_> {
@@ -241,6 +252,7 @@ impl Iterator for Spans<'_> {
                 if byte.is_ascii_alphanumeric() {
                     break (self.at, char::from(byte));
                 }
+                self.section_break |= byte == SECTION_BREAK as u8;
                 self.at += 1;
                 continue;
             }
@@ -333,6 +345,9 @@ impl TokenStream for Tokens<'_> {
         let Some(span) = self.spans.next() else {
             return false;
         };
+        if std::mem::take(&mut self.spans.section_break) {
+            self.token.position = self.token.position.wrapping_add(SECTION_GAP as usize);
+        }
         if self.compounds == Compounds::Joined {
             self.track_compound(&span);
         }
@@ -423,6 +438,20 @@ mod tests {
             parts.push(token.text.clone());
         }
         assert_eq!(parts, ["f", "string"]);
+    }
+
+    #[test]
+    fn a_section_break_keeps_words_apart() {
+        let index = Index::create_in_ram(crate::schema());
+        register(&index);
+        let mut analyzer = index.tokenizers().get(STEMMED).expect("registered");
+        let text = format!("a b{SECTION_BREAK}c");
+        let mut stream = analyzer.token_stream(&text);
+        let mut positions = Vec::new();
+        while let Some(token) = stream.next() {
+            positions.push(token.position);
+        }
+        assert_eq!(positions, [0, 1, 2 + SECTION_GAP as usize]);
     }
 
     #[test]

@@ -110,6 +110,7 @@ impl DocInput {
         doc.add_text(fields.body, &text.body);
         doc.add_text(fields.body_start, body_start(&text.body));
         doc.add_text(fields.lead, lead(&text.body));
+        doc.add_text(fields.sections, sections(&text.body, &text.section_starts));
         doc.add_text(fields.body_exact, &text.body);
         doc.add_u64(
             fields.simhash,
@@ -133,13 +134,46 @@ impl DocInput {
 /// Words of the body that make its lead.
 pub const LEAD_WORDS: usize = 40;
 
-/// The lead of a body text: its first [`LEAD_WORDS`] words (extraction separates words by
-/// single spaces).
+/// The lead of a body text: its first [`LEAD_WORDS`] words.
 fn lead(body: &str) -> &str {
-    match body.match_indices(' ').nth(LEAD_WORDS - 1) {
-        Some((end, _)) => &body[..end],
-        None => body,
+    lead_of(body, LEAD_WORDS)
+}
+
+/// The first `words` words of `text` (extraction separates words by single spaces).
+fn lead_of(text: &str, words: usize) -> &str {
+    match text.match_indices(' ').nth(words.saturating_sub(1)) {
+        Some((end, _)) => &text[..end],
+        None => text,
     }
+}
+
+/// Words of a section kept in the sections field: its heading and the start of its text.
+pub const SECTION_WORDS: usize = 30;
+/// Most bytes of the sections field.
+pub const MAX_SECTIONS_BYTES: usize = 64 * 1024;
+
+/// The sections of `body` starting at `starts`, each its first [`SECTION_WORDS`] words (up
+/// to the next section), kept apart by [`index_format::tokenize::SECTION_BREAK`].
+fn sections(body: &str, starts: &[usize]) -> String {
+    let mut out = String::new();
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(body.len());
+        let Some(section) = body.get(start..end) else {
+            continue;
+        };
+        let section = lead_of(section.trim_start(), SECTION_WORDS).trim_end();
+        if section.is_empty() {
+            continue;
+        }
+        if out.len() + section.len() + 2 > MAX_SECTIONS_BYTES {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(index_format::tokenize::SECTION_BREAK);
+        }
+        out.push_str(section);
+    }
+    out
 }
 
 /// The start of a body text that is stored: at most [`BODY_START_BYTES`], cut at a character
@@ -250,6 +284,25 @@ mod tests {
         let start = body_start(&body);
         assert_eq!(start.len(), BODY_START_BYTES - 1);
         assert!(start.ends_with('é'));
+    }
+
+    #[test]
+    fn sections_are_their_first_words_kept_apart() {
+        let body = "intro Options a b c d Notes e f";
+        let starts = [6, 22, body.len()];
+        let sep = index_format::tokenize::SECTION_BREAK;
+        assert_eq!(
+            sections(body, &starts),
+            format!("Options a b c d{sep}Notes e f")
+        );
+        let long: String = (0..100).map(|i| format!("w{i} ")).collect();
+        let cut = sections(&long, &[0]);
+        assert_eq!(cut.split(' ').count(), SECTION_WORDS);
+        assert_eq!(
+            sections("abc", &[7]),
+            "",
+            "a start past the end is no section"
+        );
     }
 
     #[test]

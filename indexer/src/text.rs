@@ -32,6 +32,8 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 const MAX_LINE_BYTES: usize = 1024;
 /// Most heading text kept per page, in bytes (API docs can have thousands of headings).
 pub const MAX_HEADINGS_BYTES: usize = 64 * 1024;
+/// Most section starts kept per page.
+pub const MAX_SECTIONS: usize = 4096;
 
 /// The text of one page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,6 +49,9 @@ pub struct PageText {
     pub code_bytes: usize,
     /// Words inside `<main>` and `<article>` elements, when the page has any.
     pub content_words: Option<usize>,
+    /// Where in `body` each section starts (a heading `h1`-`h4` or a definition term `dt`:
+    /// a manual's option, a reference's entry), in order, at most [`MAX_SECTIONS`].
+    pub section_starts: Vec<usize>,
 }
 
 impl PageText {
@@ -211,7 +216,9 @@ impl Walker {
                 self.end_heading();
                 self.heading_depth = 1;
                 self.heading = Some(Line::default());
+                self.section_starts();
             }
+            "dt" => self.section_starts(),
             "h5" | "h6" => self.end_heading(),
             _ => {}
         }
@@ -246,6 +253,15 @@ impl Walker {
             if let Some(heading) = &mut self.heading {
                 heading.space();
             }
+        }
+    }
+
+    /// Notes that a section starts at the end of the body so far.
+    fn section_starts(&mut self) {
+        let starts = &mut self.text.section_starts;
+        let at = self.body.text.len();
+        if starts.len() < MAX_SECTIONS && starts.last() != Some(&at) {
+            starts.push(at);
         }
     }
 
@@ -475,6 +491,28 @@ mod tests {
             body.len()
         );
         assert!(body.ends_with("word"));
+    }
+
+    #[test]
+    fn sections_start_at_headings_and_definition_terms() {
+        let text = extract(
+            "<p>intro</p><h2>Options</h2><dl><dt>--force</dt><dd>force it</dd>\
+             <dt>--quiet</dt><dd>say less</dd></dl><h3>Notes</h3><p>end</p>",
+        );
+        let starts: Vec<&str> = text
+            .section_starts
+            .iter()
+            .map(|&at| text.body[at..].trim_start())
+            .collect();
+        assert_eq!(
+            starts,
+            [
+                "Options --force force it --quiet say less Notes end",
+                "--force force it --quiet say less Notes end",
+                "--quiet say less Notes end",
+                "Notes end"
+            ]
+        );
     }
 
     #[test]

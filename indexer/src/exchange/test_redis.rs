@@ -33,7 +33,9 @@ impl TestRedis {
             .spawn()
             .expect("redis-server runs (Debian's redis-server package)");
         let started = Instant::now();
-        while !socket.exists() {
+        // The socket file appears when it is bound, a moment before Redis listens: wait
+        // until it takes a connection.
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
             assert!(
                 started.elapsed() < Duration::from_secs(10),
                 "redis-server starts"

@@ -20,6 +20,9 @@ pub struct RankingConfig {
     /// BM25 boost of the lead: the first words of the body, where a page says what it is
     /// about (a manual page's NAME line, an API item's summary, an article's first lines).
     pub lead_boost: f32,
+    /// BM25 boost of a section (a heading or definition term and its first words) holding
+    /// every query word: a long page that covers many topics wins for the part that matches.
+    pub section_boost: f32,
     /// `w` in the link boost `1 + w * ln(1 + votes)`, where each in-link is a vote.
     pub link_weight: f32,
     /// How many votes an in-link from a page of another host is worth (one from the same
@@ -54,6 +57,7 @@ impl Default for RankingConfig {
             url_boost: 1.5,
             body_boost: 1.0,
             lead_boost: 1.0,
+            section_boost: 1.0,
             link_weight: 0.2,
             external_link_weight: 4.0,
             exact_boost: 0.5,
@@ -77,6 +81,7 @@ impl RankingConfig {
             ("url_boost", r.url_boost),
             ("body_boost", r.body_boost),
             ("lead_boost", r.lead_boost),
+            ("section_boost", r.section_boost),
             ("link_weight", r.link_weight),
             ("external_link_weight", r.external_link_weight),
             ("exact_boost", r.exact_boost),
