@@ -240,6 +240,9 @@ impl Searcher {
         let mut found = self.find(&spec, limit, full, &mut missing)?;
         let mut candidates = merge(&mut found, limit, full);
         let all_words = found.hits.len();
+        // Each tier's query and where its documents start in `found.hits`: a hit is explained
+        // (and its snippet cut) with the query that found it.
+        let mut tiers: Vec<(usize, QuerySpec)> = vec![(0, spec.clone())];
         if full && found.total < FEW_FULL_MATCHES && user_query.can_match_partially() {
             // Few pages have every word: the pages with most of them follow, said so.
             let words = user_query.only_plain_words().map_or(0, |w| w.len());
@@ -264,6 +267,7 @@ impl Searcher {
                 more.hits
                     .retain(|(leaf, top)| !seen.contains(&(*leaf, top.url.as_str())));
                 let base = found.hits.len();
+                tiers.push((base, tier.clone()));
                 let room = limit.saturating_sub(candidates.len());
                 candidates.extend(merge(&mut more, room, full).into_iter().map(|mut c| {
                     c.place += base;
@@ -283,7 +287,18 @@ impl Searcher {
         results.total = found.total;
 
         let shown: Vec<Candidate> = candidates.into_iter().skip(offset).take(per_page).collect();
-        let mut hits = self.hits(&spec, &found, &shown, explain, &mut missing)?;
+        let mut hits = HashMap::new();
+        for (i, (start, tier)) in tiers.iter().enumerate() {
+            let end = tiers.get(i + 1).map_or(usize::MAX, |(next, _)| *next);
+            let these: Vec<Candidate> = shown
+                .iter()
+                .filter(|c| (*start..end).contains(&c.place))
+                .cloned()
+                .collect();
+            if !these.is_empty() {
+                hits.extend(self.hits(tier, &found, &these, explain, &mut missing)?);
+            }
+        }
         for candidate in &shown {
             let (leaf, top) = &found.hits[candidate.place];
             let Some(mut hit) = hits.remove(&(*leaf, top.url.clone())) else {

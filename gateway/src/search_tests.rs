@@ -1074,6 +1074,13 @@ fn few_full_matches_are_followed_by_pages_with_most_of_the_words() {
     assert_eq!(json["hits"][2]["all_words"], false);
     let page = crate::render::results(&results).into_string();
     assert_eq!(page.matches("Pages with only some of the words").count(), 1);
+    // Each hit is explained by the query that found it (a page with two of three words
+    // does not match the query that needs all three).
+    let explained = s
+        .search_explained("heron tide pools", 1, 20)
+        .expect("explained, not refused");
+    assert_eq!(explained.hits.len(), 10);
+    assert!(explained.hits.iter().all(|h| h.explanation.is_some()));
     // Ten pages or more with every word: nothing looser follows.
     let many = s.search("heron tide", 1, 20).expect("search");
     assert!(
