@@ -157,10 +157,15 @@ pub fn load(path: &Path) -> Result<Judgments> {
 }
 
 /// The path of a result URL under the site root: `http://host:port/a/b.html` -> `a/b.html`.
+/// A directory's URL names its `index.html`, the file a static server (and the demo's site)
+/// answers it with: `http://host:port/` -> `index.html`, `.../guide/` -> `guide/index.html`.
 pub fn path_of(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(parsed) => {
             let mut path = parsed.path().trim_start_matches('/').to_string();
+            if path.is_empty() || path.ends_with('/') {
+                path.push_str("index.html");
+            }
             if let Some(query) = parsed.query() {
                 path.push('?');
                 path.push_str(query);
@@ -476,6 +481,8 @@ mod tests {
             "std/fs/index.html"
         );
         assert_eq!(path_of("http://h.test/a?b=1"), "a?b=1");
+        assert_eq!(path_of("http://127.0.0.1:9/"), "index.html");
+        assert_eq!(path_of("http://127.0.0.1:9/std/"), "std/index.html");
     }
 
     /// Three queries, each wanting a.html first and b.html too: one tuning, one held-out,
