@@ -63,7 +63,7 @@ enum Command {
     },
     /// Measure relevance: run a judged query set (TOML) through a running server's
     /// /api/search, with our ranking and a plain BM25 baseline, and print MRR@10, nDCG@10
-    /// and recall@10.
+    /// and recall@10, over all queries and over each half (tuning, held-out).
     Eval {
         /// The server, e.g. http://127.0.0.1:8080.
         #[arg(long, value_name = "URL")]
@@ -71,6 +71,11 @@ enum Command {
         /// The judged queries (see bench/relevance/judgments.toml).
         #[arg(long, value_name = "FILE")]
         judgments: PathBuf,
+        /// Another engine's results to score beside ours (repeatable): FILE holds one line
+        /// per result, `QUERY<TAB>PATH`, each query's results best first, paths under the
+        /// site's root as in the judged set.
+        #[arg(long = "runs", value_name = "NAME=FILE", value_parser = runs_arg)]
+        runs: Vec<(String, PathBuf)>,
     },
 }
 
@@ -128,6 +133,11 @@ async fn leaf(data: PathBuf, listen: SocketAddr, config: Option<PathBuf>) -> any
     Ok(())
 }
 
+/// `--runs NAME=FILE`, checked.
+fn runs_arg(arg: &str) -> Result<(String, PathBuf), String> {
+    searchd::eval::parse_runs_arg(arg).map_err(|error| error.to_string())
+}
+
 async fn ctrl_c() {
     let _ = tokio::signal::ctrl_c().await;
 }
@@ -159,9 +169,19 @@ fn main() -> ExitCode {
                 let options = searchd::demo::DemoOptions { listen, docs, data };
                 searchd::demo::run(options, ctrl_c()).await
             }
-            Command::Eval { url, judgments } => {
+            Command::Eval {
+                url,
+                judgments,
+                runs,
+            } => {
                 let judgments = searchd::eval::load(&judgments)?;
-                searchd::eval::run(&url, &judgments).await.map(|_| ())
+                let runs = runs
+                    .iter()
+                    .map(|(name, file)| searchd::eval::load_runs(name, file, &judgments))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                searchd::eval::run(&url, &judgments, &runs)
+                    .await
+                    .map(|_| ())
             }
         }
     });
