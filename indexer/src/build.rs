@@ -256,8 +256,7 @@ fn write_shard(
     let result = write_documents(
         &shard.source,
         plan,
-        graph,
-        templates,
+        (graph, templates),
         &target,
         store_change,
         progress,

@@ -66,8 +66,7 @@ pub(crate) struct Counts {
 pub(crate) fn write_documents(
     source: &Source,
     plan: &DocPlan,
-    graph: &mut LinkGraph,
-    templates: &Templates,
+    (graph, templates): (&mut LinkGraph, &Templates),
     target: &Target,
     plan_store_change: u64,
     progress: &BuildProgress,
