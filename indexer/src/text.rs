@@ -316,13 +316,15 @@ impl Walker<'_> {
             })
     }
 
-    /// Ends every open block (the end of the page).
+    /// Ends every open block (the end of the page) and takes out the template's blocks.
     fn close_blocks(&mut self) {
-        self.blocks.close_all(&mut Counters {
+        let mut counters = Counters {
             body: &mut self.body,
             code_bytes: &mut self.text.code_bytes,
             content_words: &mut self.text.content_words,
-        });
+        };
+        self.blocks.close_all(&mut counters);
+        self.blocks.take_out_template(&mut counters);
     }
 
     fn open(&mut self, name: &str, tag: &StartTag<'_>) {
@@ -458,14 +460,6 @@ struct Line {
 }
 
 impl Line {
-    /// Takes the text back to `at` bytes (a character boundary it had), a word break after.
-    fn truncate(&mut self, at: usize) {
-        if self.text.is_char_boundary(at) {
-            self.text.truncate(at);
-            self.pending_space = true;
-        }
-    }
-
     fn space(&mut self) {
         self.pending_space = true;
     }

@@ -8,7 +8,10 @@
 //! 1. **Host template.** A block whose text (whitespace collapsed) hashes to one of the
 //!    host's [`HostTemplate`] blocks, the text repeated on a large share of the host's pages,
 //!    is taken out of the body: menus, breadcrumbs, banners, footers and widget labels that
-//!    every page of a site carries, whatever their markup.
+//!    every page of a site carries, whatever their markup. Headings (`h1`-`h6`) are never
+//!    template blocks: "Synopsis" or "Examples" on every page are the page's structure.
+//!    Template blocks are taken out when the page ends, so a menu item and the menu around
+//!    it are both judged on the text they were learned with.
 //! 2. **Learning.** When the pass learns a template, the hash of every block of at most
 //!    [`MAX_BLOCK_BYTES`] is recorded (see [`crate::template`]).
 //! 3. **Link density.** A block with at least [`MIN_LINKS`] links whose words are at least
@@ -78,6 +81,15 @@ pub(super) struct Blocks<'t> {
     pub learned: Vec<u64>,
     /// Bytes taken out because they were the host's template.
     pub template_bytes: usize,
+    /// Template blocks to take out at the end, in order, not overlapping.
+    template_out: Vec<Out>,
+}
+
+/// A template block to take out: its range of the body and what it added to the counters.
+struct Out {
+    range: Range<usize>,
+    code_bytes: usize,
+    content_words: usize,
 }
 
 /// The page counters a removed block's text is taken back from.
@@ -166,21 +178,30 @@ impl<'t> Blocks<'t> {
         }
     }
 
-    /// What becomes of a block that ends: see the module docs.
+    /// What becomes of a block that ends: see the module docs. A template block is only
+    /// marked here and taken out at the end ([`Blocks::take_out_template`]), so the blocks
+    /// around it are judged on the text they were learned with.
     fn decide(&mut self, frame: Frame, counters: &mut Counters<'_>) {
         let body = &counters.body.text;
         let at = frame.at.min(body.len());
         let text = body.get(at..).unwrap_or_default().trim_start();
-        if !text.is_empty() && text.len() <= MAX_BLOCK_BYTES {
+        let heading = matches!(&*frame.name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        if !text.is_empty() && text.len() <= MAX_BLOCK_BYTES && !heading {
             let hash = block_hash(text);
             if self.template.is_some_and(|t| t.contains(hash)) {
-                self.template_bytes += body.len() - at;
-                counters.body.truncate(at);
-                *counters.code_bytes = frame.code_bytes.min(*counters.code_bytes);
-                if let Some(words) = counters.content_words {
-                    *words = frame.content_words.min(*words);
-                }
+                // Blocks inside it were marked or found link-dense: this one covers them.
+                self.template_out.retain(|out| out.range.start < at);
                 self.link_dense.retain(|range| range.start < at);
+                if self.template_out.len() < MAX_RANGES {
+                    self.template_out.push(Out {
+                        range: at..body.len(),
+                        code_bytes: counters.code_bytes.saturating_sub(frame.code_bytes),
+                        content_words: counters
+                            .content_words
+                            .unwrap_or(0)
+                            .saturating_sub(frame.content_words),
+                    });
+                }
                 return;
             }
             if self.learning && self.learned.len() < MAX_LEARNED {
@@ -203,6 +224,47 @@ impl<'t> Blocks<'t> {
             parent.link_words += frame.link_words;
             parent.links += frame.links;
         }
+    }
+
+    /// Takes the marked template blocks out of the body and the page's counters (every
+    /// block closed), and moves the link-dense ranges to where their text now is.
+    pub fn take_out_template(&mut self, counters: &mut Counters<'_>) {
+        let outs = std::mem::take(&mut self.template_out);
+        if outs.is_empty() {
+            return;
+        }
+        // A block's range starts before the space in front of its first word and ends after
+        // its last word: cutting it exactly leaves single spaces between the words around it.
+        let body = &counters.body.text;
+        let mut kept = String::with_capacity(body.len());
+        let mut at = 0;
+        for out in &outs {
+            let start = out.range.start.clamp(at, body.len());
+            kept.push_str(body.get(at..start).unwrap_or_default());
+            at = out.range.end.clamp(start, body.len());
+            self.template_bytes += at - start;
+            *counters.code_bytes = counters.code_bytes.saturating_sub(out.code_bytes);
+            if let Some(words) = counters.content_words {
+                *words = words.saturating_sub(out.content_words);
+            }
+        }
+        kept.push_str(body.get(at..).unwrap_or_default());
+        let lead = kept.len() - kept.trim_start().len();
+        kept.drain(..lead);
+        // Where a position of the old body is in the new one.
+        let new_position = |position: usize| {
+            let cut: usize = outs
+                .iter()
+                .map(|out| position.clamp(out.range.start, out.range.end) - out.range.start)
+                .sum();
+            (position - cut).saturating_sub(lead)
+        };
+        self.link_dense = std::mem::take(&mut self.link_dense)
+            .into_iter()
+            .map(|range| new_position(range.start)..new_position(range.end))
+            .filter(|range| !range.is_empty() && kept.is_char_boundary(range.start))
+            .collect();
+        counters.body.text = kept;
     }
 }
 

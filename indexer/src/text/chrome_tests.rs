@@ -80,15 +80,19 @@ fn a_docs_site_with_div_menus_and_a_search_picker() {
             "public domain",
         ],
     );
-    // The tagline and footer are the template: out of the searchable body too. The menu
-    // is link-dense: kept, behind the content.
+    // The tagline, the menu (its unclosed items each inside the one before, as a parser
+    // without a tree reads them) and the footer are the template: out of the searchable
+    // body too.
     assert!(!text.body.contains("Choose any three"), "{}", text.body);
     assert!(!text.body.contains("last modified"), "{}", text.body);
     assert!(!text.body.contains("Search Changelog"), "{}", text.body);
+    assert!(!text.body.contains("Download"), "{}", text.body);
+    // Without a template, the menu is link-dense: kept, behind the content.
+    let alone = extract(&page(DIV_MENU_DOCS, 9));
+    let source = alone.snippet_source(BODY_START_BYTES);
     assert!(
-        text.body.contains("Documentation Download"),
-        "{}",
-        text.body
+        source.find("Content9") < source.find("Documentation Download"),
+        "{source}"
     );
 }
 
@@ -283,4 +287,28 @@ fn deep_and_unclosed_blocks_stay_bounded() {
     let lists = "<ul><li><a href=a>A</a><li><a href=b>B</a><li><a href=c>C</a></ul><p>after</p>";
     let got = extract(lists);
     assert_eq!(got.snippet_source(BODY_START_BYTES), "after A B C");
+}
+
+#[test]
+fn a_template_block_inside_a_link_dense_one_and_headings() {
+    let template = HostTemplate::new(vec![
+        block_hash("Home"),
+        block_hash("Synopsis"),
+        block_hash("Shared footer"),
+    ]);
+    let got = extract_with(
+        "<p>Own text.</p><ul><li><a href=/>Home</a></li><li><a href=/a>Alpha</a></li>\
+         <li><a href=/b>Beta</a></li><li><a href=/c>Gamma</a></li></ul>\
+         <h2>Synopsis</h2><p>More.</p><div>Shared footer</div>",
+        &template,
+    );
+    // "Home" is taken out of the list, which stays link-dense; a heading is never template.
+    assert_eq!(got.body, "Own text. Alpha Beta Gamma Synopsis More.");
+    assert_eq!(
+        got.snippet_source(BODY_START_BYTES),
+        "Own text. Synopsis More. Alpha Beta Gamma"
+    );
+    // A template block at the very start leaves no space in front.
+    let got = extract_with("<div>Home</div><p>Text.</p>", &template);
+    assert_eq!(got.body, "Text.");
 }
