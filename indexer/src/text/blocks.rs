@@ -8,8 +8,9 @@
 //! 1. **Host template.** A block whose text (whitespace collapsed) hashes to one of the
 //!    host's [`HostTemplate`] blocks, the text repeated on a large share of the host's pages,
 //!    is taken out of the body: menus, breadcrumbs, banners, footers and widget labels that
-//!    every page of a site carries, whatever their markup. Headings (`h1`-`h6`) are never
-//!    template blocks: "Synopsis" or "Examples" on every page are the page's structure.
+//!    every page of a site carries, whatever their markup. Headings (`h1`-`h6`) and labels
+//!    (`th`, `dt`) are never template blocks: "Synopsis", "Examples" or "Syntax:" on every
+//!    page are the page's structure.
 //!    Template blocks are taken out when the page ends, so a menu item and the menu around
 //!    it are both judged on the text they were learned with.
 //! 2. **Learning.** When the pass learns a template, the hash of every block of at most
@@ -185,8 +186,11 @@ impl<'t> Blocks<'t> {
         let body = &counters.body.text;
         let at = frame.at.min(body.len());
         let text = body.get(at..).unwrap_or_default().trim_start();
-        let heading = matches!(&*frame.name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-        if !text.is_empty() && text.len() <= MAX_BLOCK_BYTES && !heading {
+        let label = matches!(
+            &*frame.name,
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" | "dt"
+        );
+        if !text.is_empty() && text.len() <= MAX_BLOCK_BYTES && !label {
             let hash = block_hash(text);
             if self.template.is_some_and(|t| t.contains(hash)) {
                 // Blocks inside it were marked or found link-dense: this one covers them.

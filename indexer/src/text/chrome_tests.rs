@@ -295,18 +295,24 @@ fn a_template_block_inside_a_link_dense_one_and_headings() {
         block_hash("Home"),
         block_hash("Synopsis"),
         block_hash("Shared footer"),
+        block_hash("Syntax:"),
     ]);
     let got = extract_with(
         "<p>Own text.</p><ul><li><a href=/>Home</a></li><li><a href=/a>Alpha</a></li>\
          <li><a href=/b>Beta</a></li><li><a href=/c>Gamma</a></li></ul>\
-         <h2>Synopsis</h2><p>More.</p><div>Shared footer</div>",
+         <h2>Synopsis</h2><p>More.</p><div>Shared footer</div>\
+         <table><tr><th>Syntax:</th><td>x</td></tr></table><dl><dt>Syntax:</dt><dd>y</dd></dl>",
         &template,
     );
-    // "Home" is taken out of the list, which stays link-dense; a heading is never template.
-    assert_eq!(got.body, "Own text. Alpha Beta Gamma Synopsis More.");
+    // "Home" is taken out of the list, which stays link-dense; a heading or a label is
+    // never template.
+    assert_eq!(
+        got.body,
+        "Own text. Alpha Beta Gamma Synopsis More. Syntax: x Syntax: y"
+    );
     assert_eq!(
         got.snippet_source(BODY_START_BYTES),
-        "Own text. Synopsis More. Alpha Beta Gamma"
+        "Own text. Synopsis More. Syntax: x Syntax: y Alpha Beta Gamma"
     );
     // A template block at the very start leaves no space in front.
     let got = extract_with("<div>Home</div><p>Text.</p>", &template);
