@@ -16,8 +16,7 @@ use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::linkgraph::Inbound;
-use crate::template::HostTemplate;
-use crate::text;
+use crate::text::{self, HostTemplate};
 use index_format::{BODY_START_BYTES, FORMAT_VERSION, IndexFields};
 
 /// The hash of everything a document is made of, without its body: see the module docs. A

@@ -68,4 +68,4 @@ pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use summary::BuildSummary;
 pub use target::BuildMode;
-pub use template::HostTemplate;
+pub use text::HostTemplate;

@@ -29,9 +29,9 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use shared::record::{CompressedBody, PageRecord};
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+use xxhash_rust::xxh3::xxh3_64;
 
-use crate::text;
+use crate::text::{self, HostTemplate};
 
 /// Pages sampled per section.
 pub const SAMPLE_PAGES: usize = 16;
@@ -48,48 +48,6 @@ pub const TEMPLATE_PERCENT: usize = 50;
 pub const MAX_BLOCKS: usize = 256;
 /// Most templates (origins and sections).
 pub const MAX_HOSTS: usize = 100_000;
-
-/// The blocks one origin repeats: hashes of their text, sorted.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HostTemplate {
-    blocks: Vec<u64>,
-}
-
-impl HostTemplate {
-    /// A template of these block hashes.
-    pub fn new(mut blocks: Vec<u64>) -> Self {
-        blocks.sort_unstable();
-        blocks.dedup();
-        Self { blocks }
-    }
-
-    /// No blocks.
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    /// How many blocks.
-    pub fn len(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The block of this hash is part of the template.
-    pub fn contains(&self, hash: u64) -> bool {
-        self.blocks.binary_search(&hash).is_ok()
-    }
-
-    /// A hash of the whole template, 0 for none (part of a document's fingerprint).
-    pub fn digest(&self) -> u64 {
-        if self.blocks.is_empty() {
-            return 0;
-        }
-        let mut h = Xxh3::new();
-        for block in &self.blocks {
-            h.update(&block.to_le_bytes());
-        }
-        h.digest()
-    }
-}
 
 /// Every site's template, learned in one build, by section (`origin/segment/`) or origin.
 #[derive(Clone, Debug, Default)]

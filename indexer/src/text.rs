@@ -42,7 +42,7 @@ use std::ops::Range;
 
 use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
-use crate::template::HostTemplate;
+pub use blocks::HostTemplate;
 use blocks::{Blocks, Counters};
 
 pub(crate) mod blocks;

@@ -27,10 +27,9 @@
 
 use std::ops::Range;
 
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use super::Line;
-use crate::template::HostTemplate;
 
 /// Least links in a link-dense block: a sentence with one or two links is prose.
 pub const MIN_LINKS: u32 = 3;
@@ -269,6 +268,49 @@ impl<'t> Blocks<'t> {
             .filter(|range| !range.is_empty() && kept.is_char_boundary(range.start))
             .collect();
         counters.body.text = kept;
+    }
+}
+
+/// The blocks a site repeats on most of its pages (see [`crate::template`]): hashes of
+/// their text, sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostTemplate {
+    blocks: Vec<u64>,
+}
+
+impl HostTemplate {
+    /// A template of these block hashes.
+    pub fn new(mut blocks: Vec<u64>) -> Self {
+        blocks.sort_unstable();
+        blocks.dedup();
+        Self { blocks }
+    }
+
+    /// No blocks.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// How many blocks.
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The block of this hash is part of the template.
+    pub fn contains(&self, hash: u64) -> bool {
+        self.blocks.binary_search(&hash).is_ok()
+    }
+
+    /// A hash of the whole template, 0 for none (part of a document's fingerprint).
+    pub fn digest(&self) -> u64 {
+        if self.blocks.is_empty() {
+            return 0;
+        }
+        let mut h = Xxh3::new();
+        for block in &self.blocks {
+            h.update(&block.to_le_bytes());
+        }
+        h.digest()
     }
 }
 

@@ -4,9 +4,10 @@
 //! Each fixture is one site's page layout; `{TITLE}` and `{CONTENT}` (and `{LANG}`, a
 //! language the page is also in) vary from page to page, as they do on a real site.
 
+use super::HostTemplate;
 use super::blocks::block_hash;
 use super::{PageText, extract, extract_with};
-use crate::template::{HostTemplate, TemplateLearner};
+use crate::template::TemplateLearner;
 use index_format::BODY_START_BYTES;
 use shared::record::{CompressedBody, PageRecord};
 
