@@ -73,6 +73,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
             rank_level: 8,
         },
         copies: Vec::new(),
+        template: Default::default(),
     };
     input.to_document(fields)
 }

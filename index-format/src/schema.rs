@@ -9,7 +9,7 @@
 //! | `title`, `description` | text with positions, stored |
 //! | `body`, `headings`, `anchor`, `lead` | text with positions, not stored |
 //! | `sections` | text with positions, no length norms, not stored: sections kept [`crate::tokenize::SECTION_BREAK`] apart |
-//! | `body_start` | the first [`BODY_START_BYTES`] of the body text, stored, not indexed (snippets) |
+//! | `body_start` | the snippet source: the body text with its link-dense blocks (menus, tables of contents) put last, its first [`BODY_START_BYTES`], stored, not indexed |
 //! | `title_exact`, `headings_exact`, `body_exact` | the same text, not stemmed, not stored |
 //! | `inlinks`, `external_inlinks`, `fetched_at`, `nosnippet` | `u64`, fast and stored |
 //! | `simhash` | `u64` simhash of the body text, fast and stored |

@@ -1,6 +1,8 @@
 //! `build`: one index build, full or incremental, in three passes over one store snapshot.
 //!
-//! 1. Page metadata (no bodies kept) -> [`DocPlan`]: which pages become which documents.
+//! 1. Page metadata (no bodies kept) -> [`DocPlan`]: which pages become which documents;
+//!    a bounded sample of each host's pages -> its template ([`TemplateLearner`]), the text
+//!    it repeats on most pages, left out of its documents.
 //! 2. Outlinks -> [`LinkGraph`]: in-link counts and anchor text per document.
 //! 3. Pages again, in URL order ([`writer`](crate::writer)): each document's inputs are
 //!    fingerprinted; only documents whose fingerprint differs from the target generation's
@@ -41,6 +43,7 @@ use crate::progress::BuildProgress;
 use crate::source::Source;
 use crate::summary::BuildSummary;
 use crate::target::{BuildMode, Target};
+use crate::template::{TemplateLearner, Templates};
 use crate::writer::{Threads, write_documents};
 use index_format::generation;
 use shared::docplan::DocPlan;
@@ -145,19 +148,26 @@ fn build_passes(
     };
 
     let mut metas: Vec<PageMeta> = Vec::new();
+    let mut learner = TemplateLearner::new();
     for shard in &mut shards {
         for page in shard.source.pages() {
-            let meta = PageMeta::from(&page?);
+            let page = page?;
+            learner.offer(&page);
+            let meta = PageMeta::from(&page);
             shard.changes.push(meta.change);
             metas.push(meta);
         }
     }
+    let templates = learner.finish();
     let plan = DocPlan::new(metas);
     info!(
         documents = plan.num_docs(),
         noindex = plan.noindex(),
         duplicates = plan.duplicates(),
         shards = shards.len(),
+        host_templates = templates.hosts(),
+        template_blocks = templates.blocks(),
+        hosts_without_template_past_the_cap = templates.dropped,
         "pages read"
     );
     let outlinks = || ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
@@ -181,7 +191,14 @@ fn build_passes(
     let mut summary: Option<BuildSummary> = None;
     let named = shards.len() > 1;
     for shard in &shards {
-        let mut written = write_shard(shard, &plan, &mut graph, mode, progress, threads)?;
+        let mut written = write_shard(
+            shard,
+            &plan,
+            (&mut graph, &templates),
+            mode,
+            progress,
+            threads,
+        )?;
         if named {
             let name = shard.dir.file_name().unwrap_or_default().to_string_lossy();
             written.generation = format!("{name}/{}", written.generation);
@@ -215,7 +232,7 @@ struct Shard {
 fn write_shard(
     shard: &Shard,
     plan: &DocPlan,
-    graph: &mut LinkGraph,
+    (graph, templates): (&mut LinkGraph, &Templates),
     mode: BuildMode,
     progress: &BuildProgress,
     threads: Threads,
@@ -239,7 +256,7 @@ fn write_shard(
     let result = write_documents(
         &shard.source,
         plan,
-        graph,
+        (graph, templates),
         &target,
         store_change,
         progress,

@@ -403,3 +403,68 @@ fn a_new_generation_is_one_segment_and_an_incremental_build_keeps_its_documents(
     assert_eq!((summary.indexed, summary.unchanged), (1, 200));
     assert_eq!(live_docs(&store), 201);
 }
+
+#[test]
+fn a_hosts_repeated_blocks_are_learned_and_left_out_but_a_table_of_contents_stays() {
+    let store = TestStore::new();
+    let chrome = "<div class=top>Welcome to Zorblatt documentation portal</div>\
+                  <div class=menu><a href=/>Home</a> <a href=/a>About</a> <a href=/d>Download</a></div>";
+    for i in 0..8 {
+        store.put_html(
+            &format!("http://docs.test/page{i}.html"),
+            &format!("Page {i}"),
+            &format!("{chrome}<h1>Page {i}</h1><p>Quibbling number{i} explained.</p>"),
+            &[],
+        );
+    }
+    // A table of contents: all of its text is link text.
+    store.put_html(
+        "http://docs.test/contents.html",
+        "Contents",
+        &format!(
+            "{chrome}<ul><li><a href=/x>Frobnicating widgets</a></li>\
+             <li><a href=/y>Defrobnicating them</a></li><li><a href=/z>Glossary</a></li></ul>"
+        ),
+        &[],
+    );
+    // Another host with two pages: too few to learn a template from.
+    for i in 0..2 {
+        store.put_html(
+            &format!("http://small.test/{i}"),
+            "Small",
+            &format!("<div>Welcome to Zorblatt mirror</div><p>Mirror page{i}.</p>"),
+            &[],
+        );
+    }
+    build(store.data(), BuildMode::Incremental).unwrap();
+
+    let fields = open_current(store.data()).unwrap().unwrap().fields;
+    let body_start = |url: &str| {
+        doc(&store, url)
+            .unwrap()
+            .get_first(fields.body_start)
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap()
+    };
+    // The tagline is on every page of docs.test: out of its body and snippets.
+    assert_eq!(
+        body_start("http://docs.test/page3.html"),
+        "Page 3 Quibbling number3 explained."
+    );
+    assert_eq!(
+        hits(&store, "body", "zorblatt"),
+        2,
+        "only small.test's pages"
+    );
+    assert_eq!(hits(&store, "body", "quibbl"), 8);
+    assert_eq!(
+        body_start("http://small.test/1"),
+        "Welcome to Zorblatt mirror Mirror page1."
+    );
+    // The table of contents is searchable and its snippet source is its links.
+    assert_eq!(hits(&store, "body", "frobnic"), 1);
+    assert_eq!(
+        body_start("http://docs.test/contents.html"),
+        "Frobnicating widgets Defrobnicating them Glossary"
+    );
+}

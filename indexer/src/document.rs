@@ -3,9 +3,12 @@
 //! The [`fingerprint`] is an xxh3 hash of every input, taken before the body is read: the
 //! page's store change number (every write of a page gets a new one, so it stands for the
 //! URL, title, description, HTML, fetch time and directives), its in-link counts, level and
-//! anchors, its copies, and [`FORMAT_VERSION`]. Equal fingerprints mean equal documents, so an
+//! anchors, its copies, its host's template ([`HostTemplate::digest`]) and
+//! [`FORMAT_VERSION`]. Equal fingerprints mean equal documents, so an
 //! incremental build skips an unchanged page without decompressing or parsing it; a change in
 //! any input, in-links included, re-indexes it.
+
+use std::sync::Arc;
 
 use shared::CanonicalUrl;
 use shared::record::{PageRecord, Record};
@@ -13,12 +16,17 @@ use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::linkgraph::Inbound;
-use crate::text;
+use crate::text::{self, HostTemplate};
 use index_format::{BODY_START_BYTES, FORMAT_VERSION, IndexFields};
 
 /// The hash of everything a document is made of, without its body: see the module docs. A
 /// page stored before change numbers existed (change 0) is identified by its whole record.
-pub fn fingerprint(page: &PageRecord, inbound: &Inbound, copies: &[String]) -> u64 {
+pub fn fingerprint(
+    page: &PageRecord,
+    inbound: &Inbound,
+    copies: &[String],
+    template: &HostTemplate,
+) -> u64 {
     let mut h = Xxh3::new();
     let mut field = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -40,6 +48,7 @@ pub fn fingerprint(page: &PageRecord, inbound: &Inbound, copies: &[String]) -> u
     for copy in copies {
         field(copy.as_bytes());
     }
+    field(&template.digest().to_le_bytes());
     h.digest()
 }
 
@@ -62,11 +71,19 @@ pub struct DocInput {
     pub inbound: Inbound,
     /// The URLs of the other pages folded into it.
     pub copies: Vec<String>,
+    /// The blocks its host repeats on most pages, left out of its text.
+    pub template: Arc<HostTemplate>,
 }
 
 impl DocInput {
     /// The document of a stored page, its body already decompressed.
-    pub fn new(page: &PageRecord, html: String, inbound: Inbound, copies: Vec<String>) -> Self {
+    pub fn new(
+        page: &PageRecord,
+        html: String,
+        inbound: Inbound,
+        copies: Vec<String>,
+        template: Arc<HostTemplate>,
+    ) -> Self {
         Self {
             url: page.url.clone(),
             title: page.title.clone(),
@@ -76,12 +93,13 @@ impl DocInput {
             nosnippet: page.robots.nosnippet,
             inbound,
             copies,
+            template,
         }
     }
 
     /// Parses the HTML (the one parse of this page) and builds the tantivy document.
     pub fn to_document(&self, fields: &IndexFields) -> TantivyDocument {
-        let text = text::extract(&self.html);
+        let text = text::extract_with(&self.html, &self.template);
         let mut doc = TantivyDocument::new();
         doc.add_text(fields.url, &self.url);
         for copy in &self.copies {
@@ -108,8 +126,9 @@ impl DocInput {
             doc.add_text(fields.headings_exact, heading);
         }
         doc.add_text(fields.body, &text.body);
-        doc.add_text(fields.body_start, body_start(&text.body));
-        doc.add_text(fields.lead, lead(&text.body));
+        let snippet_source = text.snippet_source(BODY_START_BYTES);
+        doc.add_text(fields.body_start, &snippet_source);
+        doc.add_text(fields.lead, lead(&snippet_source));
         doc.add_text(fields.sections, sections(&text.body, &text.section_starts));
         doc.add_text(fields.body_exact, &text.body);
         doc.add_u64(
@@ -174,17 +193,6 @@ fn sections(body: &str, starts: &[usize]) -> String {
         out.push_str(section);
     }
     out
-}
-
-/// The start of a body text that is stored: at most [`BODY_START_BYTES`], cut at a character
-/// boundary.
-///
-fn body_start(body: &str) -> &str {
-    let mut end = body.len().min(BODY_START_BYTES);
-    while !body.is_char_boundary(end) {
-        end -= 1;
-    }
-    &body[..end]
 }
 
 /// The URL as words, scheme left out, camel-case names also split:
@@ -277,16 +285,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_stored_body_start_is_cut_at_a_character() {
-        assert_eq!(body_start("short body"), "short body");
-        // 'é' is two bytes: the cut falls inside one and moves back before it.
-        let body = format!("a{}", "é".repeat(BODY_START_BYTES));
-        let start = body_start(&body);
-        assert_eq!(start.len(), BODY_START_BYTES - 1);
-        assert!(start.ends_with('é'));
-    }
-
-    #[test]
     fn sections_are_their_first_words_kept_apart() {
         let body = "intro Options a b c d Notes e f";
         let starts = [6, 22, body.len()];
@@ -371,10 +369,17 @@ mod tests {
             anchors: vec!["home".into()],
             rank_level: 8,
         };
-        let print = fingerprint(&page, &inbound, &[]);
+        let none = HostTemplate::default();
+        let print = fingerprint(&page, &inbound, &[], &none);
+        let templated = HostTemplate::new(vec![1, 2]);
+        assert_ne!(
+            fingerprint(&page, &inbound, &[], &templated),
+            print,
+            "a host template"
+        );
         assert_eq!(
             print,
-            fingerprint(&page.clone(), &inbound.clone(), &[]),
+            fingerprint(&page.clone(), &inbound.clone(), &[], &none),
             "stable"
         );
 
@@ -382,9 +387,17 @@ mod tests {
             change: 8,
             ..page.clone()
         };
-        assert_ne!(fingerprint(&rewritten, &inbound, &[]), print, "a new write");
+        assert_ne!(
+            fingerprint(&rewritten, &inbound, &[], &none),
+            print,
+            "a new write"
+        );
         let copies = ["http://a.test/copy".to_string()];
-        assert_ne!(fingerprint(&page, &inbound, &copies), print, "a copy");
+        assert_ne!(
+            fingerprint(&page, &inbound, &copies, &none),
+            print,
+            "a copy"
+        );
         let mut more_links = inbound.clone();
         more_links.count = 2;
         let mut other_anchor = inbound.clone();
@@ -394,7 +407,11 @@ mod tests {
         let mut cited_from_elsewhere = inbound.clone();
         cited_from_elsewhere.external = 1;
         for changed in [more_links, other_anchor, ranked_up, cited_from_elsewhere] {
-            assert_ne!(fingerprint(&page, &changed, &[]), print, "{changed:?}");
+            assert_ne!(
+                fingerprint(&page, &changed, &[], &none),
+                print,
+                "{changed:?}"
+            );
         }
 
         // A page stored before change numbers: any field of the record counts.
@@ -402,14 +419,14 @@ mod tests {
             change: 0,
             ..page.clone()
         };
-        let old_print = fingerprint(&old, &inbound, &[]);
+        let old_print = fingerprint(&old, &inbound, &[], &none);
         let retitled = PageRecord {
             title: "U".into(),
             ..old.clone()
         };
-        assert_ne!(fingerprint(&retitled, &inbound, &[]), old_print);
+        assert_ne!(fingerprint(&retitled, &inbound, &[], &none), old_print);
         let mut no_snippet = old.clone();
         no_snippet.robots.nosnippet = true;
-        assert_ne!(fingerprint(&no_snippet, &inbound, &[]), old_print);
+        assert_ne!(fingerprint(&no_snippet, &inbound, &[], &none), old_print);
     }
 }

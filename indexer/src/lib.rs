@@ -54,6 +54,7 @@ mod sharded_tests;
 mod source;
 mod summary;
 mod target;
+mod template;
 #[cfg(test)]
 mod testutil;
 mod text;
@@ -67,3 +68,4 @@ pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use summary::BuildSummary;
 pub use target::BuildMode;
+pub use text::HostTemplate;

@@ -1,9 +1,23 @@
 //! Text extraction: what a reader sees on a page, as title, headings and body text.
 //!
 //! Left out: `script`, `style`, `noscript`, `template`, `svg`, `button`, elements with the
-//! `hidden` attribute, and navigation boilerplate: `nav`, `aside`, elements with
-//! `role="navigation"`, and the page's `header` and `footer`. A `header` or `footer` inside an
-//! `article` or `main` belongs to that content (an article's title and byline) and is kept.
+//! `hidden` attribute or `aria-hidden="true"`, and page chrome, by structure (no site's own
+//! strings):
+//! - navigation: `nav`, `aside`, the page's `header` and `footer` (a `header` or `footer`
+//!   inside an `article` or `main` belongs to that content, an article's title and byline,
+//!   and is kept);
+//! - ARIA landmarks that are not the content, [`CHROME_ROLES`]: `navigation`, `banner`
+//!   (the page header), `contentinfo` (its footer), `complementary` (an aside), `search`;
+//! - ARIA widgets, whose text is control labels: `menu`, `menubar`, `toolbar`, `tablist`
+//!   (the tabs, not their panels), `dialog`, `alertdialog`, `tooltip`;
+//! - form controls: `select` (with its options: a theme or version picker), `datalist`,
+//!   `label`, `textarea` and `dialog`;
+//! - a skip link: a link to a place on the page itself (`href="#..."`) before any text.
+//!
+//! Then, as blocks end ([`blocks`]): the blocks of the host's template ([`HostTemplate`],
+//! text repeated on a large share of the host's pages) are taken out, and link-dense blocks
+//! (menus, breadcrumbs, language bars, tables of contents) are kept in the body but put
+//! last in the snippet source ([`PageText::snippet_source`]).
 //!
 //! Whitespace is collapsed to single spaces; block elements separate words, inline ones do
 //! not (`para<b>graph</b>` is one word).
@@ -24,7 +38,32 @@
 //! next block), foreign content and the re-opening of formatting elements. Extraction
 //! returns what it could read and never fails.
 
+use std::ops::Range;
+
 use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
+
+pub use blocks::HostTemplate;
+use blocks::{Blocks, Counters};
+
+pub(crate) mod blocks;
+#[cfg(test)]
+mod chrome_tests;
+
+/// ARIA roles of landmarks and widgets that are page chrome, not content: see the module docs.
+pub const CHROME_ROLES: [&str; 12] = [
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "menu",
+    "menubar",
+    "toolbar",
+    "tablist",
+    "dialog",
+    "alertdialog",
+    "tooltip",
+];
 
 /// Longest body text kept, in bytes; the rest of a huge page is left out.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -52,6 +91,10 @@ pub struct PageText {
     /// Where in `body` each section starts (a heading `h1`-`h4` or a definition term `dt`:
     /// a manual's option, a reference's entry), in order, at most [`MAX_SECTIONS`].
     pub section_starts: Vec<usize>,
+    /// Byte ranges of `body` that are link-dense blocks, in order, not overlapping.
+    pub link_dense: Vec<Range<usize>>,
+    /// Bytes of text left out because they were the host's template.
+    pub template_bytes: usize,
 }
 
 impl PageText {
@@ -60,6 +103,43 @@ impl PageText {
     pub fn content_words(&self) -> usize {
         self.content_words
             .unwrap_or_else(|| self.body.split_whitespace().count())
+    }
+
+    /// The text snippets are cut from, at most `max_bytes` (cut at a character): the body
+    /// with its link-dense blocks moved behind the rest, so a snippet starts with the page's
+    /// own text and a page that is all links (a table of contents) still shows them.
+    pub fn snippet_source(&self, max_bytes: usize) -> String {
+        let mut out = String::with_capacity(self.body.len().min(max_bytes));
+        let mut push = |part: &str| {
+            let part = part.trim();
+            if part.is_empty() || out.len() >= max_bytes {
+                return;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            let mut end = part.len().min(max_bytes - out.len());
+            while !part.is_char_boundary(end) {
+                end -= 1;
+            }
+            out.push_str(&part[..end]);
+        };
+        let mut at = 0;
+        for range in &self.link_dense {
+            if let Some(part) = self.body.get(at..range.start) {
+                push(part);
+            }
+            at = range.end;
+        }
+        if let Some(part) = self.body.get(at..) {
+            push(part);
+        }
+        for range in &self.link_dense {
+            if let Some(part) = self.body.get(range.clone()) {
+                push(part);
+            }
+        }
+        out
     }
 
     /// The share of the body text that is code listings, in percent (0 for an empty body):
@@ -72,12 +152,33 @@ impl PageText {
     }
 }
 
-/// Extracts the text of an HTML page.
+/// Extracts the text of an HTML page (no host template).
+#[cfg(test)]
 pub fn extract(html: &str) -> PageText {
-    shared::html::read(html, Walker::default()).finish()
+    extract_with(html, &HostTemplate::default())
 }
 
-impl PageReader for Walker {
+/// Extracts the text of an HTML page, the blocks of its host's `template` left out.
+pub fn extract_with(html: &str, template: &HostTemplate) -> PageText {
+    let walker = Walker {
+        blocks: Blocks::new(Some(template), false),
+        ..Walker::default()
+    };
+    shared::html::read(html, walker).finish()
+}
+
+/// The hashes of a page's blocks, in document order, as a template is learned from them.
+pub fn block_hashes(html: &str) -> Vec<u64> {
+    let walker = Walker {
+        blocks: Blocks::new(None, true),
+        ..Walker::default()
+    };
+    let mut walker = shared::html::read(html, walker);
+    walker.close_blocks();
+    walker.blocks.learned
+}
+
+impl PageReader for Walker<'_> {
     fn wants_text(&self) -> bool {
         self.skipping.is_none()
     }
@@ -103,6 +204,9 @@ impl PageReader for Walker {
         }
         let before = self.body.text.len();
         self.body.push(text, MAX_BODY_BYTES);
+        if self.body.text.len() > before {
+            self.blocks.text(text);
+        }
         if self.in_content > 0
             && let Some(words) = &mut self.text.content_words
         {
@@ -129,7 +233,7 @@ impl PageReader for Walker {
                 });
             }
         } else {
-            self.open(name);
+            self.open(name, tag);
         }
         self.raw = Content::of(name).raw_element();
     }
@@ -162,8 +266,9 @@ struct Skipping {
 }
 
 #[derive(Default)]
-struct Walker {
+struct Walker<'t> {
     text: PageText,
+    blocks: Blocks<'t>,
     head: Head,
     /// The element being left out, if any.
     skipping: Option<Skipping>,
@@ -184,22 +289,61 @@ struct Walker {
     body: Line,
 }
 
-impl Walker {
+impl Walker<'_> {
     fn skips(&self, tag: &StartTag<'_>) -> bool {
-        match tag.name() {
-            "script" | "style" | "noscript" | "template" | "svg" | "button" | "nav" | "aside" => {
-                true
-            }
+        let by_name = match tag.name() {
+            "script" | "style" | "noscript" | "template" | "svg" | "button" | "nav" | "aside"
+            | "select" | "datalist" | "label" | "textarea" | "dialog" => true,
             "header" | "footer" => self.in_content == 0,
-            _ => tag.attrs().any(|(name, value)| match name {
+            "a" => self.is_skip_link(tag),
+            _ => false,
+        };
+        by_name
+            || tag.attrs().any(|(name, value)| match name {
                 "hidden" => true,
-                "role" => value.trim().eq_ignore_ascii_case("navigation"),
+                "aria-hidden" => value.trim().eq_ignore_ascii_case("true"),
+                "role" => value.split_ascii_whitespace().next().is_some_and(|role| {
+                    CHROME_ROLES
+                        .iter()
+                        .any(|chrome| role.eq_ignore_ascii_case(chrome))
+                }),
                 _ => false,
-            }),
-        }
+            })
     }
 
-    fn open(&mut self, name: &str) {
+    /// A link to a place on the page itself before any text ("Skip to content"), outside a
+    /// heading (a heading's link to itself is the heading).
+    fn is_skip_link(&self, tag: &StartTag<'_>) -> bool {
+        self.body.text.is_empty()
+            && self.heading.is_none()
+            && tag.attrs().any(|(name, value)| {
+                name == "href" && value.trim().len() > 1 && value.trim().starts_with('#')
+            })
+    }
+
+    /// Ends every open block (the end of the page) and takes out the template's blocks.
+    fn close_blocks(&mut self) {
+        let mut counters = Counters {
+            body: &mut self.body,
+            code_bytes: &mut self.text.code_bytes,
+            content_words: &mut self.text.content_words,
+            section_starts: &mut self.text.section_starts,
+        };
+        self.blocks.close_all(&mut counters);
+        self.blocks.take_out_template(&mut counters);
+    }
+
+    fn open(&mut self, name: &str, tag: &StartTag<'_>) {
+        if name == "a" && tag.attrs().any(|(attr, _)| attr == "href") {
+            self.blocks.link_opens();
+        } else if !is_inline(name) && !is_void(name) {
+            self.blocks.open(
+                name,
+                self.body.text.len(),
+                self.text.code_bytes,
+                self.text.content_words.unwrap_or(0),
+            );
+        }
         match name {
             "article" | "main" => {
                 self.in_content += 1;
@@ -226,6 +370,19 @@ impl Walker {
     }
 
     fn close(&mut self, name: &str) {
+        if name == "a" {
+            self.blocks.link_closes();
+        } else if !is_inline(name) {
+            self.blocks.close(
+                name,
+                &mut Counters {
+                    body: &mut self.body,
+                    code_bytes: &mut self.text.code_bytes,
+                    content_words: &mut self.text.content_words,
+                    section_starts: &mut self.text.section_starts,
+                },
+            );
+        }
         match name {
             "article" | "main" => self.in_content = self.in_content.saturating_sub(1),
             "pre" => self.in_pre = self.in_pre.saturating_sub(1),
@@ -279,6 +436,9 @@ impl Walker {
 
     fn finish(mut self) -> PageText {
         self.end_heading();
+        self.close_blocks();
+        self.text.link_dense = std::mem::take(&mut self.blocks.link_dense);
+        self.text.template_bytes = self.blocks.template_bytes;
         self.text.body = self.body.text;
         self.text
     }

@@ -22,6 +22,7 @@ use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
 use crate::source::Source;
 use crate::target::Target;
+use crate::template::Templates;
 use index_format::DocState;
 use index_format::IndexFields;
 use shared::docplan::DocPlan;
@@ -65,7 +66,7 @@ pub(crate) struct Counts {
 pub(crate) fn write_documents(
     source: &Source,
     plan: &DocPlan,
-    graph: &mut LinkGraph,
+    (graph, templates): (&mut LinkGraph, &Templates),
     target: &Target,
     plan_store_change: u64,
     progress: &BuildProgress,
@@ -111,7 +112,13 @@ pub(crate) fn write_documents(
             counts: &mut counts,
             progress,
         };
-        feed(source, plan, graph, old, &mut out, &sender, &failed)
+        let inputs = FeedIn {
+            source,
+            plan,
+            templates,
+            old,
+        };
+        feed(&inputs, graph, &mut out, &sender, &failed)
     });
     fed?;
     if let Some(error) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
@@ -152,12 +159,18 @@ struct FeedOut<'a> {
     progress: &'a BuildProgress,
 }
 
+/// What the feeder reads: the store, the plan, the hosts' templates and the old state.
+struct FeedIn<'a> {
+    source: &'a Source,
+    plan: &'a DocPlan,
+    templates: &'a Templates,
+    old: &'a DocState,
+}
+
 /// Reads the pages in URL order and hands every changed document to the parser threads.
 fn feed(
-    source: &Source,
-    plan: &DocPlan,
+    inputs: &FeedIn<'_>,
     graph: &mut LinkGraph,
-    old: &DocState,
     out: &mut FeedOut<'_>,
     sender: &SyncSender<DocInput>,
     failed: &AtomicBool,
@@ -167,6 +180,12 @@ fn feed(
         counts,
         progress,
     } = out;
+    let FeedIn {
+        source,
+        plan,
+        templates,
+        old,
+    } = inputs;
     for page in source.pages() {
         let page = page?;
         let Some(doc) = plan.doc_of_representative(&page.url) else {
@@ -174,7 +193,8 @@ fn feed(
         };
         let inbound = graph.take(doc);
         let copies = plan.copies(doc);
-        let fingerprint = fingerprint(&page, &inbound, &copies);
+        let template = templates.of_url(&page.url);
+        let fingerprint = fingerprint(&page, &inbound, &copies, &template);
         let unchanged = old.docs.get(&page.url) == Some(&fingerprint);
         state.docs.insert(page.url.clone(), fingerprint);
         if unchanged {
@@ -192,7 +212,7 @@ fn feed(
                 continue;
             }
         };
-        let input = DocInput::new(&page, html, inbound, copies);
+        let input = DocInput::new(&page, html, inbound, copies, template);
         drop(page);
         if failed.load(Ordering::Relaxed) || sender.send(input).is_err() {
             break;
