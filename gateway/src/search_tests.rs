@@ -1292,3 +1292,30 @@ fn an_index_of_links_ranks_below_the_page_it_lists() {
         ["http://a.test/git-clean.html", "http://a.test/"]
     );
 }
+
+#[test]
+fn a_generation_an_older_version_wrote_is_left_unloaded_until_the_next() {
+    let data = tempfile::tempdir().expect("tempdir");
+    // An older version's generation: its schema lacks fields this version reads.
+    let dir = data.path().join("index").join("gen-000001");
+    std::fs::create_dir_all(&dir).expect("generation dir");
+    let mut old = tantivy::schema::Schema::builder();
+    old.add_text_field(index_format::fields::URL, tantivy::schema::STRING);
+    tantivy::Index::create_in_dir(&dir, old.build()).expect("old index");
+    std::fs::write(
+        index_format::current_generation_marker(data.path()),
+        "gen-000001\n",
+    )
+    .expect("CURRENT");
+    let s = Searcher::open(data.path(), RankingConfig::default()).expect("opens, not fails");
+    assert!(matches!(
+        s.search("heron", 1, 10),
+        Err(SearchError::NoIndex)
+    ));
+    write_generation(data.path(), 2, &shore());
+    assert!(
+        s.refresh().expect("refresh"),
+        "the new generation is loaded"
+    );
+    assert!(!urls(&s, "heron").is_empty());
+}

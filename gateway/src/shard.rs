@@ -55,7 +55,8 @@ impl Shard {
     }
 
     /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
-    /// rewritten); true when it switched. On error the loaded generation stays in use.
+    /// rewritten); true when it switched. On error the loaded generation stays in use. A
+    /// generation lacking a field of this version's schema is left unloaded, with a warning.
     pub(crate) fn refresh(&self) -> Result<bool, SearchError> {
         let marker = index_format::current_generation_marker(&self.data);
         let stamp = std::fs::metadata(&marker).and_then(|m| m.modified()).ok();
@@ -68,8 +69,22 @@ impl Shard {
         {
             return Ok(false);
         }
-        let Some(opened) = index_format::open_current(&self.data)? else {
-            return Ok(false);
+        let opened = match index_format::open_current(&self.data) {
+            Ok(Some(opened)) => opened,
+            Ok(None) => return Ok(false),
+            // A generation an older version wrote (the demo run again after an upgrade, a
+            // server started before the rebuild): nothing of it is loaded, and the next
+            // generation is, when the indexer writes it.
+            Err(index_format::Error::MissingField(field)) => {
+                tracing::warn!(
+                    generation = %current,
+                    data = %self.data.display(),
+                    %field,
+                    "index generation left unloaded: written by an older version; run `indexer build --full`"
+                );
+                return Ok(false);
+            }
+            Err(error) => return Err(error.into()),
         };
         let reader = opened
             .index
