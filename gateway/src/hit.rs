@@ -89,7 +89,6 @@ impl Hit {
                 depth: number(doc, fields.url_depth),
                 rank_level: number(doc, fields.rank_level),
                 code_percent: number(doc, fields.code_percent),
-                link_percent: number(doc, fields.link_percent),
                 body_words: number(doc, fields.body_words),
             },
             fetched_at_ms: number(doc, fields.fetched_at),

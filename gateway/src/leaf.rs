@@ -21,9 +21,7 @@ use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::hit::{Hit, QuerySpec, Ranking, text};
 use crate::query::UserQuery;
-use crate::ranking::{
-    PageSignals, THIN_WORDS, depth_prior, hub_prior, prose_prior, rank_boost, thin_prior,
-};
+use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boost, thin_prior};
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, Loaded, Shard};
 use crate::snippet::{Passages, SnippetFields};
@@ -397,8 +395,6 @@ impl LocalShards {
             "code_percent": signals.code_percent,
             "simhash": format!("{simhash:016x}"),
             "prose_prior": prose_prior(ranking.code_weight, signals.code_percent),
-            "link_percent": signals.link_percent,
-            "hub_prior": hub_prior(ranking.hub_weight, signals.link_percent),
             "body_words": signals.body_words,
             "thin_prior": thin_prior(ranking.thin_weight, signals.body_words),
         })
@@ -453,13 +449,12 @@ fn top_collector(
                 .ok()
                 .map(|c| c.first_or_default_col(0))
         };
-        let (inlinks, external, depth, level, code, links, words) = (
+        let (inlinks, external, depth, level, code, words) = (
             column(index_format::fields::INLINKS),
             column(index_format::fields::EXTERNAL_INLINKS),
             column(index_format::fields::URL_DEPTH),
             column(index_format::fields::RANK_LEVEL),
             column(index_format::fields::CODE_PERCENT),
-            column(index_format::fields::LINK_PERCENT),
             column(index_format::fields::BODY_WORDS),
         );
         let weights = weights.clone();
@@ -476,7 +471,6 @@ fn top_collector(
                 depth: value(&depth, 0),
                 rank_level: value(&level, 0),
                 code_percent: value(&code, 0),
-                link_percent: value(&links, 0),
                 // An index without the field: no page is thin.
                 body_words: value(&words, THIN_WORDS),
             };

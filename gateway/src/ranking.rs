@@ -12,9 +12,6 @@
 //!   the page's text is in `<pre>` code listings (`c` is `ranking.code_weight`): a
 //!   source-code listing ranks below the documentation that explains the same words; a
 //!   tutorial or an API page with examples between its prose is not touched.
-//! - The hub prior multiplies it by `1 - h * (2s - 1)` when a share `s` of more than half
-//!   the page's text is in link-dense blocks (`h` is `ranking.hub_weight`): a site's index
-//!   or table of contents ranks below the pages it lists.
 //! - The thin-page prior multiplies it by `1 - t * (1 - words / 50)` for a page with fewer
 //!   than [`THIN_WORDS`] words of text (`t` is `ranking.thin_weight`).
 //! - Namesakes: a page with the same name (last path segment, see
@@ -66,14 +63,6 @@ pub fn prose_prior(weight: f32, code_percent: u64) -> f32 {
     (1.0 - weight * over_half).max(0.0)
 }
 
-/// The hub prior of a page with `link_percent` percent of its text in link-dense blocks:
-/// `1 - h * (2s - 1)` over one half, as the prose prior. A site's index or table of contents
-/// names every topic in its links, matches most queries, and answers none of them itself; it
-/// still wins where its title or anchors are the query.
-pub fn hub_prior(weight: f32, link_percent: u64) -> f32 {
-    prose_prior(weight, link_percent)
-}
-
 /// Fewer words than this in a page's text make it thin.
 pub const THIN_WORDS: u64 = 50;
 
@@ -98,22 +87,18 @@ pub struct PageSignals {
     pub rank_level: u64,
     /// Share of its text in code listings, percent.
     pub code_percent: u64,
-    /// Share of its text in link-dense blocks, percent.
-    #[serde(default)]
-    pub link_percent: u64,
     /// Words of its own content.
     pub body_words: u64,
 }
 
 impl PageSignals {
     /// What multiplies the page's BM25 score: the link and PageRank boosts and the depth,
-    /// prose, hub and thin-page priors, with the weights of `ranking`.
+    /// prose and thin-page priors, with the weights of `ranking`.
     pub fn multiplier(&self, ranking: &RankingConfig) -> f32 {
         self.link_boost(ranking)
             * rank_boost(ranking.pagerank_weight, self.rank_level)
             * depth_prior(ranking.depth_weight, self.depth)
             * prose_prior(ranking.code_weight, self.code_percent)
-            * hub_prior(ranking.hub_weight, self.link_percent)
             * thin_prior(ranking.thin_weight, self.body_words)
     }
 
@@ -285,7 +270,6 @@ mod tests {
             depth: 3,
             rank_level: 16,
             code_percent: 75,
-            link_percent: 90,
             body_words: 25,
         };
         let ranking = RankingConfig::default();
@@ -293,7 +277,6 @@ mod tests {
             * rank_boost(ranking.pagerank_weight, 16)
             * depth_prior(ranking.depth_weight, 3)
             * prose_prior(ranking.code_weight, 75)
-            * hub_prior(ranking.hub_weight, 90)
             * thin_prior(ranking.thin_weight, 25);
         assert_eq!(signals.multiplier(&ranking), expected);
         assert!(expected < 1.0 && expected > 0.0, "{expected}");
@@ -319,7 +302,6 @@ mod tests {
             depth: 1,
             rank_level: 8,
             code_percent: 0,
-            link_percent: 0,
             body_words: 100,
         };
         assert!(signals(3, 3).link_boost(&ranking) > signals(6, 0).link_boost(&ranking));

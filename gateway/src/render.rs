@@ -315,7 +315,6 @@ mod tests {
                     depth: 1,
                     rank_level: 8,
                     code_percent: 0,
-                    link_percent: 0,
                     body_words: 100,
                 },
                 fetched_at_ms: 0,

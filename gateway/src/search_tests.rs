@@ -1246,53 +1246,6 @@ fn a_section_holding_every_word_beats_a_long_page_that_scatters_them() {
     );
     assert_eq!(order(1.0)[0], "http://a.test/clean");
 }
-
-#[test]
-fn an_index_of_links_ranks_below_the_page_it_lists() {
-    // The index names the topic in one of its many links and has in-links of its own; the
-    // page about it opens with the same words.
-    const ITEMS: &[&str] = &[
-        "git-clean: remove untracked files from the working tree",
-        "git-commit: record changes to the repository",
-        "git-push: update remote refs along with associated objects",
-        "git-fetch: download objects and refs from another repository",
-        "git-merge: join two or more development histories together",
-        "git-rebase: reapply commits on top of another base tip",
-    ];
-    let docs = [
-        Doc {
-            links: ITEMS,
-            inlinks: 40,
-            ..Doc::new("http://a.test/", "Git", "Commands:")
-        },
-        Doc::new(
-            "http://a.test/git-clean.html",
-            "git-clean",
-            "Remove untracked files from the working tree. Cleans the working tree by \
-             recursively removing files that are not under version control, starting from the current directory. Normally, only files unknown to \
-             Git are removed, but if the -x option is specified, ignored files are also removed: \
-             untracked files go.",
-        ),
-    ];
-    let data = data_with(&docs);
-    let order = |hub_weight| {
-        let ranking = RankingConfig {
-            hub_weight,
-            ..RankingConfig::default()
-        };
-        urls_ranked(data.path(), ranking, "remove untracked files")
-    };
-    assert_eq!(
-        order(0.0)[0],
-        "http://a.test/",
-        "without the prior the hub wins"
-    );
-    assert_eq!(
-        order(RankingConfig::default().hub_weight),
-        ["http://a.test/git-clean.html", "http://a.test/"]
-    );
-}
-
 #[test]
 fn a_generation_an_older_version_wrote_is_left_unloaded_until_the_next() {
     let data = tempfile::tempdir().expect("tempdir");

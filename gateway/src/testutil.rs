@@ -24,8 +24,6 @@ pub struct Doc {
     pub code: &'static str,
     /// Sections after the body: each an `h3` heading and a paragraph.
     pub sections: &'static [(&'static str, &'static str)],
-    /// A list of links after the body, each item's text a link (an index page's list).
-    pub links: &'static [&'static str],
 }
 
 impl Doc {
@@ -51,13 +49,6 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         html += &format!("<h2>{}</h2>", escape(doc.headings));
     }
     html += &format!("<p>{}</p>", escape(doc.body));
-    if !doc.links.is_empty() {
-        html += "<ul>";
-        for (i, text) in doc.links.iter().enumerate() {
-            html += &format!("<li><a href=\"/item-{i}\">{}</a></li>", escape(text));
-        }
-        html += "</ul>";
-    }
     for (heading, text) in doc.sections {
         html += &format!("<h3>{}</h3><p>{}</p>", escape(heading), escape(text));
     }

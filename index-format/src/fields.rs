@@ -45,9 +45,6 @@ pub const URL_DEPTH: &str = "url_depth";
 pub const RANK_LEVEL: &str = "rank_level";
 /// Share of the body text inside `<pre>` code listings, in percent (fast field).
 pub const CODE_PERCENT: &str = "code_percent";
-/// Share of the body text inside link-dense blocks (menus, tables of contents, index
-/// lists), in percent (fast field): a page that is mostly a list of links is a hub.
-pub const LINK_PERCENT: &str = "link_percent";
 /// Hash of the page's name, its last path segment or the folder of an index page, 0 for a
 /// site root (fast field): mirrors and versions of one page share it.
 pub const PAGE_NAME: &str = "page_name";

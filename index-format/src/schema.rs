@@ -16,7 +16,6 @@
 //! | `url_depth` | `u64` path segments of the URL, fast and stored |
 //! | `rank_level` | `u64` PageRank level (8: an average page), fast and stored |
 //! | `code_percent` | `u64` share of the body text in `<pre>` code listings, fast and stored |
-//! | `link_percent` | `u64` share of the body text in link-dense blocks, fast and stored |
 //! | `body_words` | `u64` words of the content (`<main>`, else the body), fast and stored |
 //! | `page_name` | `u64` hash of the page's name (last segment or index folder), fast |
 
@@ -93,7 +92,6 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::URL_DEPTH, FAST | STORED);
     builder.add_u64_field(fields::RANK_LEVEL, FAST | STORED);
     builder.add_u64_field(fields::CODE_PERCENT, FAST | STORED);
-    builder.add_u64_field(fields::LINK_PERCENT, FAST | STORED);
     builder.add_u64_field(fields::PAGE_NAME, FAST);
     builder.add_u64_field(fields::BODY_WORDS, FAST | STORED);
     builder.build()
@@ -148,8 +146,6 @@ pub struct IndexFields {
     pub rank_level: Field,
     /// Share of the body in code listings, percent.
     pub code_percent: Field,
-    /// Share of the body in link-dense blocks, percent.
-    pub link_percent: Field,
     /// Hash of the page's name.
     pub page_name: Field,
     /// Words of the body text.
@@ -188,7 +184,6 @@ impl IndexFields {
             url_depth: get(fields::URL_DEPTH)?,
             rank_level: get(fields::RANK_LEVEL)?,
             code_percent: get(fields::CODE_PERCENT)?,
-            link_percent: get(fields::LINK_PERCENT)?,
             page_name: get(fields::PAGE_NAME)?,
             body_words: get(fields::BODY_WORDS)?,
         })

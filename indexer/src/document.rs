@@ -143,7 +143,6 @@ impl DocInput {
         doc.add_u64(fields.external_inlinks, self.inbound.external);
         doc.add_u64(fields.rank_level, self.inbound.rank_level);
         doc.add_u64(fields.code_percent, text.code_percent());
-        doc.add_u64(fields.link_percent, text.link_percent());
         doc.add_u64(fields.body_words, text.content_words() as u64);
         doc.add_u64(fields.fetched_at, self.fetched_at);
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));

@@ -142,16 +142,6 @@ impl PageText {
         out
     }
 
-    /// The share of the body text in link-dense blocks, in percent (0 for an empty body): an
-    /// index page or a table of contents is nearly all links, an article a few.
-    pub fn link_percent(&self) -> u64 {
-        if self.body.is_empty() {
-            return 0;
-        }
-        let linked: usize = self.link_dense.iter().map(|range| range.len()).sum();
-        (linked.min(self.body.len()) * 100 / self.body.len()) as u64
-    }
-
     /// The share of the body text that is code listings, in percent (0 for an empty body):
     /// a source-code page is nearly all code, an API page has examples between its prose.
     pub fn code_percent(&self) -> u64 {

@@ -341,15 +341,3 @@ fn sections_move_with_the_text_when_template_blocks_go() {
     assert_eq!(got.body, "Install run it Use call it");
     assert_eq!(starts, ["Install run it Use call it", "Use call it"]);
 }
-
-#[test]
-fn the_link_dense_share_of_a_hub_and_an_article() {
-    let hub = extract(
-        "<ul><li><a href=a>Alpha page</a></li><li><a href=b>Beta page</a></li>\
-         <li><a href=c>Gamma page</a></li></ul><p>An index.</p>",
-    );
-    let article = extract("<p>A long paragraph of prose that says many things.</p>");
-    assert!(hub.link_percent() > 50, "{}", hub.link_percent());
-    assert_eq!(article.link_percent(), 0);
-    assert_eq!(extract("").link_percent(), 0);
-}

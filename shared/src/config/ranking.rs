@@ -41,10 +41,6 @@ pub struct RankingConfig {
     /// page's text is in `<pre>` code listings: source listings rank below the prose about
     /// them; 0 turns it off.
     pub code_weight: f32,
-    /// `h` in the hub prior `1 - h * (2s - 1)`, applied when a share `s` over one half of a
-    /// page's text is in link-dense blocks: an index or table of contents ranks below the
-    /// pages it lists; 0 turns it off.
-    pub hub_weight: f32,
     /// `t` in the thin-page prior `1 - t * (1 - words / 50)` of a page with fewer than 50
     /// words of text (a stub that only its title matches); 0 turns it off.
     pub thin_weight: f32,
@@ -68,7 +64,6 @@ impl Default for RankingConfig {
             depth_weight: 0.1,
             pagerank_weight: 0.2,
             code_weight: 0.5,
-            hub_weight: 0.5,
             thin_weight: 0.5,
             abbreviation_weight: 2.0,
         }
@@ -93,7 +88,6 @@ impl RankingConfig {
             ("depth_weight", r.depth_weight),
             ("pagerank_weight", r.pagerank_weight),
             ("code_weight", r.code_weight),
-            ("hub_weight", r.hub_weight),
             ("thin_weight", r.thin_weight),
             ("abbreviation_weight", r.abbreviation_weight),
         ] {
