@@ -252,11 +252,7 @@ impl UserQuery {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
         let text = words.join(" ");
         for &(field, boost) in searched.iter().filter(|_| words.len() >= 2) {
-            let terms: Vec<(usize, Term)> = field_tokens(index, field, &text)
-                .iter()
-                .enumerate()
-                .map(|(position, token)| (position, Term::from_field_text(field, token)))
-                .collect();
+            let terms = positioned_terms(index, field, &text);
             if terms.len() < 2 {
                 continue;
             }
@@ -268,11 +264,7 @@ impl UserQuery {
             ));
         }
         if section_boost > 0.0 {
-            let terms: Vec<(usize, Term)> = field_tokens(index, sections, &text)
-                .iter()
-                .enumerate()
-                .map(|(position, token)| (position, Term::from_field_text(sections, token)))
-                .collect();
+            let terms = positioned_terms(index, sections, &text);
             let section: Box<dyn Query> = match terms.as_slice() {
                 [] => Box::new(EmptyQuery),
                 [(_, term)] => Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs)),
@@ -303,6 +295,15 @@ impl UserQuery {
         }
         Box::new(BooleanQuery::new(clauses))
     }
+}
+
+/// The terms `text` becomes in `field`, each with its position: what a phrase is made of.
+fn positioned_terms(index: &Index, field: Field, text: &str) -> Vec<(usize, Term)> {
+    field_tokens(index, field, text)
+        .iter()
+        .enumerate()
+        .map(|(position, token)| (position, Term::from_field_text(field, token)))
+        .collect()
 }
 
 /// Shortest word abbreviated.

@@ -373,16 +373,26 @@ impl TokenStream for Tokens<'_> {
 mod tests {
     use super::*;
 
-    fn tokens(name: &str, text: &str) -> Vec<String> {
-        let index = Index::create_in_ram(crate::schema());
-        register(&index);
-        let mut analyzer = index.tokenizers().get(name).expect("registered");
+    /// The tokens of `text` through analyzer `name` of `manager`, with their positions.
+    fn positioned(manager: &TokenizerManager, name: &str, text: &str) -> Vec<(String, usize)> {
+        let mut analyzer = manager.get(name).expect("registered");
         let mut stream = analyzer.token_stream(text);
         let mut out = Vec::new();
         while let Some(token) = stream.next() {
-            out.push(token.text.clone());
+            out.push((token.text.clone(), token.position));
         }
         out
+    }
+
+    /// The tokens of `text` through analyzer `name` as documents are cut, with positions.
+    fn indexed(name: &str, text: &str) -> Vec<(String, usize)> {
+        let index = Index::create_in_ram(crate::schema());
+        register(&index);
+        positioned(index.tokenizers(), name, text)
+    }
+
+    fn tokens(name: &str, text: &str) -> Vec<String> {
+        indexed(name, text).into_iter().map(|(t, _)| t).collect()
     }
 
     #[test]
@@ -430,40 +440,25 @@ mod tests {
         let long = ["abcdefghij"; 5].join("-");
         assert_eq!(tokens(EXACT, &long).len(), 5);
         // Queries are cut into parts only.
-        let manager = query_tokenizers();
-        let mut analyzer = manager.get(STEMMED).expect("registered");
-        let mut stream = analyzer.token_stream("f-strings");
-        let mut parts = Vec::new();
-        while let Some(token) = stream.next() {
-            parts.push(token.text.clone());
-        }
+        let parts: Vec<String> = positioned(&query_tokenizers(), STEMMED, "f-strings")
+            .into_iter()
+            .map(|(text, _)| text)
+            .collect();
         assert_eq!(parts, ["f", "string"]);
     }
 
     #[test]
     fn a_section_break_keeps_words_apart() {
-        let index = Index::create_in_ram(crate::schema());
-        register(&index);
-        let mut analyzer = index.tokenizers().get(STEMMED).expect("registered");
-        let text = format!("a b{SECTION_BREAK}c");
-        let mut stream = analyzer.token_stream(&text);
-        let mut positions = Vec::new();
-        while let Some(token) = stream.next() {
-            positions.push(token.position);
-        }
+        let positions: Vec<usize> = indexed(STEMMED, &format!("a b{SECTION_BREAK}c"))
+            .into_iter()
+            .map(|(_, position)| position)
+            .collect();
         assert_eq!(positions, [0, 1, 2 + SECTION_GAP as usize]);
     }
 
     #[test]
     fn a_joined_compound_shares_its_last_part_position() {
-        let index = Index::create_in_ram(crate::schema());
-        register(&index);
-        let mut analyzer = index.tokenizers().get(EXACT).expect("registered");
-        let mut stream = analyzer.token_stream("use f-string now");
-        let mut positions = Vec::new();
-        while let Some(token) = stream.next() {
-            positions.push((token.text.clone(), token.position));
-        }
+        let positions = indexed(EXACT, "use f-string now");
         assert_eq!(
             positions,
             [
@@ -518,14 +513,7 @@ mod tests {
 
     #[test]
     fn positions_follow_the_tokens() {
-        let index = Index::create_in_ram(crate::schema());
-        register(&index);
-        let mut analyzer = index.tokenizers().get(EXACT).expect("registered");
-        let mut stream = analyzer.token_stream("a 러스트");
-        let mut positions = Vec::new();
-        while let Some(token) = stream.next() {
-            positions.push((token.text.clone(), token.position));
-        }
+        let positions = indexed(EXACT, "a 러스트");
         assert_eq!(
             positions,
             [("a".into(), 0), ("러스".into(), 1), ("스트".into(), 2)]
