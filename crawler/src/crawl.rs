@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{EntryKind, FrontierEntry};
+use shared::record::{EntryKind, FrontierEntry, MediaRecord};
 use shared::store::MemoryBudget;
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
@@ -31,7 +31,7 @@ use crate::robots::RobotsPolicy;
 use crate::robots::fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::sitemap::SitemapIntake;
-use crate::store::{PageCommit, PageStore};
+use crate::store::{KindCommit, PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};
 
 mod job;
@@ -289,7 +289,7 @@ impl Crawler {
                     pages_in_flight += 1;
                 }
                 let plan = match &job {
-                    Job::Page { entry, .. } => Some(self.fetch_plan(entry)?),
+                    Job::Page { entry, url, .. } => Some(self.fetch_plan(entry, url)?),
                     Job::Robots { .. } | Job::Resolve { .. } => None,
                 };
                 let fetcher = self.fetcher.clone();
@@ -530,7 +530,7 @@ impl Crawler {
         let mut stored = match result {
             Ok((fetched, parsed)) => {
                 let read = match parsed {
-                    Parsed::Html(read) => Some(read),
+                    Parsed::Content(read) => Some(read),
                     Parsed::Nothing | Parsed::Sitemap(_) => None,
                 };
                 if let Some(read) = &read {
@@ -563,13 +563,20 @@ impl Crawler {
         // Only a revisit has a schedule already: a page entry is a URL never seen before.
         let previous = match entry.kind {
             EntryKind::Revisit => self.store.revisit(url.as_str())?,
-            EntryKind::Page | EntryKind::Sitemap => None,
+            EntryKind::Page | EntryKind::Sitemap | EntryKind::Image => None,
         };
         let revisit = self.revisit.after(
             previous.as_ref(),
             Visit::Fetched(&stored.record),
             fetched_at_ms,
         );
+        let images = page::page_images(&stored, &self.scope, &self.options.config);
+        let thumbnail = match (&stored.extra.media, &stored.extra.thumbnail) {
+            (Some(MediaRecord::Image(image)), Some(thumbnail)) => {
+                Some((image.content_hash, thumbnail))
+            }
+            _ => None,
+        };
         Ok(self.store.commit_page(PageCommit {
             done: key,
             page: &mut stored.record,
@@ -578,6 +585,11 @@ impl Crawler {
             revisit: &revisit,
             simhash: stored.simhash,
             failed_before: entry.attempts,
+            kind: KindCommit {
+                media: stored.extra.media.as_ref(),
+                thumbnail,
+                images: images.as_ref(),
+            },
         })?)
     }
 

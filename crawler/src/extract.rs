@@ -58,7 +58,26 @@ pub struct Extracted {
     pub simhash: Option<u64>,
     /// Links left out because their URL is over [`shared::url::MAX_URL_LEN`] bytes.
     pub too_long_links: usize,
+    /// The images the page shows (`<img>`, `<picture>`, `og:image`, links to image files),
+    /// one per URL, in document order.
+    pub images: Vec<ShownImage>,
 }
+
+/// An image a page shows, and how it shows it.
+#[derive(Debug)]
+pub struct ShownImage {
+    /// Its URL.
+    pub target: CanonicalUrl,
+    /// Its `alt` text (a linked image file's anchor text), whitespace collapsed.
+    pub alt: String,
+    /// Its `title`, whitespace collapsed.
+    pub title: String,
+    /// The words written around it: up to [`CONTEXT_WORDS`] before and after.
+    pub context: String,
+}
+
+/// Words of a page's text kept from each side of an image.
+pub const CONTEXT_WORDS: usize = 12;
 
 /// A link of a page, its target parsed once (the crawl queues it without reading it again).
 #[derive(Debug)]
@@ -180,7 +199,9 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
             "links not followed: URL too long"
         );
     }
+    let images = shown_images(&scanned.images, &links, &scanned.visible, &base);
     Extracted {
+        images,
         title: title.unwrap_or_default(),
         description,
         keywords,
@@ -193,6 +214,77 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         simhash: simhash::simhash(&scanned.main),
         too_long_links: too_long,
     }
+}
+
+/// The images a page shows: its image elements, then its links to image files (named by
+/// their file extension), each URL once.
+fn shown_images(
+    raw: &[scan::RawImage],
+    links: &[Link],
+    visible: &str,
+    base: &Url,
+) -> Vec<ShownImage> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for image in raw {
+        let Ok(target) = CanonicalUrl::join(base, image.src.trim()) else {
+            continue;
+        };
+        if seen.insert(xxh3_64(target.as_str().as_bytes())) {
+            out.push(ShownImage {
+                target,
+                alt: collapse(&image.alt, MAX_ANCHOR_CHARS),
+                title: collapse(&image.title, MAX_ANCHOR_CHARS),
+                context: words_around(visible, image.at),
+            });
+        }
+    }
+    for link in links
+        .iter()
+        .filter(|link| names_an_image_file(&link.target))
+    {
+        if out.len() >= scan::MAX_RAW_IMAGES {
+            break;
+        }
+        if seen.insert(xxh3_64(link.target.as_str().as_bytes())) {
+            out.push(ShownImage {
+                target: link.target.clone(),
+                alt: link.anchor.clone(),
+                title: String::new(),
+                context: String::new(),
+            });
+        }
+    }
+    out
+}
+
+/// Whether a URL's path ends in an image file's extension.
+fn names_an_image_file(url: &CanonicalUrl) -> bool {
+    const EXTENSIONS: [&str; 9] = [
+        ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".svg", ".bmp", ".ico",
+    ];
+    let path = url.as_url().path().as_bytes();
+    EXTENSIONS.iter().any(|ext| {
+        path.len() >= ext.len()
+            && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
+    })
+}
+
+/// Up to [`CONTEXT_WORDS`] words of `text` each side of byte offset `at`.
+fn words_around(text: &str, at: usize) -> String {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let (before, after) = text.split_at(at);
+    let mut words: Vec<&str> = before
+        .split_whitespace()
+        .rev()
+        .take(CONTEXT_WORDS)
+        .collect();
+    words.reverse();
+    words.extend(after.split_whitespace().take(CONTEXT_WORDS));
+    collapse(&words.join(" "), MAX_ANCHOR_CHARS * 2)
 }
 
 /// A link's identity for dropping repeats: 128 bits of its target, anchor and nofollow (a

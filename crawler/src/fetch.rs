@@ -10,18 +10,16 @@ mod deadlines;
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
-use shared::CanonicalUrl;
 use shared::config::CrawlerConfig;
+use shared::{CanonicalUrl, ContentKind, KindSet};
 use tokio::time::{Instant, timeout_at};
 
 use crate::cluster::AddressGate;
+use crate::kind::{Body, Kinds, ReadPlan};
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
 pub(crate) use deadlines::{Cutoff, Deadlines, RateMeter};
-
-/// What the crawler asks for in `Accept`.
-const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
 
 /// Why a fetch produced no answer.
 #[derive(Debug, thiserror::Error)]
@@ -59,10 +57,16 @@ pub(crate) struct Fetched {
     pub status: u16,
     /// Headers, names lowercase.
     pub headers: Vec<(String, String)>,
-    /// The body decoded to UTF-8, for text answers; `None` for other media types.
+    /// The body decoded to UTF-8, for [`BodyKind::Robots`] only.
     pub text: Option<String>,
-    /// The body as it came (after `Content-Encoding`), for [`BodyKind::Sitemap`] only.
+    /// The body as it came (after `Content-Encoding`), for [`BodyKind::Sitemap`] and
+    /// [`BodyKind::Content`].
     pub raw: Vec<u8>,
+    /// For [`BodyKind::Content`]: the kind its body was found to be, when it is one that is
+    /// read (see [`crate::kind`]); `None`: no body kept.
+    pub kind: Option<ContentKind>,
+    /// The `Content-Type` header, lowercase (empty when there is none).
+    pub content_type: String,
     /// Body bytes read (before decoding).
     pub body_len: u64,
     /// The body was cut at the size limit.
@@ -82,8 +86,9 @@ impl Fetched {
 /// What kind of body to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BodyKind {
-    /// A page: read HTML and XHTML (and answers without a media type).
-    Page,
+    /// A page, an image, a PDF: a body of one of these kinds is read, told by its bytes
+    /// (see [`crate::kind`]).
+    Content(KindSet),
     /// robots.txt: read any text, up to `limit` bytes (the parser reads no more).
     Robots {
         /// Most bytes read.
@@ -112,7 +117,7 @@ pub(crate) struct Fetcher {
     client: reqwest::Client,
     dns: Dns,
     policy: AddressPolicy,
-    max_body_bytes: usize,
+    kinds: Kinds,
     deadlines: Deadlines,
     gate: SendGate,
     /// Across workers of a distributed crawl: every address's gap on Redis's clock.
@@ -120,7 +125,8 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    /// A client configured from the crawler config.
+    /// A client configured from the crawler config, reading the kinds of content it
+    /// turns on (see [`crate::kind`]).
     pub(crate) fn new(config: &CrawlerConfig) -> Result<Self, reqwest::Error> {
         // reqwest is built without a bundled TLS crypto provider; ring is ours. Installing
         // twice (a second crawl in one process) is harmless.
@@ -132,7 +138,6 @@ impl Fetcher {
         };
         let dns = Dns::new(policy, config.resolve.clone());
         let mut headers = HeaderMap::new();
-        headers.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT));
         if let Some(from) = &config.from
             && let Ok(value) = HeaderValue::from_str(from)
         {
@@ -152,7 +157,7 @@ impl Fetcher {
             client,
             dns,
             policy,
-            max_body_bytes: config.max_body_bytes,
+            kinds: Kinds::new(config),
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
             address_gate: None,
@@ -163,6 +168,11 @@ impl Fetcher {
     pub(crate) fn with_address_gate(mut self, gate: AddressGate) -> Self {
         self.address_gate = Some(gate);
         self
+    }
+
+    /// The readers of every kind of content.
+    pub(crate) fn kinds(&self) -> &Kinds {
+        &self.kinds
     }
 
     /// The resolver every connection goes through (its cache is shared).
@@ -214,7 +224,14 @@ impl Fetcher {
                 .check(ip)
                 .map_err(|why| FetchError::AddressRefused(format!("{ip}: {why}")))?;
         }
-        let mut request = self.client.get(url.as_str());
+        let accept = match kind {
+            BodyKind::Content(kinds) => self.kinds.accept(kinds),
+            BodyKind::Robots { .. } => HeaderValue::from_static("text/plain,*/*;q=0.1"),
+            BodyKind::Sitemap { .. } => HeaderValue::from_static(
+                "application/xml,text/xml;q=0.9,text/plain;q=0.5,*/*;q=0.1",
+            ),
+        };
+        let mut request = self.client.get(url.as_str()).header(header::ACCEPT, accept);
         if let Some(referrer) = referrer {
             request = request.header(header::REFERER, referrer);
         }
@@ -252,28 +269,25 @@ impl Fetcher {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_ascii_lowercase();
-        let wanted = match kind {
-            BodyKind::Page => {
-                content_type.is_empty()
-                    || content_type.starts_with("text/html")
-                    || content_type.starts_with("application/xhtml+xml")
-            }
-            BodyKind::Robots { .. } | BodyKind::Sitemap { .. } => true,
+        let hint = self.kinds.hint(&content_type);
+        let plan = match kind {
+            BodyKind::Content(kinds) => self.kinds.plan(hint, kinds),
+            BodyKind::Robots { limit } | BodyKind::Sitemap { limit } => ReadPlan::Read(limit),
         };
-        if !wanted || (300..400).contains(&status) {
-            return Ok(Fetched {
-                status,
-                headers,
-                text: None,
-                raw: Vec::new(),
-                body_len: 0,
-                truncated: false,
-            });
-        }
-        let limit = match kind {
-            BodyKind::Page => self.max_body_bytes,
-            BodyKind::Robots { limit } => limit,
-            BodyKind::Sitemap { limit } => limit,
+        let limit = match plan {
+            ReadPlan::Read(limit) if !(300..400).contains(&status) => limit,
+            ReadPlan::Read(_) | ReadPlan::Skip => {
+                return Ok(Fetched {
+                    status,
+                    headers,
+                    text: None,
+                    raw: Vec::new(),
+                    kind: None,
+                    content_type,
+                    body_len: 0,
+                    truncated: false,
+                });
+            }
         };
         let mut body = Vec::new();
         let mut truncated = false;
@@ -304,22 +318,34 @@ impl Fetcher {
             meter.check(now).map_err(FetchError::Cut)?;
         }
         let body_len = body.len() as u64;
-        if let BodyKind::Sitemap { .. } = kind {
-            return Ok(Fetched {
-                status,
-                headers,
-                text: None,
-                raw: body,
-                body_len,
-                truncated,
-            });
-        }
-        let text = crate::charset::decode(&body, &content_type);
+        let (text, raw, kind) = match kind {
+            BodyKind::Robots { .. } => (
+                Some(crate::charset::decode(&body, &content_type)),
+                Vec::new(),
+                None,
+            ),
+            BodyKind::Sitemap { .. } => (None, body, None),
+            BodyKind::Content(kinds) => {
+                let mut read = Body {
+                    bytes: body,
+                    content_type: content_type.clone(),
+                    truncated,
+                };
+                let kind = self.kinds.settle(hint, kinds, &mut read);
+                truncated = read.truncated;
+                match kind {
+                    Some(kind) => (None, read.bytes, Some(kind)),
+                    None => (None, Vec::new(), None),
+                }
+            }
+        };
         Ok(Fetched {
             status,
             headers,
-            text: Some(text),
-            raw: Vec::new(),
+            text,
+            raw,
+            kind,
+            content_type,
             body_len,
             truncated,
         })

@@ -20,6 +20,8 @@
 //! - `robots`: robots.txt parsing and matching (`robots/line.rs`, `robots/pattern.rs`),
 //!   fetching it and its cache (`robots/fetch.rs`), the decision table (`robots/cases.rs`).
 //! - `fetch`: the HTTP client, conditional requests, bounded bodies, deadlines.
+//! - `kind`: content kinds as plug-ins, one reader per kind (`kind/html.rs` ...): media
+//!   types, `Accept`, sniffing, body limits, and the bounded read of a body into records.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
 //! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded; and which the
 //!   crawl queues and what a fetched one adds (`sitemap/intake.rs`).
@@ -65,6 +67,7 @@ mod crawl;
 mod error;
 mod fetch;
 mod frontier;
+mod kind;
 mod monitor;
 mod page;
 mod params;

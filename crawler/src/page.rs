@@ -10,13 +10,15 @@
 
 use shared::config::CrawlerConfig;
 use shared::record::{
-    CompressedBody, FetchEvent, FrontierEntry, Outlink, Outlinks, PageRecord, RobotsDirectives,
+    CompressedBody, EntryKind, FetchEvent, FrontierEntry, ImageRef, MediaRecord, Outlink, Outlinks,
+    PageImages, PageRecord, RobotsDirectives, Thumbnail,
 };
-use shared::{CanonicalUrl, StoreError};
+use shared::{CanonicalUrl, ContentKind, StoreError};
 use tracing::debug;
 
-use crate::extract::{Extracted, apply_robots_header, canonical_with_header};
+use crate::extract::{ShownImage, apply_robots_header, canonical_with_header};
 use crate::fetch::{FetchError, Fetched};
+use crate::kind::Findings;
 use crate::params::ParamStrip;
 use crate::scope::Scope;
 
@@ -32,16 +34,20 @@ pub(crate) struct StoredPage {
     pub follow: bool,
     /// The simhash of its main text (see [`shared::simhash`]), if it has one.
     pub simhash: Option<u64>,
+    /// What its kind's reader found beyond the page record: an image's or a PDF's record, a
+    /// thumbnail, the images a page shows.
+    pub extra: KindRecords,
 }
 
-/// A 2xx text answer as read off the async threads: what its HTML says, and its body
-/// compressed for the store (`None` when empty).
-#[derive(Debug)]
-pub(crate) struct ReadPage {
-    /// What the page says: links, title, META, hashes.
-    pub extracted: Extracted,
-    /// The decoded body, compressed.
-    pub body: Option<CompressedBody>,
+/// The records a kind adds to a page's batch (see [`crate::kind::Reading`]).
+#[derive(Debug, Default)]
+pub(crate) struct KindRecords {
+    /// For the `media` family.
+    pub media: Option<MediaRecord>,
+    /// For the `thumbs` family, under the image's content hash.
+    pub thumbnail: Option<Thumbnail>,
+    /// The images a page shows.
+    pub images: Vec<ShownImage>,
 }
 
 /// What reading a page needs besides the page.
@@ -59,12 +65,24 @@ pub(crate) fn answered(
     url: &CanonicalUrl,
     entry: &FrontierEntry,
     fetched: Fetched,
-    read: Option<ReadPage>,
+    read: Option<Findings>,
     fetched_at_ms: u64,
     reading: Reading<'_>,
     content_owner: impl FnOnce(u64, Option<(u64, &str)>) -> Result<Option<String>, StoreError>,
 ) -> Result<StoredPage, StoreError> {
-    let (extracted, body) = read.map_or_else(Default::default, |read| (read.extracted, read.body));
+    let Findings {
+        mut extracted,
+        body,
+        media,
+        thumbnail,
+    } = read.unwrap_or_default();
+    let images = std::mem::take(&mut extracted.images)
+        .into_iter()
+        .map(|image| ShownImage {
+            target: reading.params.apply(image.target),
+            ..image
+        })
+        .collect();
     let mut robots_header = RobotsDirectives::default();
     for (_, value) in fetched
         .headers
@@ -137,6 +155,10 @@ pub(crate) fn answered(
         canonical,
         robots_header,
         change: 0,
+        kind: fetched
+            .kind
+            .filter(|_| (200..300).contains(&fetched.status))
+            .unwrap_or_default(),
     };
     Ok(StoredPage {
         record,
@@ -144,6 +166,11 @@ pub(crate) fn answered(
         targets,
         follow,
         simhash: extracted.simhash.filter(|_| is_page),
+        extra: KindRecords {
+            media,
+            thumbnail,
+            images,
+        },
     })
 }
 
@@ -197,6 +224,7 @@ pub(crate) fn failed(
         canonical: None,
         robots_header: RobotsDirectives::default(),
         change: 0,
+        kind: ContentKind::Html,
     };
     StoredPage {
         record,
@@ -204,6 +232,7 @@ pub(crate) fn failed(
         targets: Vec::new(),
         follow: false,
         simhash: None,
+        extra: KindRecords::default(),
     }
 }
 
@@ -255,6 +284,15 @@ pub(crate) fn discovered(
             debug!(%url, target = %target, looped, "redirect not followed (limit, loop or scope)");
         }
     }
+    // The images of a page are fetched whatever its depth: they lead nowhere further.
+    for image in shown_images(page, scope, config) {
+        let next = FrontierEntry {
+            referrer: Some(url.as_str().to_string()),
+            kind: EntryKind::Image,
+            ..FrontierEntry::page(image.target.as_str(), entry.depth + 1)
+        };
+        out.push((image.target.clone(), next));
+    }
     if page.follow && entry.depth < config.max_depth {
         let links = page.outlinks.0.iter().zip(&page.targets);
         for (link, target) in links.filter(|(link, _)| !link.nofollow) {
@@ -268,4 +306,37 @@ pub(crate) fn discovered(
         }
     }
     out
+}
+
+/// The images of a page that are fetched and recorded with it: those of a page whose links
+/// are followed, in scope, on hosts whose images are read.
+fn shown_images<'a>(
+    page: &'a StoredPage,
+    scope: &'a Scope,
+    config: &'a CrawlerConfig,
+) -> impl Iterator<Item = &'a ShownImage> + 'a {
+    page.extra.images.iter().filter(move |image| {
+        page.follow
+            && scope.contains(&image.target)
+            && config
+                .kinds_for(image.target.as_url().host_str().unwrap_or_default())
+                .contains(ContentKind::Image)
+    })
+}
+
+/// What the page shows of the images recorded with it (`None`: none).
+pub(crate) fn page_images(
+    page: &StoredPage,
+    scope: &Scope,
+    config: &CrawlerConfig,
+) -> Option<PageImages> {
+    let images: Vec<ImageRef> = shown_images(page, scope, config)
+        .map(|image| ImageRef {
+            url: image.target.as_str().to_string(),
+            alt: image.alt.clone(),
+            title: image.title.clone(),
+            context: image.context.clone(),
+        })
+        .collect();
+    (!images.is_empty()).then_some(PageImages(images))
 }

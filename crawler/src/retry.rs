@@ -116,6 +116,8 @@ mod tests {
                 .unwrap_or_default(),
             text: None,
             raw: Vec::new(),
+            kind: None,
+            content_type: String::new(),
             body_len: 0,
             truncated: false,
         }

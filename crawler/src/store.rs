@@ -42,7 +42,7 @@ mod revisits;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use commit::PageCommit;
+pub(crate) use commit::{KindCommit, PageCommit};
 pub(crate) use partition::{ArrivedLink, Fence};
 pub(crate) use queue::QueuedUrl;
 

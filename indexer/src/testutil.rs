@@ -41,6 +41,7 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         canonical: None,
         robots_header: RobotsDirectives::default(),
         change: 0,
+        kind: shared::ContentKind::Html,
     }
 }
 

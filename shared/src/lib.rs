@@ -1,6 +1,7 @@
 //! What the crawler, the indexer and searchd share.
 //!
 //! - [`url`]: [`CanonicalUrl`], the one spelling of a URL the seen-set, store and index use.
+//! - [`kind`]: the kinds of content (HTML, images, PDF) and sets of them.
 //! - [`record`]: the records of the content store and their versioned encoding.
 //! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
 //! - [`config`]: the TOML configuration: the file's shape with its defaults, and the checked,
@@ -38,6 +39,7 @@ pub use fail;
 pub mod config;
 pub mod docplan;
 pub mod html;
+pub mod kind;
 pub mod logging;
 pub mod partition;
 pub mod record;
@@ -46,6 +48,7 @@ pub mod store;
 pub mod url;
 
 pub use config::{Config, ConfigError};
+pub use kind::{ContentKind, KindSet};
 pub use logging::{LogFormat, one_line_error};
 pub use record::{PageRecord, Record, RecordError};
 pub use store::{StoreError, StoreReader};

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
+use crate::kind::ContentKind;
+
 /// Why a stored value could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -208,11 +210,17 @@ pub struct PageRecord {
     /// ([`CrawlCounters::next_change`]), so a build knows which pages changed since it last
     /// ran. 0 for a page written before change numbers existed.
     pub change: u64,
+    /// What the body is (by its bytes, the server's `Content-Type` only a hint): an HTML
+    /// page's body is its text; a PDF's body is the text read out of it (its metadata in
+    /// [`MediaRecord`]); an image keeps no body (its size and thumbnail in [`MediaRecord`]).
+    /// [`ContentKind::Html`] for every page written before kinds existed, and for answers
+    /// with no body.
+    pub kind: ContentKind,
 }
 
 impl Record for PageRecord {
     const KIND: &'static str = "page";
-    const VERSION: u8 = 4;
+    const VERSION: u8 = 5;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
         match version {
@@ -224,6 +232,9 @@ impl Record for PageRecord {
             }
             3 => {
                 Some(decode_body::<page_versions::PageRecordV3>(Self::KIND, bytes).map(Self::from))
+            }
+            4 => {
+                Some(decode_body::<page_versions::PageRecordV4>(Self::KIND, bytes).map(Self::from))
             }
             _ => None,
         }
@@ -239,7 +250,8 @@ impl PageRecord {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Whether this record holds an HTML page whose text can be indexed.
+    /// Whether this record holds a page whose text can be indexed: a 2xx answer with a
+    /// body (HTML, or the text of a PDF: see [`PageRecord::kind`]).
     pub fn is_html_page(&self) -> bool {
         (200..300).contains(&self.status) && self.body_len > 0
     }
@@ -276,6 +288,9 @@ pub enum EntryKind {
     Revisit,
     /// A sitemap or sitemap index (from robots.txt `Sitemap:` lines): its URLs are queued.
     Sitemap,
+    /// An image a page shows (or links to): fetched as an image, its size and thumbnail
+    /// kept, nothing followed.
+    Image,
 }
 
 /// The rank of a URL whose fetch failed and waits to be tried again: the last of all, so
@@ -343,10 +358,12 @@ impl FrontierEntry {
 
 impl Record for FrontierEntry {
     const KIND: &'static str = "frontier entry";
-    const VERSION: u8 = 3;
+    // Version 4 added `EntryKind::Image`; its layout is version 3's.
+    const VERSION: u8 = 4;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
         match version {
+            3 => Some(decode_body(Self::KIND, bytes)),
             1 => Some(
                 decode_body::<FrontierEntryV1>(Self::KIND, bytes).map(|v1| Self {
                     url: v1.url,
@@ -647,11 +664,13 @@ impl Record for FetchHistory {
     const VERSION: u8 = 1;
 }
 
+mod media;
 mod page_versions;
 mod partition;
 #[cfg(test)]
 mod tests;
 
+pub use media::{ImageInfo, ImageRef, MediaRecord, PageImages, PdfInfo, PdfStatus, Thumbnail};
 pub use partition::{LinkParcel, OutboxLink, PartitionStamp};
 
 #[cfg(test)]

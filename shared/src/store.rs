@@ -25,11 +25,18 @@
 //! | `meta` | [`OUTBOX_NEXT_KEY`] | the next outbox sequence number (u64 BE) |
 //! | `meta` | [`APPLIED_PREFIX`] ++ source partition (u32 BE) | the highest outbox sequence of that partition applied here (u64 BE) |
 //! | `meta` | [`PARTITION_KEY`] | [`PartitionStamp`]: which partition of a distributed crawl this store is |
+//! | `media` | canonical URL of a stored image or PDF | [`MediaRecord`]: what it was read to be |
+//! | `thumbs` | an image's content hash (u64 BE, [`ImageInfo::content_hash`]) | [`Thumbnail`] |
+//! | `images` | canonical URL of a stored page | [`PageImages`]: the images it shows, with their alt text and surroundings |
 //!
 //! The `outbox` family and the partition keys are used only by `crawler worker` (see
 //! [`crate::partition`]); a single-machine crawl leaves them empty.
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
+//! [`MediaRecord`]: crate::record::MediaRecord
+//! [`ImageInfo::content_hash`]: crate::record::ImageInfo::content_hash
+//! [`Thumbnail`]: crate::record::Thumbnail
+//! [`PageImages`]: crate::record::PageImages
 //! [`OutboxLink`]: crate::record::OutboxLink
 //! [`PartitionStamp`]: crate::record::PartitionStamp
 //! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
@@ -41,8 +48,8 @@ use rocksdb::{
 };
 
 use crate::record::{
-    CrawlCounters, FetchHistory, Outlinks, PageRecord, Record, RecordError, RevisitRecord,
-    RobotsRecord, SkipRecord,
+    CrawlCounters, FetchHistory, MediaRecord, Outlinks, PageImages, PageRecord, Record,
+    RecordError, RevisitRecord, RobotsRecord, SkipRecord, Thumbnail,
 };
 
 /// The key of the crawl counters in `meta`.
@@ -106,11 +113,17 @@ pub enum Cf {
     History,
     /// Links to other partitions' URLs not yet sent ([`crate::record::OutboxLink`]).
     Outbox,
+    /// What each stored image or PDF was read to be ([`crate::record::MediaRecord`]).
+    Media,
+    /// Image thumbnails by content hash ([`crate::record::Thumbnail`]).
+    Thumbs,
+    /// The images each page shows ([`crate::record::PageImages`]).
+    Images,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 12] = [
+    pub const ALL: [Cf; 15] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -123,6 +136,9 @@ impl Cf {
         Cf::Skipped,
         Cf::History,
         Cf::Outbox,
+        Cf::Media,
+        Cf::Thumbs,
+        Cf::Images,
     ];
 
     /// The RocksDB name.
@@ -140,6 +156,9 @@ impl Cf {
             Cf::Skipped => "skipped",
             Cf::History => "history",
             Cf::Outbox => "outbox",
+            Cf::Media => "media",
+            Cf::Thumbs => "thumbs",
+            Cf::Images => "images",
         }
     }
 
@@ -159,7 +178,7 @@ impl Cf {
         let mut table = budget.table_options();
         if matches!(
             self,
-            Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit
+            Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit | Cf::Media | Cf::Thumbs
         ) {
             table.set_bloom_filter(10.0, false);
         }
@@ -508,6 +527,33 @@ impl StoreReader {
             return Ok(FetchHistory::default());
         }
         Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
+    }
+
+    /// What a stored image or PDF was read to be (`None`: an HTML page, or a store older than
+    /// content kinds).
+    pub fn media(&self, url: &str) -> Result<Option<MediaRecord>, StoreError> {
+        if self.db.cf_handle(Cf::Media.name()).is_none() {
+            return Ok(None);
+        }
+        self.get(Cf::Media, url.as_bytes())
+    }
+
+    /// The thumbnail of the image whose bytes hash to `content_hash`.
+    pub fn thumbnail(&self, content_hash: u64) -> Result<Option<Thumbnail>, StoreError> {
+        if self.db.cf_handle(Cf::Thumbs.name()).is_none() {
+            return Ok(None);
+        }
+        self.get(Cf::Thumbs, &content_hash.to_be_bytes())
+    }
+
+    /// Every page's images, keyed by the page's URL, in URL order.
+    pub fn all_page_images(
+        &self,
+    ) -> Box<dyn Iterator<Item = Result<(String, PageImages), StoreError>> + '_> {
+        if self.db.cf_handle(Cf::Images.name()).is_none() {
+            return Box::new(std::iter::empty());
+        }
+        Box::new(self.scan(Cf::Images))
     }
 
     /// Every URL dropped unfetched, with why, in URL order.

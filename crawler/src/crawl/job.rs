@@ -4,17 +4,15 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use shared::record::{CompressedBody, EntryKind, FrontierEntry};
-
-use shared::{CanonicalUrl, now_ms};
+use shared::record::{EntryKind, FrontierEntry};
+use shared::{CanonicalUrl, ContentKind, KindSet, now_ms};
 use tokio::time::Instant;
 
 use super::Crawler;
 use crate::error::Error;
-use crate::extract::extract;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
-use crate::page::ReadPage;
+use crate::kind::{Body, Findings, ReadContext};
 use crate::robots::fetch::{RobotsResult, fetch_robots};
 use crate::sitemap::{self, Sitemap, SitemapAnswer, SitemapError, SitemapLimits};
 
@@ -44,10 +42,10 @@ pub(super) enum Outcome {
 
 /// What was read out of an answer's body, off the async threads.
 pub(super) enum Parsed {
-    /// Nothing (not a 2xx, not HTML, or a parse that could not run).
+    /// Nothing (not a 2xx, no kind that is read, or a parse that could not run).
     Nothing,
-    /// An HTML page (any 2xx text answer is read as one).
-    Html(ReadPage),
+    /// A body of a kind that is read: a page, an image, a PDF.
+    Content(Findings),
     /// A sitemap.
     Sitemap(Result<Sitemap, SitemapError>),
 }
@@ -79,26 +77,40 @@ pub(super) struct FetchPlan {
 }
 
 impl Crawler {
-    /// How to fetch a frontier entry: a page, a revisit with the stored copy's validators,
-    /// or a sitemap.
-    pub(super) fn fetch_plan(&self, entry: &FrontierEntry) -> Result<FetchPlan, Error> {
+    /// How to fetch a frontier entry: a page (of any kind read from its host), a revisit
+    /// with the stored copy's validators, a sitemap, or an image.
+    pub(super) fn fetch_plan(
+        &self,
+        entry: &FrontierEntry,
+        url: &CanonicalUrl,
+    ) -> Result<FetchPlan, Error> {
         let config = &self.options.config;
+        let kinds = config.kinds_for(url.as_url().host_str().unwrap_or_default());
         let sitemap_limits = SitemapLimits {
             max_bytes: config.max_sitemap_bytes as u64,
             max_urls: config.max_sitemap_urls,
         };
         let (body, validators) = match entry.kind {
-            EntryKind::Page => (BodyKind::Page, None),
+            EntryKind::Page => (BodyKind::Content(kinds), None),
             EntryKind::Revisit => {
                 let validators = self.store.revisit(&entry.url)?.map(|r| Validators {
                     etag: r.etag,
                     last_modified: r.last_modified,
                 });
-                (BodyKind::Page, validators)
+                (BodyKind::Content(kinds), validators)
             }
             EntryKind::Sitemap => {
                 let limit = config.max_sitemap_bytes;
                 (BodyKind::Sitemap { limit }, None)
+            }
+            EntryKind::Image => {
+                let images = KindSet::of(&[ContentKind::Image]);
+                let kinds = if kinds.contains(ContentKind::Image) {
+                    images
+                } else {
+                    KindSet::NONE
+                };
+                (BodyKind::Content(kinds), None)
             }
         };
         Ok(FetchPlan {
@@ -137,7 +149,7 @@ pub(super) async fn perform(
             spacing,
         } => {
             let plan = plan.unwrap_or(FetchPlan {
-                body: BodyKind::Page,
+                body: BodyKind::Content(KindSet::of(&[ContentKind::Html])),
                 validators: None,
                 sitemap_limits: SitemapLimits::default(),
             });
@@ -154,7 +166,7 @@ pub(super) async fn perform(
             let fetched_at_ms = now_ms();
             let elapsed = started.elapsed();
             let result = match result {
-                Ok(fetched) => Ok(parse(fetched, &url, agent, plan.sitemap_limits).await),
+                Ok(fetched) => Ok(parse(fetched, &fetcher, &url, agent, plan.sitemap_limits).await),
                 Err(e) => Err(e),
             };
             Outcome::Page {
@@ -170,9 +182,11 @@ pub(super) async fn perform(
     }
 }
 
-/// Reads a 2xx body off the async threads: HTML for links and META, a sitemap for URLs.
+/// Reads a 2xx body off the async threads: a page, an image or a PDF by its kind's reader
+/// (see [`crate::kind`]), a sitemap for URLs.
 async fn parse(
     mut fetched: Fetched,
+    fetcher: &Fetcher,
     url: &CanonicalUrl,
     agent: String,
     limits: SitemapLimits,
@@ -180,20 +194,18 @@ async fn parse(
     if !(200..300).contains(&fetched.status) {
         return (fetched, Parsed::Nothing);
     }
-    if let Some(text) = fetched.text.take() {
-        let page_url = url.as_url().clone();
-        let parsed = tokio::task::spawn_blocking(move || ReadPage {
-            extracted: extract(&text, &page_url, &agent),
-            // Compressed here, not by the scheduler that writes it: it is most of a page
-            // write's CPU, and the scheduler is the one task that writes.
-            body: (!text.is_empty()).then(|| CompressedBody::compress(&text)),
-        })
-        .await;
-        return match parsed {
-            Ok(page) => (fetched, Parsed::Html(page)),
-            // Extraction never panics by design; if it did, keep the page without links.
-            Err(_) => (fetched, Parsed::Nothing),
+    if let Some(reader) = fetched.kind.and_then(|kind| fetcher.kinds().reader(kind)) {
+        let body = Body {
+            bytes: std::mem::take(&mut fetched.raw),
+            content_type: fetched.content_type.clone(),
+            truncated: fetched.truncated,
         };
+        let context = ReadContext {
+            url: url.clone(),
+            agent,
+        };
+        let reading = reader.read(body, context).await;
+        return (fetched, Parsed::Content(reading));
     }
     if fetched.raw.is_empty() {
         return (fetched, Parsed::Nothing);

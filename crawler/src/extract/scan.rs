@@ -54,6 +54,21 @@ pub(crate) struct RawLink {
     pub alt: Option<String>,
 }
 
+/// An image the page shows, as written: `<img>` (its `src`, else the widest `srcset`
+/// candidate, else a `srcset` of the `<picture>` around it), `og:image`.
+#[derive(Debug, Default)]
+pub(crate) struct RawImage {
+    /// Its URL as written, character references decoded.
+    pub src: String,
+    /// Its `alt`.
+    pub alt: String,
+    /// Its `title`.
+    pub title: String,
+    /// Where it stands in [`Scanned::visible`] (a byte offset): the words around it are
+    /// read from there.
+    pub at: usize,
+}
+
 /// What one pass reads.
 #[derive(Debug, Default)]
 pub(crate) struct Scanned {
@@ -74,7 +89,12 @@ pub(crate) struct Scanned {
     pub visible: String,
     /// The visible text outside navigation, page header and footer and sidebars.
     pub main: String,
+    /// Images shown, in document order (at most [`MAX_RAW_IMAGES`]).
+    pub images: Vec<RawImage>,
 }
+
+/// Images read at most from one page.
+pub(crate) const MAX_RAW_IMAGES: usize = 2_000;
 
 /// Reads `html` in one pass.
 pub(crate) fn scan(html: &str) -> Scanned {
@@ -96,6 +116,9 @@ struct State {
     anchor: Option<usize>,
     /// Whether the first `<title>` is being read.
     reading_title: bool,
+    /// The first `srcset` candidate of the `<source>` elements of the open `<picture>`, for
+    /// an `<img>` in it that names none of its own.
+    picture_source: Option<String>,
 }
 
 impl PageReader for State {
@@ -155,7 +178,31 @@ impl PageReader for State {
             "base" if self.out.base_href.is_none() => {
                 self.out.base_href = tag.attr("href").map(str::to_string);
             }
+            "img" => {
+                let src = tag
+                    .attr("src")
+                    .filter(|src| !src.trim().is_empty())
+                    .map(str::to_string)
+                    .or_else(|| tag.attr("srcset").and_then(widest_candidate))
+                    .or_else(|| self.picture_source.clone());
+                if let Some(src) = src {
+                    self.push_image(src, tag);
+                }
+            }
+            "source" => {
+                if self.picture_source.is_none() {
+                    self.picture_source = tag.attr("srcset").and_then(widest_candidate);
+                }
+            }
+            "picture" => self.picture_source = None,
             "meta" => {
+                if let Some(content) = tag.attr("content")
+                    && tag
+                        .attr("property")
+                        .is_some_and(|p| p.trim().eq_ignore_ascii_case("og:image"))
+                {
+                    self.push_image(content.to_string(), tag);
+                }
                 if let Some(content) = tag.attr("content") {
                     self.out.metas.push(Meta {
                         name: tag.attr("name").map(str::to_string),
@@ -190,6 +237,7 @@ impl PageReader for State {
         match name {
             "head" => self.head = Head::Left,
             "a" | "iframe" => self.anchor = None,
+            "picture" => self.picture_source = None,
             "template" | "noscript" => self.templates = self.templates.saturating_sub(1),
             "nav" | "header" | "footer" | "aside" => {
                 self.boilerplate = self.boilerplate.saturating_sub(1)
@@ -216,6 +264,18 @@ impl State {
         }
     }
 
+    fn push_image(&mut self, src: String, tag: &StartTag<'_>) {
+        if self.out.images.len() >= MAX_RAW_IMAGES || src.trim().starts_with("data:") {
+            return;
+        }
+        self.out.images.push(RawImage {
+            src,
+            alt: tag.attr("alt").unwrap_or_default().to_string(),
+            title: tag.attr("title").unwrap_or_default().to_string(),
+            at: self.out.visible.len(),
+        });
+    }
+
     /// Inside a `<script>` or `<style>`: text that is never the page's.
     fn in_hidden_raw(&self) -> bool {
         matches!(self.raw, Some("script" | "style"))
@@ -227,6 +287,28 @@ fn alt_of(tag: &StartTag<'_>) -> Option<String> {
     tag.attr("alt")
         .or_else(|| tag.attr("title"))
         .map(str::to_string)
+}
+
+/// The widest candidate of a `srcset` (`a.png 480w, b.png 960w` or `a.png 1x, b.png 2x`);
+/// the first when none says its width.
+fn widest_candidate(srcset: &str) -> Option<String> {
+    srcset
+        .split(',')
+        .filter_map(|candidate| {
+            let mut parts = candidate.split_whitespace();
+            let url = parts.next()?;
+            let width = parts
+                .next()
+                .and_then(|d| d.strip_suffix(['w', 'x']))
+                .and_then(|n| n.parse::<f32>().ok())
+                .unwrap_or(0.0);
+            Some((url, width))
+        })
+        .fold(None, |best: Option<(&str, f32)>, (url, width)| match best {
+            Some((_, best_width)) if best_width >= width => best,
+            _ => Some((url, width)),
+        })
+        .map(|(url, _)| url.to_string())
 }
 
 fn append_bounded(out: &mut String, text: &str) {

@@ -385,3 +385,45 @@ fn a_canonical_link_counts_only_in_the_head() {
         Some("http://a.test/other")
     );
 }
+
+#[test]
+fn the_images_a_page_shows_are_read_with_their_alt_title_and_surroundings() {
+    let got = page(
+        r#"<html><head><meta property="og:image" content="/social/card.png"></head><body>
+        <p>Before the figure come these words.
+        <img src="cat.jpg" alt=" A  sleeping cat " title="Tom"> after the cat more words follow.</p>
+        <img srcset="small.png 480w, large.png 1200w, medium.png 800w" alt="responsive">
+        <picture><source srcset="pic.webp 1x, pic@2x.webp 2x"><img alt="from its source"></picture>
+        <img src="data:image/png;base64,iVBORw0KGgo=" alt="inline">
+        <img src="cat.jpg" alt="the same cat again">
+        <a href="/files/diagram.SVG">the diagram</a> <a href="/files/notes.html">notes</a>
+        </body></html>"#,
+    );
+    let shown: Vec<(&str, &str)> = got
+        .images
+        .iter()
+        .map(|image| (image.target.as_str(), image.alt.as_str()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("http://a.test/social/card.png", ""),
+            ("http://a.test/dir/cat.jpg", "A sleeping cat"),
+            ("http://a.test/dir/large.png", "responsive"),
+            ("http://a.test/dir/pic@2x.webp", "from its source"),
+            ("http://a.test/files/diagram.SVG", "the diagram"),
+        ],
+        "og:image, src, the widest srcset candidate, a picture's source, a linked image \
+         file; no data: URL, each URL once"
+    );
+    let cat = &got.images[1];
+    assert_eq!(cat.title, "Tom");
+    assert!(
+        cat.context
+            .starts_with("Before the figure come these words.")
+            && cat.context.contains("after the cat more words follow."),
+        "{}",
+        cat.context
+    );
+    assert_eq!(got.links.len(), 2, "a linked image file is a link too");
+}

@@ -214,6 +214,8 @@ mod tests {
                 .collect(),
             text: Some(String::new()),
             raw: Vec::new(),
+            kind: None,
+            content_type: String::new(),
             body_len: 0,
             truncated: false,
         }

@@ -6,7 +6,8 @@
 use rocksdb::WriteBatch;
 use shared::fail_point;
 use shared::record::{
-    FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord, Record, RevisitRecord,
+    FetchEvent, FetchHistory, FrontierEntry, MediaRecord, Outlinks, PageImages, PageRecord, Record,
+    RevisitRecord, Thumbnail,
 };
 use shared::store::Cf;
 use shared::{CanonicalUrl, StoreError, simhash};
@@ -31,6 +32,20 @@ pub struct PageCommit<'a> {
     /// Failed fetches of the URL before this one ([`FrontierEntry::attempts`]): the history
     /// holds them, so it is read even for a URL stored for the first time.
     pub failed_before: u8,
+    /// What its kind's reader added (see [`crate::kind`]): an image's or a PDF's record, a
+    /// thumbnail under its content hash, the images a page shows.
+    pub kind: KindCommit<'a>,
+}
+
+/// The records a content kind adds to a page's batch.
+#[derive(Default)]
+pub struct KindCommit<'a> {
+    /// The page's `media` record (images, PDFs).
+    pub media: Option<&'a MediaRecord>,
+    /// A thumbnail, and the content hash it is stored under.
+    pub thumbnail: Option<(u64, &'a Thumbnail)>,
+    /// The images the page shows (empty: none).
+    pub images: Option<&'a PageImages>,
 }
 
 impl PageStore {
@@ -55,6 +70,7 @@ impl PageStore {
             FetchEvent::of(commit.page),
         );
         batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
+        self.put_kind_records(&mut batch, key, &commit.kind, is_new);
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
             batch.put_cf(
                 self.cf(Cf::Content),
@@ -85,6 +101,30 @@ impl PageStore {
             self.injected("crawler::store::commit_page::after_write")
         ));
         Ok(queued)
+    }
+
+    /// Adds a kind's records to a page's batch; on a page stored before, removes those the
+    /// new answer no longer has (a URL that was an image and is now a page).
+    fn put_kind_records(
+        &self,
+        batch: &mut WriteBatch,
+        key: &[u8],
+        records: &KindCommit<'_>,
+        is_new: bool,
+    ) {
+        match records.media {
+            Some(media) => batch.put_cf(self.cf(Cf::Media), key, media.encode()),
+            None if !is_new => batch.delete_cf(self.cf(Cf::Media), key),
+            None => {}
+        }
+        if let Some((hash, thumbnail)) = records.thumbnail {
+            batch.put_cf(self.cf(Cf::Thumbs), hash.to_be_bytes(), thumbnail.encode());
+        }
+        match records.images {
+            Some(images) => batch.put_cf(self.cf(Cf::Images), key, images.encode()),
+            None if !is_new => batch.delete_cf(self.cf(Cf::Images), key),
+            None => {}
+        }
     }
 
     /// Ends a frontier entry that stores no page: a revisit answered 304 (`revisit` is its

@@ -30,6 +30,7 @@ fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u6
             revisit: &RevisitRecord::default(),
             simhash,
             failed_before: 0,
+            kind: KindCommit::default(),
         })
         .unwrap();
 }
@@ -281,6 +282,7 @@ fn a_page_linking_to_itself_is_not_queued_again() {
             revisit: &RevisitRecord::default(),
             simhash: None,
             failed_before: 0,
+            kind: KindCommit::default(),
         })
         .unwrap();
     assert!(again.is_empty(), "{again:?}");
@@ -388,4 +390,78 @@ fn many_stores_within_one_budget_flush_only_when_their_writes_fill_it() {
         let tables = store.db.live_files().unwrap().len();
         assert_eq!(tables, 0, "a store flushed its memtables {tables} times");
     }
+}
+
+#[test]
+fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
+    use shared::record::{ImageInfo, ImageRef, MediaRecord, PageImages, Thumbnail};
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = PageStore::open(dir.path()).unwrap();
+    let url = "http://a.test/cat.png";
+    let media = MediaRecord::Image(ImageInfo {
+        format: "png".into(),
+        width: 640,
+        height: 480,
+        content_hash: 99,
+        thumbnail: true,
+        ..ImageInfo::default()
+    });
+    let thumbnail = Thumbnail {
+        media_type: "image/jpeg".into(),
+        width: 256,
+        height: 192,
+        bytes: vec![0xFF, 0xD8, 0xFF, 0xD9],
+    };
+    let images = PageImages(vec![ImageRef {
+        url: "http://a.test/dog.png".into(),
+        alt: "a dog".into(),
+        ..ImageRef::default()
+    }]);
+    let mut page = PageRecord {
+        url: url.into(),
+        status: 200,
+        kind: shared::ContentKind::Image,
+        ..PageRecord::default()
+    };
+    let commit = |store: &mut PageStore, page: &mut PageRecord, kind: KindCommit<'_>| {
+        store
+            .commit_page(PageCommit {
+                done: b"no frontier key",
+                page,
+                outlinks: &Outlinks::default(),
+                discovered: Vec::new(),
+                revisit: &RevisitRecord::default(),
+                simhash: None,
+                failed_before: 0,
+                kind,
+            })
+            .unwrap();
+    };
+    commit(
+        &mut store,
+        &mut page,
+        KindCommit {
+            media: Some(&media),
+            thumbnail: Some((99, &thumbnail)),
+            images: Some(&images),
+        },
+    );
+    drop(store);
+    let reader = StoreReader::open(dir.path()).unwrap();
+    assert_eq!(reader.media(url).unwrap(), Some(media));
+    assert_eq!(reader.thumbnail(99).unwrap(), Some(thumbnail.clone()));
+    let all: Vec<_> = reader.all_page_images().map(Result::unwrap).collect();
+    assert_eq!(all, [(url.to_string(), images)]);
+    drop(reader);
+
+    // Fetched again, the URL is an HTML page: its image records go; the thumbnail, shared
+    // by content, stays.
+    let mut store = PageStore::open(dir.path()).unwrap();
+    page.kind = shared::ContentKind::Html;
+    commit(&mut store, &mut page, KindCommit::default());
+    drop(store);
+    let reader = StoreReader::open(dir.path()).unwrap();
+    assert_eq!(reader.media(url).unwrap(), None);
+    assert_eq!(reader.all_page_images().count(), 0);
+    assert_eq!(reader.thumbnail(99).unwrap(), Some(thumbnail));
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use url::Url;
 
+use crate::kind::{ContentKind, KindSet};
+
 use super::check::{at_least_a_mebibyte, at_least_one, host_name, millis, positive_millis};
 use super::parse::quoted;
 use super::{BadValue, RawCrawlerConfig, RawHostOverride, UrlPatterns};
@@ -53,6 +55,12 @@ pub struct CrawlerConfig {
     pub max_redirects: u8,
     /// Largest body read, in bytes (at least 1024).
     pub max_body_bytes: usize,
+    /// The kinds of content read, unless a host says otherwise ([`CrawlerConfig::kinds_for`]).
+    pub kinds: KindSet,
+    /// Largest image read, in bytes (at least 1024).
+    pub max_image_bytes: usize,
+    /// Largest PDF read, in bytes (at least 1024).
+    pub max_pdf_bytes: usize,
     /// TCP connect timeout (`connect_timeout_ms`, at least 1 ms).
     pub connect_timeout: Duration,
     /// Longest wait for an answer's headers (`header_timeout_ms`, at least 1 ms).
@@ -122,6 +130,19 @@ pub struct HostOverride {
     /// When not empty, only URLs of this host matching one are queued (on top of
     /// `allow_urls`).
     pub allow_urls: UrlPatterns,
+    /// The kinds of content read from this host, instead of `kinds`.
+    pub kinds: Option<KindSet>,
+}
+
+impl CrawlerConfig {
+    /// The kinds of content read from `host` (lowercase, punycode): its own, else the
+    /// crawl's.
+    pub fn kinds_for(&self, host: &str) -> KindSet {
+        self.hosts
+            .get(host)
+            .and_then(|host| host.kinds)
+            .unwrap_or(self.kinds)
+    }
 }
 
 impl RawCrawlerConfig {
@@ -149,11 +170,14 @@ impl RawCrawlerConfig {
                 ),
             ));
         }
-        if c.max_body_bytes < 1024 {
-            return Err(BadValue::new(
-                key("max_body_bytes"),
-                "must be at least 1024",
-            ));
+        for (name, bytes) in [
+            ("max_body_bytes", c.max_body_bytes),
+            ("max_image_bytes", c.max_image_bytes),
+            ("max_pdf_bytes", c.max_pdf_bytes),
+        ] {
+            if bytes < 1024 {
+                return Err(BadValue::new(key(name), "must be at least 1024"));
+            }
         }
         if let Some(name) = c
             .strip_params
@@ -188,6 +212,9 @@ impl RawCrawlerConfig {
             strip_params: c.strip_params.clone(),
             max_redirects: c.max_redirects,
             max_body_bytes: c.max_body_bytes,
+            kinds: kinds(&key("kinds"), &c.kinds)?,
+            max_image_bytes: c.max_image_bytes,
+            max_pdf_bytes: c.max_pdf_bytes,
             connect_timeout: positive_millis(&key("connect_timeout_ms"), c.connect_timeout_ms)?,
             header_timeout: positive_millis(&key("header_timeout_ms"), c.header_timeout_ms)?,
             request_timeout: positive_millis(&key("request_timeout_ms"), c.request_timeout_ms)?,
@@ -233,6 +260,11 @@ impl RawHostOverride {
             max_pages: self.max_pages,
             deny_urls: UrlPatterns::compile(&key("deny_urls"), &self.deny_urls)?,
             allow_urls: UrlPatterns::compile(&key("allow_urls"), &self.allow_urls)?,
+            kinds: self
+                .kinds
+                .as_deref()
+                .map(|names| kinds(&key("kinds"), names))
+                .transpose()?,
         })
     }
 }
@@ -257,6 +289,31 @@ fn by_host<R, T>(
         checked.insert(host, check(value, &entry)?);
     }
     Ok(checked)
+}
+
+/// A `kinds` list: known names, at least one.
+fn kinds(key: &str, names: &[String]) -> Result<KindSet, BadValue> {
+    let mut kinds = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let kind = ContentKind::from_name(name).ok_or_else(|| {
+            let known: Vec<_> = ContentKind::ALL.iter().map(|k| k.name()).collect();
+            BadValue::new(
+                format!("{key}[{i}]"),
+                format!(
+                    "{name:?} is not a kind of content (one of {})",
+                    known.join(", ")
+                ),
+            )
+        })?;
+        kinds.push(kind);
+    }
+    if kinds.is_empty() {
+        return Err(BadValue::new(
+            key,
+            "names no kind of content: nothing would be read",
+        ));
+    }
+    Ok(KindSet::of(&kinds))
 }
 
 /// The `deny_hosts` names, normalized (`*.` means the same as the name alone).

@@ -73,6 +73,14 @@ pub struct RawCrawlerConfig {
     pub max_redirects: u8,
     /// Largest body read, in bytes; longer answers are cut and marked truncated.
     pub max_body_bytes: usize,
+    /// The kinds of content read (`"html"`, `"image"`, `"pdf"`): an answer of another kind
+    /// is stored with its status and headers only, and images are fetched only when
+    /// `"image"` is on.
+    pub kinds: Vec<String>,
+    /// Largest image read, in bytes; a longer one is cut, and only its size is read.
+    pub max_image_bytes: usize,
+    /// Largest PDF read, in bytes; a longer one is stored as too large, unread.
+    pub max_pdf_bytes: usize,
     /// TCP connect timeout, in milliseconds.
     pub connect_timeout_ms: u64,
     /// Longest wait for an answer's headers once connected, in milliseconds.
@@ -150,6 +158,8 @@ pub struct RawHostOverride {
     /// (on top of `allow_urls`); `deny_urls` wins.
     #[serde(default)]
     pub allow_urls: Vec<String>,
+    /// The kinds of content read from this host, instead of `kinds`.
+    pub kinds: Option<Vec<String>>,
 }
 
 impl Default for RawCrawlerConfig {
@@ -173,6 +183,9 @@ impl Default for RawCrawlerConfig {
             strip_params: Vec::new(),
             max_redirects: 5,
             max_body_bytes: 10 * 1024 * 1024,
+            kinds: vec!["html".into(), "pdf".into()],
+            max_image_bytes: 8 * 1024 * 1024,
+            max_pdf_bytes: 32 * 1024 * 1024,
             connect_timeout_ms: 10_000,
             header_timeout_ms: 30_000,
             request_timeout_ms: 120_000,

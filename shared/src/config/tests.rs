@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::kind::{ContentKind, KindSet};
 use crate::one_line_error;
 
 /// The error of `text` as a config file, on one line, after checking it is one line that
@@ -56,6 +57,7 @@ resolve = { "A.test" = "127.0.0.1" }
 delay_ms = 0
 concurrency = 4
 allow_urls = ["^http://docs\\.test/book/"]
+kinds = ["HTML", "image"]
 [searchd]
 listen = "0.0.0.0:9000"
 request_timeout_ms = 1500
@@ -76,6 +78,13 @@ request_timeout_ms = 1500
     assert_eq!(docs.concurrency.map(|n| n.get()), Some(4));
     assert!(docs.allow_urls.any_match("http://docs.test/book/a.html"));
     assert!(docs.deny_urls.is_empty());
+    let (html, image, pdf) = (ContentKind::Html, ContentKind::Image, ContentKind::Pdf);
+    assert_eq!(c.kinds_for("docs.test"), KindSet::of(&[html, image]));
+    assert_eq!(
+        c.kinds_for("a.test"),
+        KindSet::of(&[html, pdf]),
+        "the crawl's"
+    );
     assert_eq!(
         config.searchd.listen,
         SocketAddr::from(([0, 0, 0, 0], 9000))
@@ -155,6 +164,26 @@ fn each_bad_value_names_its_key() {
             "[crawler]\nmax_body_bytes = 10",
             "crawler.max_body_bytes",
             "1024",
+        ),
+        (
+            "[crawler]\nmax_pdf_bytes = 10",
+            "crawler.max_pdf_bytes",
+            "1024",
+        ),
+        (
+            "[crawler]\nkinds = [\"html\", \"video\"]",
+            "crawler.kinds[1]",
+            "\"video\" is not a kind of content (one of html, image, pdf)",
+        ),
+        (
+            "[crawler]\nkinds = []",
+            "crawler.kinds",
+            "nothing would be read",
+        ),
+        (
+            "[crawler.hosts.\"a.test\"]\nkinds = [\"gif\"]",
+            "crawler.hosts.\"a.test\".kinds[0]",
+            "not a kind of content",
         ),
         (
             "[crawler]\nmin_revisit_ms = 10\nmax_revisit_ms = 5",

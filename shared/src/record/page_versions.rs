@@ -7,6 +7,25 @@ use serde::Serialize;
 
 use super::*;
 
+/// [`PageRecord`] as version 4 wrote it: no content kind (every page was HTML).
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+pub(super) struct PageRecordV4 {
+    pub(super) v3: PageRecordV3,
+    pub(super) robots_header: RobotsDirectives,
+    pub(super) change: u64,
+}
+
+impl From<PageRecordV4> for PageRecord {
+    fn from(v4: PageRecordV4) -> Self {
+        Self {
+            robots_header: v4.robots_header,
+            change: v4.change,
+            ..Self::from(v4.v3)
+        }
+    }
+}
+
 /// [`PageRecord`] as version 3 wrote it: no header directives apart, no change number.
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Serialize))]
@@ -83,6 +102,7 @@ impl From<PageRecordV1> for PageRecord {
             canonical: None,
             robots_header: RobotsDirectives::default(),
             change: 0,
+            kind: ContentKind::Html,
         }
     }
 }

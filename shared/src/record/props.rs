@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::kind::ContentKind;
 
 /// Case count: `PROPTEST_CASES` when set, else a CI-sized default.
 fn cases() -> u32 {
@@ -43,9 +44,10 @@ fn page() -> impl Strategy<Value = PageRecord> {
         prop::collection::vec(text(), 0..3),
         directives(),
         directives(),
+        prop::sample::select(ContentKind::ALL.to_vec()),
     );
     (strings, options, numbers, rest).prop_map(|(s, o, n, r)| {
-        let (truncated, headers, revisit_after_secs, aliases, robots, robots_header) = r;
+        let (truncated, headers, revisit_after_secs, aliases, robots, robots_header, kind) = r;
         let (status, body_len, fetched_at_ms, content_hash, depth, change) = n;
         PageRecord {
             url: s[0].clone(),
@@ -70,6 +72,7 @@ fn page() -> impl Strategy<Value = PageRecord> {
             canonical: o[3].clone(),
             robots_header,
             change,
+            kind,
         }
     })
 }
@@ -78,7 +81,8 @@ fn frontier_entry() -> impl Strategy<Value = FrontierEntry> {
     let kind = prop_oneof![
         Just(EntryKind::Page),
         Just(EntryKind::Revisit),
-        Just(EntryKind::Sitemap)
+        Just(EntryKind::Sitemap),
+        Just(EntryKind::Image)
     ];
     (
         text(),
@@ -252,5 +256,8 @@ proptest! {
         let _ = RobotsRecord::decode(&bytes);
         let _ = CrawlCounters::decode(&bytes);
         let _ = FetchHistory::decode(&bytes);
+        let _ = MediaRecord::decode(&bytes);
+        let _ = Thumbnail::decode(&bytes);
+        let _ = PageImages::decode(&bytes);
     }
 }

@@ -1,7 +1,8 @@
 //! The records' round trips, version checks and refusals of bad bytes.
 
-use super::page_versions::{PageRecordV1, PageRecordV2, PageRecordV3};
+use super::page_versions::{PageRecordV1, PageRecordV2, PageRecordV3, PageRecordV4};
 use super::*;
+use crate::kind::ContentKind;
 
 #[test]
 fn round_trip_and_version_check() {
@@ -79,11 +80,11 @@ fn version_1_records_are_still_read() {
         canonical: Some("http://a.test/c".into()),
         ..PageRecord::default()
     };
-    let v4 = page.encode();
-    assert_eq!(PageRecord::decode(&v4).unwrap(), page);
+    let current = page.encode();
+    assert_eq!(PageRecord::decode(&current).unwrap(), page);
     assert!(matches!(
-        PageRecord::decode(&[5, 0]),
-        Err(RecordError::UnknownVersion { found: 5, .. })
+        PageRecord::decode(&[6, 0]),
+        Err(RecordError::UnknownVersion { found: 6, .. })
     ));
 }
 
@@ -122,11 +123,11 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
     assert_eq!(page.canonical, None);
     assert_eq!((page.title.as_str(), page.depth), ("Title", 2));
     assert_eq!(page.aliases, v2.aliases);
-    // Every other field as written: version 4 is version 2, a `None` canonical (one zero
-    // byte), four `false` header directives and change number 0.
+    // Every other field as written: version 5 is version 2, a `None` canonical (one zero
+    // byte), four `false` header directives, change number 0 and the HTML kind (variant 0).
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
-        [body.as_slice(), &[0; 6]].concat()
+        [body.as_slice(), &[0; 7]].concat()
     );
 
     let v3 = PageRecordV3 {
@@ -142,9 +143,30 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
     );
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
-        [body.as_slice(), &[0; 5]].concat()
+        [body.as_slice(), &[0; 6]].concat()
     );
-    let v2 = v3.v2;
+
+    let v4 = PageRecordV4 {
+        v3,
+        robots_header: RobotsDirectives {
+            noindex: true,
+            ..RobotsDirectives::default()
+        },
+        change: 41,
+    };
+    let body = postcard::to_allocvec(&v4).unwrap();
+    let page = PageRecord::decode(&[&[4], body.as_slice()].concat()).unwrap();
+    assert_eq!((page.change, page.robots_header.noindex), (41, true));
+    assert_eq!(
+        page.kind,
+        ContentKind::Html,
+        "every version 4 page was HTML"
+    );
+    assert_eq!(
+        postcard::to_allocvec(&page).unwrap(),
+        [body.as_slice(), &[0]].concat()
+    );
+    let v2 = v4.v3.v2;
 
     let v1 = postcard::to_allocvec(&v2.v1).unwrap();
     let page = PageRecord::decode(&[&[1], v1.as_slice()].concat()).unwrap();
@@ -155,6 +177,7 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
         None::<String>,
         RobotsDirectives::default(),
         0u64,
+        ContentKind::Html,
     ));
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
