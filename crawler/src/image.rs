@@ -100,4 +100,6 @@ pub fn read_image(bytes: &[u8], hinted: Option<ImageFormat>, limits: &ImageLimit
 }
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod tests;

@@ -161,3 +161,71 @@ fn after<'a>(text: &'a [u8], end: &[u8]) -> Option<&'a [u8]> {
     let at = text.windows(end.len()).position(|window| window == end)?;
     text.get(at + end.len()..)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ImageFormat::{self, *};
+
+    #[test]
+    fn magic_bytes_name_the_format() {
+        let cases: [(&[u8], Option<ImageFormat>); 14] = [
+            (b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", Some(Png)),
+            (b"\xFF\xD8\xFF\xE0\0\x10JFIF", Some(Jpeg)),
+            (b"GIF87a\x01\0\x01\0", Some(Gif)),
+            (b"GIF89a\x01\0\x01\0", Some(Gif)),
+            (b"RIFF\0\0\0\0WEBPVP8 ", Some(Webp)),
+            (b"RIFF\0\0\0\0WAVEfmt ", None),
+            (b"BM\x3e\0\0\0\0\0\0\0\x3e\0\0\0\x28\0\0\0", Some(Bmp)),
+            (b"\0\0\x01\0\x01\0\x10\x10", Some(Ico)),
+            (b"II*\0\x08\0\0\0", Some(Tiff)),
+            (b"MM\0*\0\0\0\x08", Some(Tiff)),
+            (b"\0\0\0\x1cftypavif\0\0\0\0avifmif1miaf", Some(Avif)),
+            (b"\0\0\0\x1cftypmif1\0\0\0\0mif1avifmiaf", Some(Avif)),
+            (b"\0\0\0\x18ftypisom\0\0\0\0isommp41", None),
+            (b"%PDF-1.7\n", None),
+        ];
+        for (bytes, format) in cases {
+            assert_eq!(ImageFormat::sniff(bytes), format, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn an_svg_root_is_found_after_a_prolog_and_nothing_else_is_an_svg() {
+        let cases: [(&[u8], bool); 8] = [
+            (b"<svg xmlns='http://www.w3.org/2000/svg'/>", true),
+            (b"\xEF\xBB\xBF  \n<?xml version='1.0'?><!-- drawn --><!DOCTYPE svg PUBLIC '-//W3C//DTD SVG 1.1//EN' 'x'>\n<SVG>", true),
+            (b"<svg>", true),
+            (b"<svgfoo>", false),
+            (b"<!DOCTYPE html><html><svg>", false),
+            (b"<?xml version='1.0'", false),
+            (b"<!-- never closed <svg>", false),
+            (b"", false),
+        ];
+        for (bytes, svg) in cases {
+            let expected = svg.then_some(Svg);
+            assert_eq!(
+                ImageFormat::sniff(bytes),
+                expected,
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    #[test]
+    fn media_types_name_formats_whatever_their_case_and_parameters() {
+        assert_eq!(
+            ImageFormat::from_media_type("image/PNG; charset=binary"),
+            Some(Png)
+        );
+        assert_eq!(ImageFormat::from_media_type(" image/svg+xml "), Some(Svg));
+        assert_eq!(ImageFormat::from_media_type("image/x-icon"), Some(Ico));
+        assert_eq!(ImageFormat::from_media_type("text/html"), None);
+        for format in [Png, Jpeg, Gif, Webp, Bmp, Ico, Avif, Tiff, Svg] {
+            assert_eq!(
+                ImageFormat::from_media_type(format.media_type()),
+                Some(format)
+            );
+        }
+    }
+}

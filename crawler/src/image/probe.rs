@@ -113,7 +113,13 @@ fn header_size(format: ImageFormat, bytes: &[u8]) -> Option<(u64, u64)> {
         ImageFormat::Avif => imagesize::ImageType::Heif(imagesize::Compression::Av1),
         ImageFormat::Bmp | ImageFormat::Svg => return None,
     };
-    let read = std::panic::catch_unwind(|| kind.reader_size(&mut Cursor::new(bytes)));
+    let mut cursor = Cursor::new(bytes);
+    // Every reader seeks to its header fields but WebP's, which reads on from where
+    // `imagesize`'s own detection stops: after `RIFF`, the length and `WEBP`.
+    if format == ImageFormat::Webp {
+        cursor.set_position(12);
+    }
+    let read = std::panic::catch_unwind(move || kind.reader_size(&mut cursor));
     let size = read.ok()?.ok()?;
     let (mut width, mut height) = (size.width as u64, size.height as u64);
     if format == ImageFormat::Webp && bytes.get(12..16) == Some(b"VP8 ") {

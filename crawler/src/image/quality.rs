@@ -159,3 +159,56 @@ fn read_dqt(mut segment: &[u8], tables: &mut [Option<Table>; 4]) {
         segment = rest.get(64 * width..).unwrap_or_default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures;
+    use super::jpeg_quality;
+
+    #[test]
+    fn jpegs_encoded_at_known_qualities_are_estimated_within_two() {
+        let image = fixtures::gradient(64, 48);
+        for quality in [30, 50, 75, 90, 95] {
+            let jpeg = fixtures::jpeg_at(&image, quality);
+            let estimate = jpeg_quality(&jpeg).expect("a JPEG with tables");
+            assert!(
+                estimate.abs_diff(quality) <= 2,
+                "{quality} read as {estimate}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_progressive_jpeg_from_libjpeg_turbo_at_80_is_estimated_at_80() {
+        let jpeg = fixtures::file("progressive_libjpeg_q80_96x64.jpg");
+        let estimate = jpeg_quality(&jpeg).expect("a JPEG with tables");
+        assert!(estimate.abs_diff(80) <= 2, "read as {estimate}");
+    }
+
+    #[test]
+    fn a_greyscale_jpeg_with_one_table_is_estimated_from_it() {
+        let grey = ::image::DynamicImage::ImageLuma8(fixtures::gradient(32, 32).to_luma8());
+        let estimate = jpeg_quality(&fixtures::jpeg_at(&grey, 60));
+        assert!(
+            estimate.is_some_and(|q| q.abs_diff(60) <= 2),
+            "{estimate:?}"
+        );
+    }
+
+    #[test]
+    fn bytes_without_tables_have_no_quality() {
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"\xFF\xD8",
+            b"\xFF\xD8\xFF\xDB\x00",
+            // A DQT whose length runs past the end.
+            b"\xFF\xD8\xFF\xDB\xFF\xFF\x00\x01\x02",
+            // A segment length under two.
+            b"\xFF\xD8\xFF\xE0\x00\x01\xFF\xDB",
+            b"GIF89a",
+        ];
+        for bytes in cases {
+            assert_eq!(jpeg_quality(bytes), None, "{bytes:?}");
+        }
+    }
+}
