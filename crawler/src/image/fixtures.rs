@@ -1,7 +1,7 @@
 //! Test images, made by the `image` crate's encoders from one gradient so their true size is
 //! known independently of any reader, plus the committed files in `fixtures/` that those
 //! encoders cannot make (a progressive JPEG from libjpeg-turbo's `cjpeg -progressive
-//! -quality 80`, a lossy WebP from `cwebp -q 70`, both of the 96 x 64 gradient), and
+//! -quality 80`, a lossy WebP from `cwebp -q 70`, both of the 48 x 32 gradient), and
 //! hand-built PNGs whose headers lie about their size.
 
 use std::io::{Cursor, Write};
@@ -15,9 +15,9 @@ use flate2::write::ZlibEncoder;
 use super::ImageFormat;
 
 /// The width of every gradient fixture.
-pub(super) const WIDTH: u32 = 96;
+pub(super) const WIDTH: u32 = 48;
 /// The height of every gradient fixture.
-pub(super) const HEIGHT: u32 = 64;
+pub(super) const HEIGHT: u32 = 32;
 
 /// A `width` x `height` colour gradient, opaque.
 pub(super) fn gradient(width: u32, height: u32) -> DynamicImage {
@@ -70,7 +70,7 @@ pub(super) fn file(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// Every 96 x 64 fixture (small, so that cutting each at every length stays quick): a name, its bytes and its format.
+/// Every 48 x 32 fixture (small, so that cutting each at every length stays quick): a name, its bytes and its format.
 pub(super) fn all() -> Vec<(&'static str, Vec<u8>, ImageFormat)> {
     let image = gradient(WIDTH, HEIGHT);
     let with_alpha = DynamicImage::ImageRgba8(image.to_rgba8());
@@ -88,7 +88,7 @@ pub(super) fn all() -> Vec<(&'static str, Vec<u8>, ImageFormat)> {
         ("baseline jpeg", jpeg_at(&image, 75), ImageFormat::Jpeg),
         (
             "progressive jpeg",
-            file("progressive_libjpeg_q80_96x64.jpg"),
+            file("progressive_libjpeg_q80_48x32.jpg"),
             ImageFormat::Jpeg,
         ),
         (
@@ -108,7 +108,7 @@ pub(super) fn all() -> Vec<(&'static str, Vec<u8>, ImageFormat)> {
         ),
         (
             "lossy webp",
-            file("lossy_cwebp_q70_96x64.webp"),
+            file("lossy_cwebp_q70_48x32.webp"),
             ImageFormat::Webp,
         ),
         (
