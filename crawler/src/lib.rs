@@ -6,7 +6,7 @@
 //! ([`Frontier`], [`Politeness`]); the robots policy ([`RobotsPolicy`]); the command line
 //! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); and
 //! the readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
-//! [`sitemap`]). Every other module is private; the tour, by folder and file:
+//! [`image`], [`sitemap`]). Every other module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
 //!   task runs, `crawl/robots.rs` the loop's glue for robots.txt.
@@ -30,6 +30,8 @@
 //! - `revisit`: the re-crawl schedule of stored pages.
 //! - `resolve`: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
+//! - [`image`]: an image body's format, size, JPEG quality and thumbnail, bounded (public
+//!   for its fuzz target).
 //! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
 //! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
@@ -58,6 +60,7 @@ pub mod charset;
 pub mod cli;
 pub mod cluster;
 pub mod extract;
+pub mod image;
 pub mod inspect;
 pub mod progress;
 pub mod sitemap;
