@@ -18,6 +18,7 @@
 //!    cut (or, for a kind that cannot read a cut body, refused).
 
 mod html;
+mod image;
 mod sniff;
 
 use std::sync::Arc;
@@ -135,7 +136,10 @@ impl Kinds {
     /// The readers, set up from the crawl's config. A new kind is one line here; the most
     /// telling signature goes first (HTML's patterns are the weakest: last).
     pub(crate) fn new(config: &CrawlerConfig) -> Self {
-        let readers: Vec<Box<dyn KindReader>> = vec![Box::new(html::HtmlReader::new(config))];
+        let readers: Vec<Box<dyn KindReader>> = vec![
+            Box::new(image::ImageReader::new(config)),
+            Box::new(html::HtmlReader::new(config)),
+        ];
         let accept = (0..1u8 << ContentKind::ALL.len())
             .map(|bits| accept_header(&readers, KindSet::from_bits(bits)))
             .collect();

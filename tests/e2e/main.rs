@@ -26,6 +26,8 @@
 //!   (slow, failing, huge, traps), then run to its end: every reachable page stored once,
 //!   nothing stored fetched again, every politeness gap held, memory sampled (a CI version of
 //!   seconds; the hour-long one is ignored and run by `bench/soak`).
+//! - [`images`]: images as a content kind: fetched under robots.txt, measured by their bytes,
+//!   thumbnailed once per content, hostile ones stored without decoding; none with images off.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
@@ -53,6 +55,7 @@ mod crawl;
 mod demo;
 mod faults;
 mod fuzz_corpus;
+mod images;
 mod index_exchange;
 mod query_fuzz;
 mod ranking;

@@ -27,6 +27,7 @@
 //! | `hostile.test` | [`hostile`] | a page that tries to run script every way a page can (title, head, body, `onload`, `onerror`, `onfocus`, `javascript:` link), each setting [`HOSTILE_MARKER`] if it ran, with a meta refresh to the live page and a relative link; and a harmless page with the same word |
 //! | `stalls.test` | [`stalls`] | `/hang` (never answers) linked before 10 ordinary pages, `/drip` (a byte a second), `/trickle` (endless but fast), `/big` (256 KiB), `/bomb` (64 MiB gzipped to 64 KiB) |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
+//! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -47,6 +48,7 @@ pub mod directives;
 pub mod fresh;
 mod gzip;
 pub mod hostile;
+pub mod images;
 pub mod ranked;
 pub mod redirects;
 mod redis_server;
@@ -86,6 +88,10 @@ pub use hostile::{
     HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_REFRESH, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE,
     HOSTILE_WORD,
 };
+pub use images::{
+    GalleryImage, IMAGES_BOAT_WORD, IMAGES_DISALLOWED, IMAGES_HOSTILE, IMAGES_JPEG_QUALITIES,
+    IMAGES_READ,
+};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use redis_server::RedisServer;
@@ -109,7 +115,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 19] = [
+pub const HOSTS: [&str; 20] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -129,6 +135,7 @@ pub const HOSTS: [&str; 19] = [
     "copies.test",
     "hostile.test",
     "stalls.test",
+    "images.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -331,6 +338,7 @@ impl Shared {
             "redirect.test" => redirects::respond(path, self.port),
             "traps.test" => traps::respond(path, query, &self.stop).await,
             "stalls.test" => stalls::respond(path, &self.stop).await,
+            "images.test" => images::respond(path, &self.stop).await,
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak

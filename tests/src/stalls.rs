@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::stream;
+use futures_util::{StreamExt, stream};
 use tokio::sync::watch;
 use warp::reply::Response;
 
@@ -53,11 +53,13 @@ pub(crate) async fn respond(path: &str, stop: &watch::Receiver<bool>) -> Respons
             stop.clone(),
             Bytes::from_static(b" "),
             Duration::from_secs(1),
+            None,
         ),
         "/trickle" => endless(
             stop.clone(),
             Bytes::from(vec![b' '; 2048]),
             Duration::from_millis(100),
+            None,
         ),
         "/big" => html(200, big()),
         "/bomb" => with_header(bytes(200, HTML_UTF8, bomb()), "content-encoding", "gzip"),
@@ -114,9 +116,15 @@ fn bomb() -> Vec<u8> {
     .clone()
 }
 
-/// A 200 HTML answer whose body is `chunk` every `every`, until the client hangs up or the
-/// test web stops.
-fn endless(stop: watch::Receiver<bool>, chunk: Bytes, every: Duration) -> Response {
+/// A 200 HTML answer whose body is `first` (if any), then `chunk` every `every`, until the
+/// client hangs up or the test web stops.
+pub(crate) fn endless(
+    stop: watch::Receiver<bool>,
+    chunk: Bytes,
+    every: Duration,
+    first: Option<Bytes>,
+) -> Response {
+    let head = stream::iter(first.map(Ok::<Bytes, Infallible>));
     let chunks = stream::unfold((stop, chunk), move |(stop, chunk)| async move {
         tokio::time::sleep(every).await;
         if *stop.borrow() {
@@ -124,7 +132,7 @@ fn endless(stop: watch::Receiver<bool>, chunk: Bytes, every: Duration) -> Respon
         }
         Some((Ok::<Bytes, Infallible>(chunk.clone()), (stop, chunk)))
     });
-    streamed_html(chunks)
+    streamed_html(head.chain(chunks))
 }
 
 #[cfg(test)]

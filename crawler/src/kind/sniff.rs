@@ -1,55 +1,9 @@
-//! A body's kind by its first bytes, as the WHATWG MIME Sniffing standard tells HTML and
-//! images, and as PDF readers find `%PDF-` (anywhere in the first 1024 bytes, after any junk
-//! a server put before it).
+//! A body's kind by its first bytes: HTML as the WHATWG MIME Sniffing standard tells it, and
+//! PDF as PDF readers find it (`%PDF-` anywhere in the first 1024 bytes, after any junk a
+//! server put before it). Images are told by [`crate::image::ImageFormat::sniff`].
 
 /// Bytes a reader looks at: `%PDF-` may come this late.
 pub(super) const HEAD: usize = 1024;
-
-/// The signatures of the image formats browsers show.
-pub(super) fn is_image(head: &[u8]) -> bool {
-    const SIGNATURES: [&[u8]; 8] = [
-        b"\x89PNG\r\n\x1a\n",
-        b"\xff\xd8\xff",
-        b"GIF87a",
-        b"GIF89a",
-        b"BM",
-        b"\x00\x00\x01\x00", // ICO
-        b"II*\x00",          // TIFF, little-endian
-        b"MM\x00*",          // TIFF, big-endian
-    ];
-    let riff_webp = head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP";
-    let avif = head.len() >= 12
-        && &head[4..8] == b"ftyp"
-        && matches!(
-            &head[8..12],
-            b"avif" | b"avis" | b"heic" | b"heix" | b"mif1"
-        );
-    SIGNATURES
-        .iter()
-        .any(|signature| head.starts_with(signature))
-        || riff_webp
-        || avif
-        || is_svg(head)
-}
-
-/// `<svg` as the first element, after white space, an XML declaration, comments or a
-/// doctype.
-fn is_svg(head: &[u8]) -> bool {
-    let mut rest = skip_white(head);
-    loop {
-        if starts_with_ignore_case(rest, b"<svg") {
-            return true;
-        }
-        let skipped = [(&b"<?"[..], &b"?>"[..]), (b"<!--", b"-->"), (b"<!", b">")]
-            .iter()
-            .find(|(open, _)| rest.starts_with(open))
-            .and_then(|(_, close)| find(rest, close).map(|at| at + close.len()));
-        match skipped {
-            Some(end) => rest = skip_white(&rest[end..]),
-            None => return false,
-        }
-    }
-}
 
 /// `%PDF-` in the first bytes.
 pub(super) fn is_pdf(head: &[u8]) -> bool {
@@ -119,7 +73,10 @@ mod tests {
     fn sniff(body: &[u8]) -> Option<ContentKind> {
         let head = &body[..body.len().min(HEAD)];
         [
-            (is_image as fn(&[u8]) -> bool, ContentKind::Image),
+            (
+                (|head| crate::image::ImageFormat::sniff(head).is_some()) as fn(&[u8]) -> bool,
+                ContentKind::Image,
+            ),
             (is_pdf, ContentKind::Pdf),
             (is_html, ContentKind::Html),
         ]
@@ -154,11 +111,5 @@ mod tests {
         for (body, kind) in cases {
             assert_eq!(sniff(body), kind, "{:?}", String::from_utf8_lossy(body));
         }
-    }
-
-    #[test]
-    fn an_unclosed_prolog_is_no_svg() {
-        assert!(!is_svg(b"<?xml version=\"1.0\""));
-        assert!(!is_svg(b"<!-- never closed <svg"));
     }
 }

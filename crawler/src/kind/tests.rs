@@ -71,6 +71,12 @@ fn the_bytes_win_over_the_content_type() {
         kinds.settle(Hint::Unknown, html(), &mut bare),
         Some(ContentKind::Html)
     );
+    // A PNG served as text/html is an image, and images are not read here.
+    let mut png = body(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "text/html");
+    assert_eq!(
+        kinds.settle(Hint::Kind(ContentKind::Html), html(), &mut png),
+        None
+    );
     // A generic type and no telling bytes: nothing to read.
     let mut blob = body(b"\x00\x01\x02", "application/octet-stream");
     assert_eq!(kinds.settle(Hint::Unknown, html(), &mut blob), None);
@@ -93,6 +99,13 @@ fn accept_asks_for_the_kinds_read_and_anything_else_last() {
     assert_eq!(
         kinds.accept(html()),
         "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+    );
+    assert!(
+        kinds
+            .accept(KindSet::of(&[ContentKind::Image]))
+            .to_str()
+            .unwrap()
+            .starts_with("image/avif,image/webp"),
     );
     assert_eq!(kinds.accept(KindSet::NONE), "*/*;q=0.1");
 }
