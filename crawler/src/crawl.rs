@@ -571,7 +571,7 @@ impl Crawler {
             fetched_at_ms,
         );
         Ok(self.store.commit_page(PageCommit {
-            done: key,
+            done: Some(key),
             page: &mut stored.record,
             outlinks: &stored.outlinks,
             discovered,

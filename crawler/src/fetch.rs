@@ -21,7 +21,25 @@ use crate::spacing::{SendGate, Spacing};
 pub(crate) use deadlines::{Cutoff, Deadlines, RateMeter};
 
 /// What the crawler asks for in `Accept`.
-const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
+pub(crate) const ACCEPT: &str = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.5,*/*;q=0.1";
+
+/// The most headers of an answer kept.
+pub(crate) const MAX_HEADERS: usize = 200;
+
+/// A header as the store keeps it: the name as given (lowercase from the HTTP client), the
+/// value read as UTF-8 (lossily) and cut to 8192 characters.
+pub(crate) fn stored_header(name: &str, value: &[u8]) -> (String, String) {
+    let value = String::from_utf8_lossy(value);
+    (name.to_string(), value.chars().take(8192).collect())
+}
+
+/// Whether a page's body is read as HTML by its `Content-Type` (lowercase): HTML, XHTML, or
+/// no media type at all.
+pub(crate) fn is_page_type(content_type: &str) -> bool {
+    content_type.is_empty()
+        || content_type.starts_with("text/html")
+        || content_type.starts_with("application/xhtml+xml")
+}
 
 /// Why a fetch produced no answer.
 #[derive(Debug, thiserror::Error)]
@@ -237,14 +255,8 @@ impl Fetcher {
         let headers: Vec<(String, String)> = response
             .headers()
             .iter()
-            .take(200)
-            .map(|(name, value)| {
-                let value = String::from_utf8_lossy(value.as_bytes());
-                (
-                    name.as_str().to_string(),
-                    value.chars().take(8192).collect(),
-                )
-            })
+            .take(MAX_HEADERS)
+            .map(|(name, value)| stored_header(name.as_str(), value.as_bytes()))
             .collect();
         let content_type = response
             .headers()
@@ -253,11 +265,7 @@ impl Fetcher {
             .unwrap_or_default()
             .to_ascii_lowercase();
         let wanted = match kind {
-            BodyKind::Page => {
-                content_type.is_empty()
-                    || content_type.starts_with("text/html")
-                    || content_type.starts_with("application/xhtml+xml")
-            }
+            BodyKind::Page => is_page_type(&content_type),
             BodyKind::Robots { .. } | BodyKind::Sitemap { .. } => true,
         };
         if !wanted || (300..400).contains(&status) {

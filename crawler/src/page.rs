@@ -44,6 +44,18 @@ pub(crate) struct ReadPage {
     pub body: Option<CompressedBody>,
 }
 
+impl ReadPage {
+    /// Reads a decoded 2xx body fetched from `url` (`agent`: our robots token): its links,
+    /// title, META and hashes, and the body compressed for the store. Slow: call it off the
+    /// async threads.
+    pub(crate) fn read(text: &str, url: &url::Url, agent: &str) -> ReadPage {
+        ReadPage {
+            extracted: crate::extract::extract(text, url, agent),
+            body: (!text.is_empty()).then(|| CompressedBody::compress(text)),
+        }
+    }
+}
+
 /// What reading a page needs besides the page.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reading<'a> {

@@ -4,14 +4,13 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use shared::record::{CompressedBody, EntryKind, FrontierEntry};
+use shared::record::{EntryKind, FrontierEntry};
 
 use shared::{CanonicalUrl, now_ms};
 use tokio::time::Instant;
 
 use super::Crawler;
 use crate::error::Error;
-use crate::extract::extract;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
 use crate::page::ReadPage;
@@ -182,13 +181,10 @@ async fn parse(
     }
     if let Some(text) = fetched.text.take() {
         let page_url = url.as_url().clone();
-        let parsed = tokio::task::spawn_blocking(move || ReadPage {
-            extracted: extract(&text, &page_url, &agent),
-            // Compressed here, not by the scheduler that writes it: it is most of a page
-            // write's CPU, and the scheduler is the one task that writes.
-            body: (!text.is_empty()).then(|| CompressedBody::compress(&text)),
-        })
-        .await;
+        // Compressed here, not by the scheduler that writes it: it is most of a page write's
+        // CPU, and the scheduler is the one task that writes.
+        let parsed =
+            tokio::task::spawn_blocking(move || ReadPage::read(&text, &page_url, &agent)).await;
         return match parsed {
             Ok(page) => (fetched, Parsed::Html(page)),
             // Extraction never panics by design; if it did, keep the page without links.

@@ -1,0 +1,3 @@
+//! Tests of `archive.rs`.
+
+use super::*;

@@ -1,0 +1,3 @@
+//! Tests of `http.rs`.
+
+use super::*;

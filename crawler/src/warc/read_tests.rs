@@ -1,0 +1,3 @@
+//! Tests of `read.rs`.
+
+use super::*;
