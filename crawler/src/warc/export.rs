@@ -289,8 +289,10 @@ mod tests {
 
     #[test]
     fn the_request_is_the_get_the_crawler_sends() {
-        let mut config = shared::config::RawCrawlerConfig::default();
-        config.from = Some("bot@example.org".into());
+        let config = shared::config::RawCrawlerConfig {
+            from: Some("bot@example.org".into()),
+            ..Default::default()
+        };
         let config = config.validate().expect("valid");
         let url = CanonicalUrl::parse("http://a.test:8080/x?y=1").expect("a URL");
         let head = request_head(&url, &config);

@@ -90,7 +90,7 @@ fn a_record_whose_content_length_is_no_number_or_too_long_is_skipped_and_the_res
     for (warc, at) in [(gzipped, at), (plain, plain_at)] {
         let name = warc.file_name().expect("a name").to_string_lossy();
         let data = dir.path().join(format!("data-{name}"));
-        let (summary, problems) = import(&data, &[warc.clone()]);
+        let (summary, problems) = import(&data, std::slice::from_ref(&warc));
         assert_eq!(
             stored_urls(&data),
             urls(&["alpha", "charlie", "echo"]),
