@@ -75,6 +75,51 @@ pub enum Command {
         /// The URL.
         url: String,
     },
+    /// Write every stored answer to a WARC 1.1 file (gzip per record).
+    ///
+    /// A warcinfo record, then a request record (the GET the crawler sent: method, path,
+    /// Host, User-Agent, Accept, From) and a response record per stored answer, linked by
+    /// WARC-Concurrent-To, with WARC-Date (the fetch time), SHA-1 block and payload digests
+    /// and record ids that repeat from one export to the next. The store keeps HTML bodies
+    /// decoded to UTF-8, not as they came: the response headers are made true for the bytes
+    /// written (Content-Encoding and Transfer-Encoding dropped, Content-Length the body's,
+    /// charset=utf-8 in Content-Type). Redirects, errors and other media types are written
+    /// with their headers and an empty body; fetches that got no answer are left out. The
+    /// store is read, not locked: a crawl may be running.
+    Export {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// The WARC file to write (replaced when whole).
+        #[arg(long, value_name = "FILE")]
+        warc: PathBuf,
+        /// A TOML config file: the crawl's agent and From for the rebuilt requests.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Load WARC files (plain or gzipped, from any tool) into the store, as a crawl would
+    /// have stored their answers.
+    ///
+    /// Each response record holding an HTTP answer becomes a page: chunked and compressed
+    /// bodies undone, the charset decoded, the URL canonicalized (strip_params too), links,
+    /// content hash and copies as a crawl finds them; the URL is marked fetched, so a later
+    /// crawl of DIR does not fetch it again until its revisit. Links are not queued (a later
+    /// crawl seeds what it wants); a later record for a URL replaces an earlier one. Other
+    /// records are skipped and counted. A damaged record (a bad Content-Length, a truncated
+    /// gzip member, a record over max_body_bytes plus headers) is reported on stderr with its
+    /// offset and skipped, and the rest of the file is imported. A file that is not a WARC
+    /// fails the command before anything is imported. Takes the store's writer lock.
+    Import {
+        /// The data directory.
+        #[arg(long, value_name = "DIR")]
+        data: PathBuf,
+        /// WARC files, read in order (repeatable; several may follow one --warc).
+        #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
+        warc: Vec<PathBuf>,
+        /// A TOML config file: max_body_bytes, agent, strip_params, the revisit schedule.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// robots.txt tools for site owners.
     Robots {
         /// What to do.
@@ -266,6 +311,14 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
         Command::Explain { data, url } => {
             crate::inspect::explain(&open_store(&data)?, &url, &mut std::io::stdout().lock())
         }
+        Command::Export { data, warc, config } => export(&data, &warc, config.as_deref()),
+        Command::Import { data, warc, config } => {
+            // Off the async threads: the import reads files and waits for the kinds'
+            // readers (see `crate::warc::import`).
+            tokio::task::spawn_blocking(move || import(&data, &warc, config.as_deref()))
+                .await
+                .context("the import stopped")?
+        }
         Command::Robots {
             command:
                 RobotsCommand::Check {
@@ -407,6 +460,60 @@ fn checked_path(arg: &str) -> Result<String, shared::url::UrlError> {
         eprintln!("note: {e}: the crawler never fetches it");
     }
     Ok(path)
+}
+
+/// The crawler section of the config `file` (the defaults without one).
+fn crawler_config(file: Option<&Path>) -> Result<shared::config::CrawlerConfig> {
+    let raw = RawConfig::load(file)?;
+    Ok(raw.validate().map_err(|bad| blame(bad, file, &[]))?.crawler)
+}
+
+/// `crawler export`: the summary on stdout.
+fn export(data: &Path, warc: &Path, config: Option<&Path>) -> Result<()> {
+    let config = crawler_config(config)?;
+    let summary = crate::warc::export(data, warc, &config)
+        .with_context(|| format!("cannot export {} to {}", data.display(), warc.display()))?;
+    println!(
+        "{} answers written to {} ({} records, {} bytes) of {} pages stored; skipped: {} without an answer, {} unreadable",
+        summary.answers,
+        warc.display(),
+        2 * summary.answers + 1,
+        summary.bytes,
+        summary.pages,
+        summary.no_answer,
+        summary.unreadable
+    );
+    Ok(())
+}
+
+/// `crawler import`: each damaged record on stderr as it is met, the summary (with the count
+/// of damaged records) on stdout. Damaged records do not fail the command: the rest is
+/// imported, and the count says so.
+fn import(data: &Path, files: &[PathBuf], config: Option<&Path>) -> Result<()> {
+    let config = crawler_config(config)?;
+    let summary = crate::warc::import(data, files, &config, &mut |file, problem| {
+        eprintln!("crawler: {}: {problem}", file.display());
+    })
+    .with_context(|| format!("cannot import into {}", data.display()))?;
+    let skipped: Vec<String> = summary
+        .skipped
+        .iter()
+        .map(|(why, n)| format!("{n} {why}"))
+        .collect();
+    println!(
+        "{} records read from {} files: {} answers stored ({} as copies of other pages); skipped: {}; {} damaged",
+        summary.records,
+        files.len(),
+        summary.stored,
+        summary.copies,
+        if skipped.is_empty() {
+            "none".to_string()
+        } else {
+            skipped.join(", ")
+        },
+        summary.damaged
+    );
+    Ok(())
 }
 
 fn open_store(data: &Path) -> Result<StoreReader> {

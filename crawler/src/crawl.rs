@@ -578,7 +578,7 @@ impl Crawler {
             _ => None,
         };
         Ok(self.store.commit_page(PageCommit {
-            done: key,
+            done: Some(key),
             page: &mut stored.record,
             outlinks: &stored.outlinks,
             discovered,

@@ -21,6 +21,16 @@ use crate::spacing::{SendGate, Spacing};
 
 pub(crate) use deadlines::{Cutoff, Deadlines, RateMeter};
 
+/// The most headers of an answer kept.
+pub(crate) const MAX_HEADERS: usize = 200;
+
+/// A header as the store keeps it: the name as given (lowercase from the HTTP client), the
+/// value read as UTF-8 (lossily) and cut to 8192 characters.
+pub(crate) fn stored_header(name: &str, value: &[u8]) -> (String, String) {
+    let value = String::from_utf8_lossy(value);
+    (name.to_string(), value.chars().take(8192).collect())
+}
+
 /// Why a fetch produced no answer.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FetchError {
@@ -254,14 +264,8 @@ impl Fetcher {
         let headers: Vec<(String, String)> = response
             .headers()
             .iter()
-            .take(200)
-            .map(|(name, value)| {
-                let value = String::from_utf8_lossy(value.as_bytes());
-                (
-                    name.as_str().to_string(),
-                    value.chars().take(8192).collect(),
-                )
-            })
+            .take(MAX_HEADERS)
+            .map(|(name, value)| stored_header(name.as_str(), value.as_bytes()))
             .collect();
         let content_type = response
             .headers()

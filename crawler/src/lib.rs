@@ -37,6 +37,9 @@
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
 //! - [`cli`]: the `crawler` command line.
 //! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
+//! - [`warc`]: `crawler export` and `crawler import`, the store to and from WARC files
+//!   (`warc/record.rs` the header model, `write.rs`, `read.rs`, `archive.rs` gzip members,
+//!   `http.rs` an archived answer, `export.rs`, `import.rs`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -64,6 +67,7 @@ pub mod image;
 pub mod inspect;
 pub mod progress;
 pub mod sitemap;
+pub mod warc;
 
 mod breaker;
 mod crawl;

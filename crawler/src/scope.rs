@@ -24,6 +24,13 @@ impl Scope {
         Self { prefixes }
     }
 
+    /// Every http and https URL: the scope of an import, which queues nothing.
+    pub(crate) fn everything() -> Self {
+        Self {
+            prefixes: vec!["http://".into(), "https://".into()],
+        }
+    }
+
     /// Whether a URL may be queued.
     pub(crate) fn contains(&self, url: &CanonicalUrl) -> bool {
         self.prefixes

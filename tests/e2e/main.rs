@@ -46,6 +46,10 @@
 //!   parsers of robots.txt, HTML, links, URLs, sitemaps, charsets, queries and config).
 //! - [`tidy`]: the layout's rules on the source: no file over 700 lines before its tests, no
 //!   two files of a crate that use each other, no writer linked by the serving crates.
+//! - [`warc`]: WARC in and out: a crawl exported and imported afresh holds and searches the
+//!   same; warcio checks and indexes our export; wget's WARC of the sample site is imported
+//!   and searched; hostile files (bad lengths, a truncated gzip member, a record over the
+//!   limit, no WARC) are reported and skipped, the rest imported.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 
@@ -68,3 +72,4 @@ mod stalls;
 mod support;
 mod tidy;
 mod traps;
+mod warc;

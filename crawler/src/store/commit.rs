@@ -16,8 +16,9 @@ use super::{PageStore, QueuedUrl};
 
 /// The result of fetching one URL, written at once.
 pub struct PageCommit<'a> {
-    /// The frontier key of the URL that was fetched.
-    pub done: &'a [u8],
+    /// The frontier key of the URL that was fetched; `None` for a page that came without
+    /// one (imported from an archive, see [`PageStore::waiting_key`]): it is marked seen.
+    pub done: Option<&'a [u8]>,
     /// The record to store; its [`PageRecord::change`] number is set here.
     pub page: &'a mut PageRecord,
     /// Its links.
@@ -87,11 +88,16 @@ impl PageStore {
         batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());
         let queued = self.queue_unseen(&mut batch, commit.discovered)?;
         // After the links: a link to the page itself must not find its entry waiting.
-        self.done(&mut batch, commit.done, Some(&commit.page.url));
+        match commit.done {
+            Some(done) => {
+                self.done(&mut batch, done, Some(&commit.page.url));
+                self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
+            }
+            None => self.mark_seen(&mut batch, &commit.page.url),
+        }
         if is_new {
             self.counters.pages_stored += 1;
         }
-        self.counters.frontier_len = self.counters.frontier_len.saturating_sub(1);
         self.put_counters(&mut batch);
         fail_point!("crawler::store::commit_page::before_write", |_| Err(
             self.injected("crawler::store::commit_page::before_write")

@@ -85,7 +85,23 @@ impl PageStore {
     pub(super) fn done(&mut self, batch: &mut WriteBatch, key: &[u8], url: Option<&str>) {
         batch.delete_cf(self.cf(Cf::Frontier), key);
         self.handed_out.remove(key);
-        if let Some(url) = url.and_then(|u| CanonicalUrl::parse(u).ok()) {
+        if let Some(url) = url {
+            self.mark_seen(batch, url);
+        }
+    }
+
+    /// The frontier key of `url` when it waits in the frontier (queued, not yet fetched).
+    pub fn waiting_key(&self, url: &CanonicalUrl) -> Result<Option<Vec<u8>>, StoreError> {
+        let seen = self
+            .db
+            .get_pinned_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes())?
+            .and_then(|value| QueuePosition::from_bytes(&value));
+        Ok(seen.map(|position| frontier_key(&url.origin(), position)))
+    }
+
+    /// Marks `url` seen and not waiting, in `batch`.
+    pub(super) fn mark_seen(&self, batch: &mut WriteBatch, url: &str) {
+        if let Ok(url) = CanonicalUrl::parse(url) {
             batch.put_cf(self.cf(Cf::Seen), url.fingerprint().to_bytes(), []);
         }
     }

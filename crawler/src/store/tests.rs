@@ -23,7 +23,7 @@ fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64
 fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u64>) {
     store
         .commit_page(PageCommit {
-            done: b"no frontier key",
+            done: Some(b"no frontier key"),
             page,
             outlinks: &Outlinks::default(),
             discovered: Vec::new(),
@@ -275,7 +275,7 @@ fn a_page_linking_to_itself_is_not_queued_again() {
     };
     let again = store
         .commit_page(PageCommit {
-            done: &queued[0].key,
+            done: Some(&queued[0].key),
             page: &mut page,
             outlinks: &Outlinks::default(),
             discovered: links_from(url, &[url, url], 2),
@@ -426,7 +426,7 @@ fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
     let commit = |store: &mut PageStore, page: &mut PageRecord, kind: KindCommit<'_>| {
         store
             .commit_page(PageCommit {
-                done: b"no frontier key",
+                done: Some(b"no frontier key"),
                 page,
                 outlinks: &Outlinks::default(),
                 discovered: Vec::new(),
