@@ -81,6 +81,11 @@ pub enum Command {
         #[command(subcommand)]
         command: RobotsCommand,
     },
+    /// Read one PDF on stdin and write its text and metadata as one answer frame on stdout,
+    /// under the limits in `SIFT_PDF_CHILD_LIMITS`: the child process the crawler runs itself
+    /// as for each PDF (see `crawler::pdf`). Not for people.
+    #[command(hide = true)]
+    PdfText,
 }
 
 /// `crawler robots ...`.
@@ -274,6 +279,7 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
                     urls,
                 },
         } => robots_check(&agent, &robots, &urls),
+        Command::PdfText => Ok(crate::pdf::run_child()?),
     }
 }
 

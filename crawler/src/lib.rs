@@ -4,9 +4,9 @@
 //! The surface is what other crates use: [`Crawler`] and its options and results; the
 //! store's writer [`PageStore`]; the frontier and politeness types the scale bench drives
 //! ([`Frontier`], [`Politeness`]); the robots policy ([`RobotsPolicy`]); the command line
-//! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); and
-//! the readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
-//! [`sitemap`]). Every other module is private; the tour, by folder and file:
+//! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); the
+//! readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
+//! [`sitemap`]); and the PDF reader with its child entry ([`pdf`]). Every other module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
 //!   task runs, `crawl/robots.rs` the loop's glue for robots.txt.
@@ -28,6 +28,8 @@
 //! - `revisit`: the re-crawl schedule of stored pages.
 //! - `resolve`: DNS with the address policy (loopback refused unless allowed).
 //! - [`extract`]: links, title and robots META from HTML.
+//! - [`pdf`]: PDF text and metadata, read in a bounded child process ([`pdf::PdfReader`]),
+//!   the child being this crate's binary re-entered as `pdf-text` ([`pdf::run_child`]).
 //! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
 //! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
@@ -57,6 +59,7 @@ pub mod cli;
 pub mod cluster;
 pub mod extract;
 pub mod inspect;
+pub mod pdf;
 pub mod progress;
 pub mod sitemap;
 
