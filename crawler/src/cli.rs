@@ -454,6 +454,16 @@ mod tests {
         args
     }
 
+    #[test]
+    fn pdf_text_is_a_subcommand_that_help_does_not_list() {
+        let cli = Cli::try_parse_from(["crawler", "pdf-text"]).expect("parses");
+        assert!(matches!(cli.command, Command::PdfText));
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        assert!(help.contains("robots") && !help.contains("pdf"), "{help}");
+    }
+
     #[tokio::test]
     async fn config_errors_are_one_line_and_fail_the_run() {
         let dir = tempfile::tempdir().unwrap();

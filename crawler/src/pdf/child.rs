@@ -127,13 +127,15 @@ impl PdfReader {
             .spawn()
     }
 
-    /// The outcome of a child that ended: its answer if it gave one, else how it died.
+    /// The outcome of a child that ended: its answer if it gave one, else how it died, with
+    /// the first line it wrote on stderr (`memory allocation of N bytes failed`, `thread
+    /// 'main' has overflowed its stack`).
     fn outcome(&self, status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> PdfOutcome {
         if let Ok(report) = read_frame(stdout) {
             return self.answer(report);
         }
         let said = String::from_utf8_lossy(stderr);
-        let said = said.lines().rev().find(|line| !line.trim().is_empty());
+        let said = said.lines().find(|line| !line.trim().is_empty());
         let said = said
             .map(|line| format!(": {}", line.trim()))
             .unwrap_or_default();

@@ -68,7 +68,8 @@ pub(crate) fn extract(bytes: &[u8], limits: &ChildLimits) -> ChildReport {
         }
     }
     document.cut = text.full || pages.len() > limits.max_pages as usize;
-    document.text = text.into_string();
+    let text = text.into_string();
+    document.text = text.trim().to_string();
     ChildReport::Read(document)
 }
 

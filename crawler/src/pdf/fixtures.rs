@@ -21,14 +21,14 @@ pub(super) fn assemble(objects: &[Vec<u8>], trailer_extra: &str) -> (Vec<u8>, us
     let mut offsets = Vec::new();
     for (index, object) in objects.iter().enumerate() {
         offsets.push(pdf.len());
-        write!(pdf, "{} 0 obj\n", index + 1).expect("to a Vec");
+        writeln!(pdf, "{} 0 obj", index + 1).expect("to a Vec");
         pdf.extend_from_slice(object);
         pdf.extend_from_slice(b"\nendobj\n");
     }
     let xref = pdf.len();
     write!(pdf, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).expect("to a Vec");
     for offset in offsets {
-        write!(pdf, "{offset:010} 00000 n \n").expect("to a Vec");
+        writeln!(pdf, "{offset:010} 00000 n ").expect("to a Vec");
     }
     write!(
         pdf,

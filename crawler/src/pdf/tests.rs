@@ -315,14 +315,23 @@ async fn no_more_children_run_at_once_than_the_reader_has_slots() {
 }
 
 /// PDFs per second through the child, spawn included: `cargo test -p crawler --lib
-/// pdf::tests::throughput -- --ignored --nocapture` (a debug build of this test binary is
-/// the child: the release `crawler` binary is faster).
+/// pdf::tests::throughput -- --ignored --nocapture`. The child is this test binary, or the
+/// binary `SIFT_PDF_BENCH_PROGRAM` names, run as `PROGRAM pdf-text` (a `crawler` build).
 #[tokio::test]
 #[ignore = "a measurement, not a test: prints figures"]
 async fn throughput() {
     let pdf = fixtures::three_pages();
+    let command = match std::env::var_os("SIFT_PDF_BENCH_PROGRAM") {
+        Some(program) => ChildCommand {
+            program: program.into(),
+            args: vec!["pdf-text".into()],
+            env: Vec::new(),
+        },
+        None => own_child(),
+    };
+    println!("child: {}", command.program.display());
     for slots in [1, 2] {
-        let reader = PdfReader::with_slots(own_child(), PdfLimits::default(), slots);
+        let reader = PdfReader::with_slots(command.clone(), PdfLimits::default(), slots);
         let count = 40;
         let started = std::time::Instant::now();
         let reads = (0..count).map(|_| reader.read(pdf.clone()));

@@ -68,7 +68,7 @@ pub(crate) fn write_frame(out: &mut impl Write, report: &ChildReport) -> std::io
     let json = serde_json::to_vec(report)?;
     out.write_all(b"\n")?;
     out.write_all(TAG)?;
-    write!(out, "{}\n", json.len())?;
+    writeln!(out, "{}", json.len())?;
     out.write_all(&json)?;
     out.write_all(b"\n")?;
     out.flush()
