@@ -47,7 +47,7 @@ impl ChildCommand {
     }
 }
 
-/// Reads PDFs in child processes, at most `slots` at once.
+/// Reads PDFs in child processes, at most `slots` at once (clones share the slots).
 #[derive(Debug, Clone)]
 pub struct PdfReader {
     command: ChildCommand,
@@ -104,7 +104,15 @@ impl PdfReader {
             return PdfOutcome::ParseTimeout;
         };
         match ended {
-            Ok((status, stdout, stderr)) => self.outcome(status, &stdout, &stderr),
+            Ok(Ended::Exited {
+                status,
+                stdout,
+                stderr,
+            }) => self.outcome(status, &stdout, &stderr),
+            Ok(Ended::Flooded) => PdfOutcome::ParseCrash(format!(
+                "it wrote more than {} bytes of answer",
+                self.limits.max_answer_bytes()
+            )),
             Err(error) => {
                 let _ = child.kill().await;
                 PdfOutcome::ChildFailed(error)
@@ -174,44 +182,52 @@ impl PdfReader {
     }
 }
 
-/// Writes `bytes` to the child's stdin while reading its stdout (up to `max_answer`) and
-/// stderr (the first [`MAX_STDERR_BYTES`], the rest drained), then waits for it; a child that
-/// writes more than `max_answer` is killed. Its exit status, stdout and stderr, or why the
-/// pipes failed.
-async fn talk(
-    child: &mut Child,
-    bytes: Vec<u8>,
-    max_answer: usize,
-) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), String> {
+/// How a child's conversation ended.
+#[derive(Debug)]
+enum Ended {
+    /// It exited or was killed by a signal, with its stdout and the start of its stderr.
+    Exited {
+        status: ExitStatus,
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    },
+    /// It wrote more than its answer may hold, and was killed for it.
+    Flooded,
+}
+
+/// Writes `bytes` to the child's stdin (a task of its own, which ends when the child stops
+/// reading) while reading its stdout (up to `max_answer`: a child that writes more is killed)
+/// and its stderr (the first [`MAX_STDERR_BYTES`], the rest drained), then waits for it. How
+/// it ended, or why its pipes failed.
+async fn talk(child: &mut Child, bytes: Vec<u8>, max_answer: usize) -> Result<Ended, String> {
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err("the child's pipes are missing".into());
     };
     let stderr = tokio::spawn(read_bounded(stderr, MAX_STDERR_BYTES, PastCap::Drain));
-    let write = async move {
-        // A child that stops reading (it died, or refused the input) is answered for by its
-        // exit status, not by this error.
+    tokio::spawn(async move {
+        // A child that stops reading (it died, or refused the input) is answered for by how
+        // it ends, not by this error.
         let _ = stdin.write_all(&bytes).await;
-        drop(stdin);
-    };
-    let ((), answer) = tokio::join!(write, read_bounded(stdout, max_answer, PastCap::Stop));
-    let (stdout, overflowed) =
-        answer.map_err(|error| format!("cannot read its answer: {error}"))?;
-    if overflowed {
+    });
+    let (stdout, flooded) = read_bounded(stdout, max_answer, PastCap::Stop)
+        .await
+        .map_err(|error| format!("cannot read its answer: {error}"))?;
+    if flooded {
         let _ = child.kill().await;
-        return Ok((
-            child.wait().await.map_err(|e| e.to_string())?,
-            Vec::new(),
-            format!("it wrote more than {max_answer} bytes").into_bytes(),
-        ));
+        return Ok(Ended::Flooded);
     }
-    let status = child.wait().await.map_err(|e| e.to_string())?;
+    let status = child.wait().await.map_err(|error| error.to_string())?;
     let stderr = match stderr.await {
         Ok(Ok((stderr, _))) => stderr,
         _ => Vec::new(),
     };
-    Ok((status, stdout, stderr))
+    Ok(Ended::Exited {
+        status,
+        stdout,
+        stderr,
+    })
 }
 
 /// What reading a pipe does past its cap.

@@ -256,8 +256,11 @@ async fn children_that_die_or_flood_their_answer_are_parse_crashes() {
         ("cat >/dev/null; echo 'it broke' >&2; exit 3", "it broke"),
         ("exec yes sift", "more than"),
     ];
+    // A MiB of input: more than a pipe holds, so a child that never reads it (`yes`) must
+    // not hold up the reading of its answer.
+    let input = [fixtures::three_pages(), vec![b' '; 1 << 20]].concat();
     for (script, reason) in cases {
-        let outcome = shell(script, limits).read(fixtures::three_pages()).await;
+        let outcome = shell(script, limits).read(input.clone()).await;
         let PdfOutcome::ParseCrash(said) = &outcome else {
             panic!("{script}: {outcome:?}");
         };
