@@ -126,6 +126,11 @@ pub enum Command {
         #[command(subcommand)]
         command: RobotsCommand,
     },
+    /// Read one PDF on stdin and write its text and metadata as one answer frame on stdout,
+    /// under the limits in `SIFT_PDF_CHILD_LIMITS`: the child process the crawler runs itself
+    /// as for each PDF (see `crawler::pdf`). Not for people.
+    #[command(hide = true)]
+    PdfText,
 }
 
 /// `crawler robots ...`.
@@ -327,6 +332,7 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
                     urls,
                 },
         } => robots_check(&agent, &robots, &urls),
+        Command::PdfText => Ok(crate::pdf::run_child()?),
     }
 }
 
@@ -553,6 +559,16 @@ mod tests {
         let mut args = vec!["crawl", "--data", data, "--seed", "http://a.test/"];
         args.extend(more);
         args
+    }
+
+    #[test]
+    fn pdf_text_is_a_subcommand_that_help_does_not_list() {
+        let cli = Cli::try_parse_from(["crawler", "pdf-text"]).expect("parses");
+        assert!(matches!(cli.command, Command::PdfText));
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        assert!(help.contains("robots") && !help.contains("pdf"), "{help}");
     }
 
     #[tokio::test]

@@ -4,9 +4,10 @@
 //! The surface is what other crates use: [`Crawler`] and its options and results; the
 //! store's writer [`PageStore`]; the frontier and politeness types the scale bench drives
 //! ([`Frontier`], [`Politeness`]); the robots policy ([`RobotsPolicy`]); the command line
-//! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); and
-//! the readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
-//! [`image`], [`sitemap`]). Every other module is private; the tour, by folder and file:
+//! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); the
+//! readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
+//! [`image`], [`sitemap`]); and the PDF reader with its child entry ([`pdf`]). Every other
+//! module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
 //!   task runs, `crawl/robots.rs` the loop's glue for robots.txt.
@@ -32,6 +33,8 @@
 //! - [`extract`]: links, title and robots META from HTML.
 //! - [`image`]: an image body's format, size, JPEG quality and thumbnail, bounded (public
 //!   for its fuzz target).
+//! - [`pdf`]: PDF text and metadata, read in a bounded child process ([`pdf::PdfReader`]),
+//!   the child being this crate's binary re-entered as `pdf-text` ([`pdf::run_child`]).
 //! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
 //! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
@@ -65,6 +68,7 @@ pub mod cluster;
 pub mod extract;
 pub mod image;
 pub mod inspect;
+pub mod pdf;
 pub mod progress;
 pub mod sitemap;
 pub mod warc;

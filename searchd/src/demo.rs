@@ -34,6 +34,12 @@ pub struct DemoOptions {
     pub data: PathBuf,
 }
 
+/// `searchd pdf-text` (hidden): the child process the demo's crawler runs this binary as for
+/// each PDF, as `crawler pdf-text` is the `crawler` binary's (see `crawler::pdf`).
+pub fn pdf_child() -> std::io::Result<()> {
+    crawler::pdf::run_child()
+}
+
 /// The file in the data directory that remembers which directory was served on which port.
 const SITE_FILE: &str = "demo-site.txt";
 

@@ -77,6 +77,10 @@ enum Command {
         #[arg(long = "runs", value_name = "NAME=FILE", value_parser = runs_arg)]
         runs: Vec<(String, PathBuf)>,
     },
+    /// Read one PDF on stdin and write its text as one answer frame on stdout: the child
+    /// process `searchd demo`'s crawler runs this binary as for each PDF (see the demo).
+    #[command(hide = true)]
+    PdfText,
 }
 
 async fn serve(
@@ -144,6 +148,16 @@ async fn ctrl_c() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::PdfText = cli.command {
+        // The PDF child: no runtime, no logging, nothing but the answer on stdout.
+        return match searchd::demo::pdf_child() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("searchd: cannot write the PDF answer: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     shared::logging::init(cli.log.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
@@ -183,6 +197,8 @@ fn main() -> ExitCode {
                     .await
                     .map(|_| ())
             }
+            // Answered before the runtime started.
+            Command::PdfText => Ok(()),
         }
     });
     // An index build interrupted by Ctrl-C runs on a blocking thread: do not wait for it
@@ -243,6 +259,16 @@ mod tests {
             Cli::try_parse_from(["searchd", "leaf", "--data", "d"]).is_err(),
             "--listen is needed"
         );
+    }
+
+    #[test]
+    fn pdf_text_is_a_subcommand_that_help_does_not_list() {
+        let cli = Cli::try_parse_from(["searchd", "pdf-text"]).expect("parses");
+        assert!(matches!(cli.command, Command::PdfText));
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_help()
+            .to_string();
+        assert!(help.contains("demo") && !help.contains("pdf"), "{help}");
     }
 
     #[tokio::test]
