@@ -268,6 +268,7 @@ impl CrawlArgs {
             scope: self.scope,
             config,
             max_time: self.max_time,
+            pdf_child: None,
         })
     }
 }

@@ -21,6 +21,7 @@ use crate::breaker::Trip;
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
+use crate::kind::Kinds;
 use crate::monitor::Monitor;
 use crate::page;
 use crate::params::ParamStrip;
@@ -54,6 +55,9 @@ pub struct CrawlOptions {
     pub config: CrawlerConfig,
     /// Stop after this long.
     pub max_time: Option<Duration>,
+    /// The program that reads PDFs in a child process (`None`: this binary, re-entered as
+    /// its `pdf-text` subcommand; see [`crate::pdf`]).
+    pub pdf_child: Option<crate::pdf::ChildCommand>,
 }
 
 /// Figures of a running crawl.
@@ -131,7 +135,8 @@ impl Crawler {
             options.config.store_write_buffer_bytes,
         );
         let store = PageStore::open_within(&options.data, &budget)?;
-        let fetcher = Fetcher::new(&options.config)?;
+        let kinds = Kinds::new(&options.config, options.pdf_child.as_ref());
+        let fetcher = Fetcher::new(&options.config, kinds)?;
         Self::with_store(options, store, fetcher, None)
     }
 

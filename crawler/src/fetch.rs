@@ -135,9 +135,9 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    /// A client configured from the crawler config, reading the kinds of content it
-    /// turns on (see [`crate::kind`]).
-    pub(crate) fn new(config: &CrawlerConfig) -> Result<Self, reqwest::Error> {
+    /// A client configured from the crawler config, reading bodies with `kinds` (see
+    /// [`crate::kind`]).
+    pub(crate) fn new(config: &CrawlerConfig, kinds: Kinds) -> Result<Self, reqwest::Error> {
         // reqwest is built without a bundled TLS crypto provider; ring is ours. Installing
         // twice (a second crawl in one process) is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -167,7 +167,7 @@ impl Fetcher {
             client,
             dns,
             policy,
-            kinds: Kinds::new(config),
+            kinds,
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
             address_gate: None,

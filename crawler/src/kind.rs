@@ -19,6 +19,7 @@
 
 mod html;
 mod image;
+mod pdf;
 mod sniff;
 
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use shared::record::{CompressedBody, MediaRecord, Thumbnail};
 use shared::{CanonicalUrl, ContentKind, KindSet};
 
 use crate::extract::Extracted;
+use crate::pdf::ChildCommand;
 
 /// A body as it came (after `Content-Encoding`), to be read.
 #[derive(Debug)]
@@ -135,9 +137,18 @@ pub(crate) struct Kinds {
 impl Kinds {
     /// The readers, set up from the crawl's config. A new kind is one line here; the most
     /// telling signature goes first (HTML's patterns are the weakest: last).
-    pub(crate) fn new(config: &CrawlerConfig) -> Self {
+    /// `pdf_child` runs the PDF reader's child (`None`: this binary's `pdf-text`).
+    pub(crate) fn new(config: &CrawlerConfig, pdf_child: Option<&ChildCommand>) -> Self {
+        let pdf_child = pdf_child.cloned().unwrap_or_else(|| {
+            ChildCommand::current_exe().unwrap_or_else(|_| ChildCommand {
+                program: "/proc/self/exe".into(),
+                args: vec!["pdf-text".into()],
+                env: Vec::new(),
+            })
+        });
         let readers: Vec<Box<dyn KindReader>> = vec![
             Box::new(image::ImageReader::new(config)),
+            Box::new(pdf::PdfReader::new(config, pdf_child)),
             Box::new(html::HtmlReader::new(config)),
         ];
         let accept = (0..1u8 << ContentKind::ALL.len())

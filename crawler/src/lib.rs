@@ -53,6 +53,7 @@
 //!     scope: vec![],
 //!     config: shared::config::RawCrawlerConfig::default().validate()?,
 //!     max_time: None,
+//!     pdf_child: None,
 //! };
 //! let summary = Crawler::open(options)?.run(std::future::pending()).await?;
 //! println!("{} pages stored", summary.pages_stored);

@@ -134,7 +134,8 @@ pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Respons
 
 /// The JSON answer of `/api/search`:
 /// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
-/// "snippet", "score", "all_words"}]}`, with `"explain"` on each hit when it was asked for;
+/// "snippet", "score", "all_words", "kind"}]}`, with `"explain"` on each hit when it was
+/// asked for; `kind` is what the result was made from (`html`, `pdf`);
 /// `all_words` is false for a page with most but not all of the words (they follow the
 /// pages with every word, when those are few); `partial` is
 /// true when no page had every word and the hits are pages with some of them, or when a
@@ -152,6 +153,7 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
                 "snippet": hit.snippet.text,
                 "score": hit.score,
                 "all_words": hit.all_words,
+                "kind": hit.kind,
             });
             if let (Some(explanation), Some(object)) = (&hit.explanation, value.as_object_mut()) {
                 object.insert("explain".into(), explanation.clone());

@@ -68,10 +68,17 @@ pub struct Hit {
     /// below every page that has them all).
     #[serde(default = "yes")]
     pub all_words: bool,
+    /// What the document was made from: `html`, or `pdf` for a PDF's text.
+    #[serde(default = "html")]
+    pub kind: String,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn html() -> String {
+    "html".into()
 }
 
 impl Hit {
@@ -94,6 +101,9 @@ impl Hit {
             fetched_at_ms: number(doc, fields.fetched_at),
             explanation: None,
             all_words: true,
+            kind: Some(text(doc, fields.kind))
+                .filter(|kind| !kind.is_empty())
+                .unwrap_or_else(html),
         }
     }
 }

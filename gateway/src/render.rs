@@ -33,6 +33,7 @@ form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8
 .hit{margin:0 0 1.5rem}
 .hit a.title{font-size:1.15rem;color:#1a0dab;text-decoration:none}
 .hit a.title:hover{text-decoration:underline}
+.hit .kind{font-size:.7rem;font-weight:600;color:#fff;background:#b91c1c;border-radius:3px;padding:0 .3rem;vertical-align:middle}
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
 .hit .url a{color:#6b7280}
 .hit .snippet{margin:.2rem 0 0;color:#374151}
@@ -125,6 +126,9 @@ fn hit(hit: &Hit) -> Markup {
     };
     html! {
         div.hit {
+            @if hit.kind != "html" {
+                span.kind { (hit.kind.to_uppercase()) } " "
+            }
             a.title href=(hit.url) { bdi { (shown(title, TITLE_CHARS)) } }
             div.url {
                 bdi { (shown(&hit.url, URL_CHARS)) } " · " bdi { (shown(&hit.host, URL_CHARS)) } " · "
@@ -320,9 +324,22 @@ mod tests {
                 fetched_at_ms: 0,
                 explanation: None,
                 all_words: true,
+                kind: "html".into(),
             }],
             ..SearchResults::default()
         }
+    }
+
+    #[test]
+    fn a_pdf_result_says_so_and_a_page_says_nothing() {
+        let mut results = one_hit("Tide tables", "http://a.test/tides.pdf", Snippet::default());
+        assert!(!results_page(&results).contains("class=\"kind\""));
+        results.hits[0].kind = "pdf".into();
+        assert!(results_page(&results).contains("<span class=\"kind\">PDF</span>"));
+    }
+
+    fn results_page(found: &SearchResults) -> String {
+        results(found).into_string()
     }
 
     #[test]

@@ -57,6 +57,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     }
     let input = DocInput {
         url: doc.url.to_string(),
+        kind: shared::ContentKind::Html,
         title: doc.title.to_string(),
         description: doc.description.to_string(),
         html,

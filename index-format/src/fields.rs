@@ -6,6 +6,9 @@ pub const URL: &str = "url";
 pub const URL_TEXT: &str = "url_text";
 /// The host name, for `site:` queries.
 pub const HOST: &str = "host";
+/// What the document was made from (`html`, `pdf`: [`shared::ContentKind::name`]), one token:
+/// results say a PDF is one.
+pub const KIND: &str = "kind";
 /// The `<title>`.
 pub const TITLE: &str = "title";
 /// Headings `h1`-`h3`.

@@ -3,7 +3,7 @@
 //!
 //! | field | options |
 //! |---|---|
-//! | `url`, `host` | one token (`STRING`), stored |
+//! | `url`, `host`, `kind` | one token (`STRING`), stored |
 //! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `description` | text with positions, stored |
@@ -72,6 +72,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::URL, STRING | STORED);
     builder.add_text_field(fields::URL_TEXT, text(false));
     builder.add_text_field(fields::HOST, STRING | STORED);
+    builder.add_text_field(fields::KIND, STRING | STORED);
     builder.add_text_field(fields::COPIES, STRING);
     builder.add_text_field(fields::TITLE, text(true));
     builder.add_text_field(fields::HEADINGS, text(false));
@@ -106,6 +107,8 @@ pub struct IndexFields {
     pub url_text: Field,
     /// Host name, one token: `site:` queries.
     pub host: Field,
+    /// What the document was made from (`html`, `pdf`), one token.
+    pub kind: Field,
     /// The other pages folded into the document.
     pub copies: Field,
     /// `<title>`.
@@ -162,6 +165,7 @@ impl IndexFields {
         };
         Ok(Self {
             url: get(fields::URL)?,
+            kind: get(fields::KIND)?,
             url_text: get(fields::URL_TEXT)?,
             host: get(fields::HOST)?,
             copies: get(fields::COPIES)?,

@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use shared::CanonicalUrl;
 use shared::record::{PageRecord, Record};
+use shared::{CanonicalUrl, ContentKind};
 use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -57,11 +57,13 @@ pub fn fingerprint(
 pub struct DocInput {
     /// The URL it is filed under.
     pub url: String,
+    /// What it was made from: an HTML page, or a PDF's text.
+    pub kind: ContentKind,
     /// `<title>` as the crawler stored it.
     pub title: String,
     /// `<meta name="description">`.
     pub description: String,
-    /// The page's HTML.
+    /// The page's HTML (a PDF's text, as paragraphs: [`text_as_html`]).
     pub html: String,
     /// Fetch time, ms since the Unix epoch.
     pub fetched_at: u64,
@@ -79,13 +81,18 @@ impl DocInput {
     /// The document of a stored page, its body already decompressed.
     pub fn new(
         page: &PageRecord,
-        html: String,
+        body: String,
         inbound: Inbound,
         copies: Vec<String>,
         template: Arc<HostTemplate>,
     ) -> Self {
+        let html = match page.kind {
+            ContentKind::Pdf => text_as_html(&body),
+            ContentKind::Html | ContentKind::Image => body,
+        };
         Self {
             url: page.url.clone(),
+            kind: page.kind,
             title: page.title.clone(),
             description: page.description.clone(),
             html,
@@ -102,6 +109,7 @@ impl DocInput {
         let text = text::extract_with(&self.html, &self.template);
         let mut doc = TantivyDocument::new();
         doc.add_text(fields.url, &self.url);
+        doc.add_text(fields.kind, self.kind.name());
         for copy in &self.copies {
             doc.add_text(fields.copies, copy);
         }
@@ -148,6 +156,25 @@ impl DocInput {
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc
     }
+}
+
+/// Plain text (a PDF's) as the HTML the text extractor reads: escaped, each blank-line
+/// separated block a paragraph, so snippets and sections see its breaks.
+pub fn text_as_html(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() + text.len() / 8);
+    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        html.push_str("<p>");
+        for c in block.chars() {
+            match c {
+                '&' => html.push_str("&amp;"),
+                '<' => html.push_str("&lt;"),
+                '>' => html.push_str("&gt;"),
+                c => html.push(c),
+            }
+        }
+        html.push_str("</p>\n");
+    }
+    html
 }
 
 /// Words of the body that make its lead.
@@ -300,6 +327,14 @@ mod tests {
             sections("abc", &[7]),
             "",
             "a start past the end is no section"
+        );
+    }
+
+    #[test]
+    fn a_pdfs_text_is_escaped_paragraphs() {
+        assert_eq!(
+            text_as_html("Tides <high> & low\nat noon\n\n\n\nPage 2"),
+            "<p>Tides &lt;high&gt; &amp; low\nat noon</p>\n<p>Page 2</p>\n"
         );
     }
 

@@ -28,6 +28,7 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use shared::ContentKind;
 use shared::record::{CompressedBody, PageRecord};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -180,7 +181,11 @@ impl TemplateLearner {
             self.end_section();
             self.section = page_section.to_string();
         }
-        if page.body_len == 0 || page.robots.noindex || !(200..300).contains(&page.status) {
+        if page.body_len == 0
+            || page.robots.noindex
+            || !(200..300).contains(&page.status)
+            || page.kind != ContentKind::Html
+        {
             return;
         }
         self.pages += 1;

@@ -215,6 +215,8 @@ pub async fn run(
         scope: vec![root],
         config: config.crawler.clone(),
         max_time: None,
+        // This binary, as `searchd pdf-text`.
+        pdf_child: None,
     })
     .with_context(|| format!("cannot open the crawl in {}", options.data.display()))?;
     // Search is open from the start: each index build during the crawl shows up in it.

@@ -78,6 +78,7 @@ fn options(web: &TestWeb, redis: &RedisServer, data: &Path, seeded: bool) -> Wor
             scope,
             config: config(web).validate().expect("valid settings"),
             max_time: None,
+            pdf_child: Some(crate::support::pdf_child()),
         },
         partitions: Some(PARTITIONS),
         lease: Duration::from_secs(3),

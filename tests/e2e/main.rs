@@ -28,6 +28,8 @@
 //!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`images`]: images as a content kind: fetched under robots.txt, measured by their bytes,
 //!   thumbnailed once per content, hostile ones stored without decoding; none with images off.
+//! - [`pdfs`]: PDFs as a content kind: read in a child process whatever the server calls
+//!   them, hostile ones stored with their status, their text searchable and shown as PDF.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
@@ -61,6 +63,7 @@ mod faults;
 mod fuzz_corpus;
 mod images;
 mod index_exchange;
+mod pdfs;
 mod query_fuzz;
 mod ranking;
 mod resume;

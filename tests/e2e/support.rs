@@ -43,6 +43,35 @@ pub fn write_config_file(web: &TestWeb, path: &Path, extra: &str) {
     Config::load(Some(path)).expect("the written config parses");
 }
 
+/// Set for this test binary re-entered as the crawler's PDF reader ([`pdf_child_entry`]).
+const PDF_CHILD_ENV: &str = "SIFT_E2E_PDF_CHILD";
+
+/// The PDF reader of an in-process crawl: this test binary, re-entered to run
+/// [`pdf_child_entry`] alone (the crawler's own binary would be `crawler pdf-text`).
+pub fn pdf_child() -> crawler::pdf::ChildCommand {
+    crawler::pdf::ChildCommand {
+        program: std::env::current_exe().expect("test binary path"),
+        args: [
+            "--exact",
+            "support::pdf_child_entry",
+            "--nocapture",
+            "--test-threads=1",
+        ]
+        .map(Into::into)
+        .to_vec(),
+        env: vec![(PDF_CHILD_ENV.into(), "1".into())],
+    }
+}
+
+/// Not a test of its own: re-entered by [`pdf_child`], this process reads one PDF on stdin
+/// as `crawler pdf-text` does.
+#[test]
+fn pdf_child_entry() {
+    if std::env::var_os(PDF_CHILD_ENV).is_some() {
+        crawler::pdf::run_child().expect("the answer is written");
+    }
+}
+
 /// Crawls in-process until done, within the seeds' hosts.
 pub async fn crawl(data: &Path, seeds: &[String], config: RawCrawlerConfig) -> CrawlSummary {
     crawl_in_scope(data, seeds, &[], config).await
@@ -61,6 +90,7 @@ pub async fn crawl_in_scope(
         scope: scope.to_vec(),
         config: config.validate().expect("the test's settings are valid"),
         max_time: None,
+        pdf_child: Some(pdf_child()),
     };
     Crawler::open(options)
         .expect("crawl opens")

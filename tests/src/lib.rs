@@ -28,6 +28,7 @@
 //! | `stalls.test` | [`stalls`] | `/hang` (never answers) linked before 10 ordinary pages, `/drip` (a byte a second), `/trickle` (endless but fast), `/big` (256 KiB), `/bomb` (64 MiB gzipped to 64 KiB) |
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
+//! | `pdfs.test` | [`pdfs`] | a library of PDFs written as raw PDF syntax: a 3-page document with a title, one served as an octet stream, HTML served as a PDF, an encrypted file, a flate bomb, a page tree that is its own parent, a truncated file |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -49,6 +50,7 @@ pub mod fresh;
 mod gzip;
 pub mod hostile;
 pub mod images;
+pub mod pdfs;
 pub mod ranked;
 pub mod redirects;
 mod redis_server;
@@ -92,6 +94,9 @@ pub use images::{
     GalleryImage, IMAGES_BOAT_WORD, IMAGES_DISALLOWED, IMAGES_HOSTILE, IMAGES_JPEG_QUALITIES,
     IMAGES_READ,
 };
+pub use pdfs::{
+    PDFS_FAKE_WORD, PDFS_HOSTILE, PDFS_LOGBOOK_WORD, PDFS_TIDES_TITLE, PDFS_TIDES_WORDS,
+};
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use redis_server::RedisServer;
@@ -115,7 +120,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 20] = [
+pub const HOSTS: [&str; 21] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -136,6 +141,7 @@ pub const HOSTS: [&str; 20] = [
     "hostile.test",
     "stalls.test",
     "images.test",
+    "pdfs.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -339,6 +345,7 @@ impl Shared {
             "traps.test" => traps::respond(path, query, &self.stop).await,
             "stalls.test" => stalls::respond(path, &self.stop).await,
             "images.test" => images::respond(path, &self.stop).await,
+            "pdfs.test" => pdfs::respond(path, query),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak

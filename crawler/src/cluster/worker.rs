@@ -31,6 +31,7 @@ use super::{keys, settings};
 use crate::crawl::{CrawlOptions, StopReason};
 use crate::error::Error;
 use crate::fetch::Fetcher;
+use crate::kind::Kinds;
 use crate::params::ParamStrip;
 
 /// How often the worker looks at its partitions and Redis.
@@ -101,7 +102,8 @@ pub async fn run(
     info!(%worker, partitions = settings.partitions.count(), "joined the crawl");
     send_seeds(&redis, settings.partitions, &seeds).await;
 
-    let fetcher = Fetcher::new(&config)?.with_address_gate(AddressGate::new(redis.clone()));
+    let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
+    let fetcher = Fetcher::new(&config, kinds)?.with_address_gate(AddressGate::new(redis.clone()));
     let shared = Shared {
         data: options.crawl.data.clone(),
         partitions: settings.partitions,

@@ -41,6 +41,7 @@ pub(super) enum Outcome {
 }
 
 /// What was read out of an answer's body, off the async threads.
+#[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
 pub(super) enum Parsed {
     /// Nothing (not a 2xx, no kind that is read, or a parse that could not run).
     Nothing,

@@ -189,10 +189,8 @@ impl PageReader for State {
                     self.push_image(src, tag);
                 }
             }
-            "source" => {
-                if self.picture_source.is_none() {
-                    self.picture_source = tag.attr("srcset").and_then(widest_candidate);
-                }
+            "source" if self.picture_source.is_none() => {
+                self.picture_source = tag.attr("srcset").and_then(widest_candidate);
             }
             "picture" => self.picture_source = None,
             "meta" => {

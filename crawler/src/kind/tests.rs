@@ -9,7 +9,7 @@ fn kinds() -> Kinds {
         max_body_bytes: 4096,
         ..RawCrawlerConfig::default()
     };
-    Kinds::new(&config.validate().expect("valid"))
+    Kinds::new(&config.validate().expect("valid"), None)
 }
 
 fn body(bytes: &[u8], content_type: &str) -> Body {

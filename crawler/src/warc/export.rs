@@ -44,7 +44,7 @@ pub fn export(
     config: &CrawlerConfig,
 ) -> Result<ExportSummary, WarcError> {
     let store = StoreReader::open(data)?;
-    let kinds = Kinds::new(config);
+    let kinds = Kinds::new(config, None);
     let partial = partial_name(file);
     let out = File::create(&partial).map_err(WarcError::io(&partial))?;
     let mut writer = WarcWriter::new(BufWriter::with_capacity(1 << 20, out));
@@ -314,7 +314,7 @@ mod tests {
         let url = CanonicalUrl::parse("http://a.test:8080/x?y=1").expect("a URL");
         let asked = Asked {
             config: &config,
-            accept: Kinds::new(&config).accept(config.kinds),
+            accept: Kinds::new(&config, None).accept(config.kinds),
         };
         let head = request_head(&url, &asked);
         assert!(

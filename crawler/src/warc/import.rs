@@ -63,7 +63,7 @@ pub fn import(
         .collect::<Result<Vec<_>, _>>()?;
     let mut importer = Importer {
         store: PageStore::open(data)?,
-        kinds: Kinds::new(config),
+        kinds: Kinds::new(config, None),
         runtime: Readers::new()?,
         config,
         params: ParamStrip::new(config),

@@ -29,7 +29,7 @@ pub fn site_file(url_path: &str) -> Option<PathBuf> {
 
 /// `path` with every `%XX` decoded; `None` for a malformed escape or a result that is not
 /// UTF-8.
-fn percent_decode(path: &str) -> Option<String> {
+pub fn percent_decode(path: &str) -> Option<String> {
     let bytes = path.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
