@@ -9,6 +9,8 @@
 //! - [`DocState`]: what a generation holds (`state.json`), for incremental builds and for
 //!   [`indexed_store_change`].
 //! - [`open_current`]: the reader's open path.
+//! - [`image_schema()`] and [`ImageFields`]: the image index, `gen-NNNNNN/images/`
+//!   ([`images_dir`]), one document per stored image.
 //!
 //! searchd depends on this crate and not on the indexer: serving never writes an index.
 //!
@@ -30,12 +32,14 @@
 mod error;
 pub mod fields;
 pub mod generation;
+mod images;
 mod open;
 mod schema;
 mod state;
 pub mod tokenize;
 
 pub use error::Error;
+pub use images::{ImageFields, image_fields, image_schema, images_dir};
 pub use generation::{current_generation, current_generation_marker, generation_dir};
 pub use open::{CurrentIndex, indexed_store_change, open_current};
 pub use schema::{BODY_START_BYTES, EXACT_TOKENIZER, IndexFields, TOKENIZER, schema};

@@ -39,8 +39,9 @@ pub const TOKENIZER: &str = crate::tokenize::STEMMED;
 /// The tokenizer of the `*_exact` fields: the same tokens, lowercased, not stemmed.
 pub const EXACT_TOKENIZER: &str = crate::tokenize::EXACT;
 
-/// Tokenized text with frequencies and positions (phrase queries), optionally stored.
-fn text(stored: bool) -> TextOptions {
+/// Tokenized text with frequencies and positions (phrase queries), optionally stored: the
+/// options of the page and image indexes' text fields.
+pub(crate) fn text(stored: bool) -> TextOptions {
     text_with(TOKENIZER, stored)
 }
 
