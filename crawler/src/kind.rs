@@ -251,9 +251,10 @@ impl Kinds {
 /// `Accept` for `kinds`: each reader's part, then anything at a low weight (an answer of
 /// another type is still stored, with its status and headers).
 fn accept_header(readers: &[Box<dyn KindReader>], kinds: KindSet) -> HeaderValue {
-    let mut parts: Vec<&str> = readers
+    // In the kinds' own order (pages first), not the registry's sniffing order.
+    let mut parts: Vec<&str> = kinds
         .iter()
-        .filter(|reader| kinds.contains(reader.kind()))
+        .filter_map(|kind| readers.iter().find(|reader| reader.kind() == kind))
         .map(|reader| reader.accept())
         .collect();
     parts.push("*/*;q=0.1");
