@@ -192,30 +192,46 @@ mod tests {
         );
     }
 
-    /// Thumbnails a second on one core for a 1200 x 800 JPEG and PNG (printed; run with
-    /// `cargo test -p crawler --lib thumbnails_per_second -- --ignored --nocapture`). The
-    /// decoders are built optimized even in the test profile.
+    /// Thumbnails a second on one core for a 1200 x 800 JPEG and PNG, and how much of each
+    /// is the decode (printed; no check). The decoders are built optimized even in the test
+    /// profile, but the encoder and resize are generic code compiled in this crate, so
+    /// measure with it optimized too:
+    /// `CARGO_PROFILE_TEST_OPT_LEVEL=2 cargo test -p crawler --lib thumbnails_per_second --
+    /// --ignored --nocapture`.
     #[test]
     #[ignore = "a measurement, not a check"]
     fn thumbnails_per_second() {
         let photo = fixtures::gradient(1200, 800);
         let bodies = [
-            ("JPEG q85", fixtures::jpeg_at(&photo, 85)),
-            ("PNG", fixtures::encoded(&photo, ::image::ImageFormat::Png)),
+            (
+                "JPEG q85",
+                fixtures::jpeg_at(&photo, 85),
+                ::image::ImageFormat::Jpeg,
+            ),
+            (
+                "PNG",
+                fixtures::encoded(&photo, ::image::ImageFormat::Png),
+                ::image::ImageFormat::Png,
+            ),
         ];
-        for (name, bytes) in bodies {
-            let rounds = 30;
+        for (name, bytes, format) in bodies {
+            let rounds = 40;
             let started = Instant::now();
             for _ in 0..rounds {
                 thumbnail_of(&bytes);
             }
-            let seconds = started.elapsed().as_secs_f64();
-            let each = seconds / f64::from(rounds);
+            let each = started.elapsed().as_secs_f64() / f64::from(rounds);
+            let started = Instant::now();
+            for _ in 0..rounds {
+                ::image::load_from_memory_with_format(&bytes, format).expect("a decodable image");
+            }
+            let decode = started.elapsed().as_secs_f64() / f64::from(rounds);
             println!(
-                "{name}: 1200 x 800, {} KiB: {:.1} thumbnails/s ({:.1} ms each)",
+                "{name}: 1200 x 800, {} KiB: {:.1} thumbnails/s ({:.1} ms each, {:.1} ms of it decoding)",
                 bytes.len() / 1024,
                 1.0 / each,
-                each * 1000.0
+                each * 1000.0,
+                decode * 1000.0
             );
         }
     }
