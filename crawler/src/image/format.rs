@@ -95,6 +95,22 @@ impl ImageFormat {
         }
     }
 
+    /// The format's short name, as records and filters say it: `png`, `jpeg`, `gif`, `webp`,
+    /// `bmp`, `ico`, `avif`, `tiff`, `svg`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Gif => "gif",
+            ImageFormat::Webp => "webp",
+            ImageFormat::Bmp => "bmp",
+            ImageFormat::Ico => "ico",
+            ImageFormat::Avif => "avif",
+            ImageFormat::Tiff => "tiff",
+            ImageFormat::Svg => "svg",
+        }
+    }
+
     /// Whether the crawler decodes this format for a thumbnail (the codecs it builds).
     pub fn is_decoded(self) -> bool {
         self.codec().is_some()
@@ -233,6 +249,9 @@ mod tests {
                 ImageFormat::from_media_type(format.media_type()),
                 Some(format)
             );
+            // The short name is within the media type's subtype (`vnd.microsoft.icon`).
+            let subtype = format.media_type().trim_start_matches("image/");
+            assert!(subtype.contains(format.name()), "{format:?}");
         }
     }
 }
