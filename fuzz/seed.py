@@ -7,11 +7,14 @@ Sources: robots.txt bodies of crawler/src/robots/cases.rs and data/site/robots.t
 sample site's pages (data/site) and the HTML of the test web (tests/src); the links of
 those pages and the URL table of shared/src/url.rs; the test web's sitemaps (and one
 gzipped); the charset tests' bodies; bench/queries.txt; data/example.toml and the config
-tests' files. Input formats are the bodies' (fuzz/src/bodies.rs): `agent NUL robots.txt`,
+tests' files; the image reader's fixtures (crawler/src/image/fixtures) and small images made
+here (PNGs whose headers declare huge sizes, a GIF, a BMP, an SVG, HTML). Input formats are the bodies' (fuzz/src/bodies.rs): `agent NUL robots.txt`,
 `Content-Type NUL body`, `limit-byte query`.
 """
 import gzip
 import hashlib
+import struct
+import zlib
 import pathlib
 import random
 import re
@@ -71,6 +74,33 @@ def write(target, data):
     (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
 
 
+def png(width, height, rows, colour=0):
+    """A PNG (8-bit, of the colour type given) declaring width x height, with `rows` as its
+    image data."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    header = struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 9))
+            + chunk(b"IEND", b""))
+
+
+def image_seeds():
+    """Small images for the `image` target: valid ones and headers that lie."""
+    seeds = [path.read_bytes() for path in sorted((ROOT / "crawler/src/image/fixtures").iterdir())]
+    seeds.append(png(4, 2, b"\0" * 5 * 2))
+    seeds.append(png(2, 2, b"\0" + b"\xff\0\0\x80" * 2 + b"\0" + b"\0\0\xff\xff" * 2, colour=6))
+    seeds.append(png(16384, 16384, b"\0\0"))
+    seeds.append(png(100000, 100000, b"\0\0"))
+    seeds.append(b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\x00\x00\x00\x00\x00!\xf9\x04\x00\x00\x00\x00\x00"
+                 b",\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+    pixels = b"\x00\x00\xff\x00" * 2
+    dib = struct.pack("<IiiHHIIiiII", 40, 2, -1, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    seeds.append(b"BM" + struct.pack("<IHHI", 14 + len(dib) + len(pixels), 0, 0, 14 + len(dib)) + dib + pixels)
+    seeds.append(b"<?xml version='1.0'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>")
+    seeds.append(b"<!DOCTYPE html><title>served as image/png</title>")
+    return seeds
+
+
 def main():
     rng = random.Random(20)
     site_pages = sorted((ROOT / "data" / "site").rglob("*.html"))
@@ -126,6 +156,10 @@ def main():
     for q in queries:
         if q and not q.startswith("#"):
             write("query", bytes([rng.randrange(6)]) + q.encode())
+
+    # image
+    for seed in image_seeds():
+        write("image", seed)
 
     # config
     write("config", (ROOT / "data/example.toml").read_bytes())

@@ -9,7 +9,8 @@
 //!   sizes refused, giving [`ImageFacts`] or a [`ProbeError`].
 //! - `image/quality.rs`: [`jpeg_quality`], the IJG quality a JPEG's tables imply.
 //! - `image/thumbnail.rs`: [`make_thumbnail`], a JPEG of at most 256 px a side, decoded only
-//!   after the probed size passed the pixel limit, under `image::Limits`.
+//!   after the probed size passed the pixel limit, under `image::Limits`; `image/shrink.rs`
+//!   its downscaling (box means).
 //!
 //! The module is public for the `image` fuzz target (`fuzz/src/bodies.rs`).
 //!
@@ -23,6 +24,7 @@
 mod format;
 mod probe;
 mod quality;
+mod shrink;
 mod thumbnail;
 
 pub use format::ImageFormat;

@@ -33,6 +33,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("charset", charset),
     ("query", query),
     ("config", config),
+    ("image", image),
 ];
 
 /// The page every relative link is resolved against.
@@ -261,5 +262,32 @@ pub fn config(data: &[u8]) {
             let line = shared::one_line_error(&error);
             assert!(!line.contains('\n'), "error on more than one line: {line}");
         }
+    }
+}
+
+/// The image reader (`crawler::image::read_image`): the input is an image body, read with
+/// smaller limits than the crawler's so the fuzzer stays fast. Laws: no panic; a size is
+/// within the absurd side; a thumbnail comes only with a size, of the sniffed format, and
+/// fits the side; a JPEG quality is 1-100.
+pub fn image(data: &[u8]) {
+    use crawler::image::{ABSURD_SIDE, ImageLimits, read_image};
+    let limits = ImageLimits {
+        max_pixels: 1 << 22,
+        max_alloc: 64 << 20,
+        ..ImageLimits::default()
+    };
+    let reading = read_image(data, None, &limits);
+    assert_eq!(reading.byte_size, data.len() as u64);
+    if let Ok(facts) = &reading.facts {
+        assert_eq!(Some(facts.format), reading.format);
+        assert!((1..=ABSURD_SIDE).contains(&facts.width));
+        assert!((1..=ABSURD_SIDE).contains(&facts.height));
+        assert!(facts.jpeg_quality.is_none_or(|q| (1..=100).contains(&q)));
+    }
+    if let Ok(thumbnail) = &reading.thumbnail {
+        assert!(reading.facts.is_ok());
+        assert!((1..=limits.thumb_side).contains(&thumbnail.width));
+        assert!((1..=limits.thumb_side).contains(&thumbnail.height));
+        assert!(thumbnail.jpeg.starts_with(&[0xFF, 0xD8, 0xFF]));
     }
 }

@@ -116,6 +116,11 @@ pub(super) fn all() -> Vec<(&'static str, Vec<u8>, ImageFormat)> {
             encoded(&image, ::image::ImageFormat::Bmp),
             ImageFormat::Bmp,
         ),
+        (
+            "ico",
+            encoded(&with_alpha, ::image::ImageFormat::Ico),
+            ImageFormat::Ico,
+        ),
     ]
 }
 

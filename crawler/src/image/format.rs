@@ -46,7 +46,7 @@ impl ImageFormat {
             Some(ImageFormat::Gif)
         } else if bytes.starts_with(b"RIFF") && at(8..12) == Some(b"WEBP") {
             Some(ImageFormat::Webp)
-        } else if bytes.starts_with(b"BM") && bytes.len() >= 18 {
+        } else if bytes.starts_with(b"BM") && at(14..18).is_some_and(is_dib_header_size) {
             Some(ImageFormat::Bmp)
         } else if bytes.starts_with(&[0, 0, 1, 0]) && at(4..6).is_some_and(|n| n != [0, 0]) {
             Some(ImageFormat::Ico)
@@ -95,6 +95,22 @@ impl ImageFormat {
         }
     }
 
+    /// The format's short name, as records and filters say it: `png`, `jpeg`, `gif`, `webp`,
+    /// `bmp`, `ico`, `avif`, `tiff`, `svg`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Gif => "gif",
+            ImageFormat::Webp => "webp",
+            ImageFormat::Bmp => "bmp",
+            ImageFormat::Ico => "ico",
+            ImageFormat::Avif => "avif",
+            ImageFormat::Tiff => "tiff",
+            ImageFormat::Svg => "svg",
+        }
+    }
+
     /// Whether the crawler decodes this format for a thumbnail (the codecs it builds).
     pub fn is_decoded(self) -> bool {
         self.codec().is_some()
@@ -112,6 +128,12 @@ impl ImageFormat {
             ImageFormat::Avif | ImageFormat::Tiff | ImageFormat::Svg => None,
         }
     }
+}
+
+/// Whether four bytes (little-endian) are the size of a DIB header a BMP may have: the
+/// core, info, and version 2 to 5 headers. `BM` alone starts too many other files.
+fn is_dib_header_size(size: &[u8]) -> bool {
+    matches!(size, [12 | 40 | 52 | 56 | 64 | 108 | 124, 0, 0, 0])
 }
 
 /// Whether an ISO-BMFF `ftyp` box names an AVIF brand, as its major brand or among the
@@ -168,7 +190,7 @@ mod tests {
 
     #[test]
     fn magic_bytes_name_the_format() {
-        let cases: [(&[u8], Option<ImageFormat>); 14] = [
+        let cases: [(&[u8], Option<ImageFormat>); 15] = [
             (b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", Some(Png)),
             (b"\xFF\xD8\xFF\xE0\0\x10JFIF", Some(Jpeg)),
             (b"GIF87a\x01\0\x01\0", Some(Gif)),
@@ -176,6 +198,7 @@ mod tests {
             (b"RIFF\0\0\0\0WEBPVP8 ", Some(Webp)),
             (b"RIFF\0\0\0\0WAVEfmt ", None),
             (b"BM\x3e\0\0\0\0\0\0\0\x3e\0\0\0\x28\0\0\0", Some(Bmp)),
+            (b"BMW 320i for sale, one owner", None),
             (b"\0\0\x01\0\x01\0\x10\x10", Some(Ico)),
             (b"II*\0\x08\0\0\0", Some(Tiff)),
             (b"MM\0*\0\0\0\x08", Some(Tiff)),
@@ -226,6 +249,9 @@ mod tests {
                 ImageFormat::from_media_type(format.media_type()),
                 Some(format)
             );
+            // The short name is within the media type's subtype (`vnd.microsoft.icon`).
+            let subtype = format.media_type().trim_start_matches("image/");
+            assert!(subtype.contains(format.name()), "{format:?}");
         }
     }
 }

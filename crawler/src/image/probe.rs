@@ -150,3 +150,85 @@ fn bmp_size(bytes: &[u8]) -> Option<(u64, u64)> {
     let width = if width < 0 { 0 } else { width.unsigned_abs() };
     Some((u64::from(width), u64::from(height.unsigned_abs())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures;
+    use super::{ImageFormat, ProbeError, probe};
+
+    /// A 24-bit BMP of `width` x `height` blue pixels, with the info header's sizes as given
+    /// (a negative height: rows stored top-down).
+    fn bmp(width: i32, height: i32) -> Vec<u8> {
+        let row = (width.unsigned_abs() as usize * 3).next_multiple_of(4);
+        let pixels = vec![0xFF; row * height.unsigned_abs() as usize];
+        let mut dib = Vec::new();
+        dib.extend_from_slice(&40u32.to_le_bytes());
+        dib.extend_from_slice(&width.to_le_bytes());
+        dib.extend_from_slice(&height.to_le_bytes());
+        dib.extend_from_slice(&1u16.to_le_bytes()); // planes
+        dib.extend_from_slice(&24u16.to_le_bytes()); // bits a pixel
+        dib.extend_from_slice(&[0; 24]); // no compression, sizes and palette defaulted
+        let offset = 14 + dib.len() as u32;
+        let mut file = b"BM".to_vec();
+        file.extend_from_slice(&(offset + pixels.len() as u32).to_le_bytes());
+        file.extend_from_slice(&[0; 4]);
+        file.extend_from_slice(&offset.to_le_bytes());
+        file.extend(dib);
+        file.extend(pixels);
+        file
+    }
+
+    #[test]
+    fn a_top_down_bmp_is_measured_by_its_height_without_the_sign() {
+        let facts = probe(&bmp(48, -32)).expect("a readable header");
+        assert_eq!(
+            (facts.format, facts.width, facts.height),
+            (ImageFormat::Bmp, 48, 32)
+        );
+        // And the decoder agrees it is an image of that size.
+        let decoded = ::image::load_from_memory(&bmp(48, -32)).expect("a decodable BMP");
+        assert_eq!((decoded.width(), decoded.height()), (48, 32));
+    }
+
+    #[test]
+    fn a_bmp_with_a_negative_width_is_an_absurd_size() {
+        assert!(matches!(
+            probe(&bmp(-48, 32)),
+            Err(ProbeError::AbsurdSize {
+                width: 0,
+                height: 32,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_bmp_with_the_core_header_is_read_with_its_16_bit_sizes() {
+        let mut core = b"BM\0\0\0\0\0\0\0\0\x1a\0\0\0".to_vec();
+        core.extend_from_slice(&12u32.to_le_bytes());
+        core.extend_from_slice(&[0x30, 0, 0x20, 0, 1, 0, 24, 0]);
+        assert_eq!(probe(&core).map(|f| (f.width, f.height)), Ok((48, 32)));
+    }
+
+    #[test]
+    fn a_png_whose_first_chunk_is_not_its_header_is_unreadable() {
+        let mut png = fixtures::png_declaring(48, 32, &[0; 49 * 32]);
+        png[12..16].copy_from_slice(b"tEXt");
+        assert_eq!(
+            probe(&png),
+            Err(ProbeError::Unreadable {
+                format: ImageFormat::Png
+            })
+        );
+    }
+
+    #[test]
+    fn a_lossy_webps_upscaling_bits_are_not_read_as_its_size() {
+        let mut webp = fixtures::file("lossy_cwebp_q70_48x32.webp");
+        assert_eq!(&webp[12..16], b"VP8 ");
+        // The frame header's width and height (bytes 26 to 29): set both scaling hints.
+        webp[27] |= 0xC0;
+        webp[29] |= 0xC0;
+        assert_eq!(probe(&webp).map(|f| (f.width, f.height)), Ok((48, 32)));
+    }
+}

@@ -207,7 +207,7 @@ proptest! {
     /// never a panic, never a thumbnail over the side limit.
     #[test]
     fn mangled_fixtures_never_panic(
-        which in 0usize..9,
+        which in 0usize..10,
         edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..16),
     ) {
         let all = fixtures::all();

@@ -93,7 +93,7 @@ fn read_image(body: &Body, limits: &ImageLimits, thumbnailed: &Mutex<HashSet<u64
             return image_findings(info, None);
         }
     };
-    info.format = name(facts.format);
+    info.format = facts.format.name().to_string();
     info.width = facts.width;
     info.height = facts.height;
     info.jpeg_quality = facts.jpeg_quality;
@@ -138,12 +138,4 @@ fn image_findings(info: ImageInfo, thumbnail: Option<Thumbnail>) -> Findings {
         thumbnail,
         ..Findings::default()
     }
-}
-
-/// A format's short name, as records and filters say it (`png`, `jpeg`, `svg`).
-fn name(format: ImageFormat) -> String {
-    let media_type = format.media_type();
-    let subtype = media_type.strip_prefix("image/").unwrap_or(media_type);
-    let subtype = subtype.split('+').next().unwrap_or(subtype);
-    subtype.trim_start_matches("x-").to_string()
 }
