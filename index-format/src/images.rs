@@ -158,6 +158,9 @@ mod tests {
     fn every_image_field_is_found() {
         let fields = ImageFields::new(&image_schema()).expect("all fields");
         assert_ne!(fields.alt, fields.context);
-        assert!(ImageFields::new(&crate::schema()).is_err(), "the page schema is another");
+        assert!(
+            ImageFields::new(&crate::schema()).is_err(),
+            "the page schema is another"
+        );
     }
 }

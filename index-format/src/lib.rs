@@ -39,8 +39,8 @@ mod state;
 pub mod tokenize;
 
 pub use error::Error;
-pub use images::{ImageFields, image_fields, image_schema, images_dir};
 pub use generation::{current_generation, current_generation_marker, generation_dir};
+pub use images::{ImageFields, image_fields, image_schema, images_dir};
 pub use open::{CurrentIndex, indexed_store_change, open_current};
 pub use schema::{BODY_START_BYTES, EXACT_TOKENIZER, IndexFields, TOKENIZER, schema};
 pub use state::DocState;

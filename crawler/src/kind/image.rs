@@ -87,7 +87,7 @@ fn read_image(body: &Body, limits: &ImageLimits, thumbnailed: &Mutex<HashSet<u64
         Ok(facts) => facts,
         Err(why) => {
             info.format = ImageFormat::sniff(&body.bytes)
-                .map(name)
+                .map(|format| format.name().to_string())
                 .unwrap_or_default();
             info.problem = Some(why.to_string());
             return image_findings(info, None);
