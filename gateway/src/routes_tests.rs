@@ -147,8 +147,13 @@ async fn json_api_has_the_contract_shape() {
             .map(String::as_str)
             .collect();
         keys.sort();
-        // DESIGN.md's keys, plus `all_words` (issue 23: pages with most of the words follow).
-        assert_eq!(keys, ["all_words", "score", "snippet", "title", "url"]);
+        // DESIGN.md's keys, plus `all_words` (issue 23: pages with most of the words follow)
+        // and `kind` (issue 24: what the result was made from).
+        assert_eq!(
+            keys,
+            ["all_words", "kind", "score", "snippet", "title", "url"]
+        );
+        assert_eq!(hit["kind"], "html");
     }
     assert!(hits[0]["score"].as_f64() >= hits[1]["score"].as_f64());
     assert!(
