@@ -206,8 +206,50 @@ pub fn report(store: &StoreReader, json: bool, out: &mut impl Write) -> Result<(
     Ok(())
 }
 
+/// What a stored image or PDF was read to be, in one line.
+fn media_line(kind: shared::ContentKind, media: &shared::record::MediaRecord) -> String {
+    use shared::record::MediaRecord;
+    match media {
+        MediaRecord::Image(image) => {
+            let mut line = format!(
+                "{kind}: {} {} x {}, {}",
+                image.format,
+                image.width,
+                image.height,
+                crate::fetch::byte_size(image.bytes)
+            );
+            if let Some(quality) = image.jpeg_quality {
+                line.push_str(&format!(", JPEG quality {quality}"));
+            }
+            line.push_str(if image.thumbnail {
+                ", thumbnail stored"
+            } else {
+                ", no thumbnail"
+            });
+            if let Some(problem) = &image.problem {
+                line.push_str(&format!(" ({problem})"));
+            }
+            line
+        }
+        MediaRecord::Pdf(pdf) => {
+            let mut line = format!("{kind}: {}", pdf.status.describe());
+            if let Some(problem) = &pdf.problem {
+                line.push_str(&format!(" ({problem})"));
+            }
+            if pdf.pages > 0 {
+                line.push_str(&format!(", {} pages", pdf.pages));
+            }
+            if pdf.text_truncated {
+                line.push_str(", text cut at the cap");
+            }
+            line
+        }
+    }
+}
+
 /// `crawler explain URL`: why a URL was or was not fetched and indexed, its fetch history,
-/// its robots directives and where they came from, and the pages and texts linking to it.
+/// its robots directives and where they came from, what an image or PDF was read
+/// to be, and the pages and texts linking to it.
 pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<()> {
     let canonical = CanonicalUrl::parse(url)?;
     let Some(page) = store.page(canonical.as_str())? else {
@@ -244,6 +286,9 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
         )?;
     }
     writeln!(out, "  title: {:?}", page.title)?;
+    if let Some(media) = store.media(canonical.as_str())? {
+        writeln!(out, "  {}", media_line(page.kind, &media))?;
+    }
     writeln!(
         out,
         "  robots directives: {}",

@@ -166,9 +166,9 @@ impl IndexFields {
         };
         Ok(Self {
             url: get(fields::URL)?,
-            kind: get(fields::KIND)?,
             url_text: get(fields::URL_TEXT)?,
             host: get(fields::HOST)?,
+            kind: get(fields::KIND)?,
             copies: get(fields::COPIES)?,
             title: get(fields::TITLE)?,
             headings: get(fields::HEADINGS)?,

@@ -58,6 +58,15 @@ async fn pdfs_are_read_in_a_child_stored_with_their_status_and_searched() {
     // Hostile files: a status each, and the crawl went on past them.
     let [locked, bomb, looped, broken] = PDFS_HOSTILE.map(|path| pdf_info(&rig, path));
     assert_eq!(locked.status, PdfStatus::Encrypted);
+    let mut explained = Vec::new();
+    crawler::inspect::explain(
+        &store,
+        &rig.web.url("pdfs.test", PDFS_HOSTILE[0]),
+        &mut explained,
+    )
+    .expect("explained");
+    let explained = String::from_utf8(explained).expect("UTF-8");
+    assert!(explained.contains("\n  pdf: encrypted\n"), "{explained}");
     assert!(
         matches!(bomb.status, PdfStatus::ParseCrash | PdfStatus::Read),
         "{bomb:?}"
