@@ -47,6 +47,7 @@ mod document;
 mod error;
 mod exchange;
 mod held;
+mod images;
 mod linkgraph;
 mod progress;
 #[cfg(test)]
