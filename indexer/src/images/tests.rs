@@ -194,3 +194,147 @@ fn each_served_image_is_one_document_found_by_the_alt_words_of_every_page_showin
     assert_eq!(text(alone, fields.page_url), "");
     assert_eq!(number(alone, fields.pages), 0);
 }
+
+#[test]
+fn an_incremental_build_after_a_new_image_arrives_rebuilds_the_image_index_in_place() {
+    let store = gallery();
+    let first = build(store.data(), BuildMode::Full).unwrap();
+    assert_eq!(found(store.data(), "alt", "otter"), Vec::<String>::new());
+
+    const OTTER: &str = "http://img.test/otter.png";
+    store.put_html_showing(
+        "http://a.test/river",
+        "River walk",
+        &[],
+        &[shows(OTTER, "otter on a rock", ""), shows(PANDA, "", "")],
+    );
+    store.put_image(&image_page(OTTER), &png(300, 200, 6));
+    // The heron is fetched again and now asks for noindex.
+    let mut heron = image_page(ALONE);
+    heron.robots.noindex = true;
+    store.put_image(&heron, &png(32, 32, 5));
+    let second = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(second.generation, first.generation, "updated in place");
+    assert_eq!(found(store.data(), "alt", "otter"), vec![OTTER]);
+    let images = images(store.data());
+    assert_eq!(
+        images.keys().map(String::as_str).collect::<Vec<_>>(),
+        vec![OTTER, PANDA, SECRET]
+    );
+    let fields = ImageFields::new(&image_schema()).unwrap();
+    assert_eq!(number(&images[PANDA], fields.pages), 3);
+    // Rebuilt whole: its old documents deleted with its old segments, no copy left.
+    let index = image_index(store.data());
+    assert_eq!(index.searchable_segment_ids().unwrap().len(), 1);
+    assert_eq!(index.reader().unwrap().searcher().num_docs(), 3);
+}
+
+#[test]
+fn a_generation_without_an_images_dir_opens_for_its_pages_and_gets_one_at_the_next_build() {
+    let store = gallery();
+    build(store.data(), BuildMode::Full).unwrap();
+    // As a generation written before image indexes.
+    std::fs::remove_dir_all(images_dir_of(store.data())).unwrap();
+    let current = index_format::open_current(store.data()).unwrap().unwrap();
+    let pages = current.index.reader().unwrap().searcher().num_docs();
+    assert_eq!(pages, 3, "home, blog and zoo (the secret is noindex)");
+
+    let summary = build(store.data(), BuildMode::Incremental).unwrap();
+    assert_eq!(summary.indexed, 0, "no page changed: {summary}");
+    assert_eq!(summary.images, 3, "{summary}");
+    assert_eq!(found(store.data(), "alt", "sleepy"), vec![PANDA]);
+}
+
+#[test]
+fn a_partitioned_build_indexes_each_partitions_images_with_words_from_every_partition() {
+    let sharded = tempfile::tempdir().unwrap();
+    let partitions = Partitions::new(3).unwrap();
+    let stores: Vec<TestStore> = partitions
+        .all()
+        .map(|p| TestStore::at(&p.data_dir(sharded.path())))
+        .collect();
+    let owner = |host: &str| partitions.of_host(host).get() as usize;
+    let (pages, image_shard) = (owner("a.test"), owner("img.test"));
+    assert_ne!(pages, image_shard, "the test needs two partitions");
+    stores[pages].put_html_showing(
+        "http://a.test/",
+        "Harbour",
+        &[],
+        &[shows(PANDA, "red panda in the harbour", "")],
+    );
+    stores[image_shard].put_image(&image_page(PANDA), &png(64, 64, 1));
+    let summary = build(sharded.path(), BuildMode::Full).unwrap();
+    assert_eq!(summary.images, 1, "{summary}");
+    let shard = |i: usize| partitions.all().nth(i).unwrap().data_dir(sharded.path());
+    assert_eq!(found(&shard(image_shard), "alt", "harbour"), vec![PANDA]);
+    let fields = ImageFields::new(&image_schema()).unwrap();
+    assert_eq!(
+        text(&images(&shard(image_shard))[PANDA], fields.page_url),
+        "http://a.test/"
+    );
+    assert!(images(&shard(pages)).is_empty());
+}
+
+/// `cargo test -p indexer --release --lib fifty_thousand -- --ignored --nocapture`: 5,000
+/// pages each showing 10 of 50,000 images (and 5 of them shown on every page of a section),
+/// the image index's part of a full build timed apart.
+#[test]
+#[ignore = "a measurement: prints how long 50,000 images take to index"]
+fn fifty_thousand_images_are_indexed_and_the_time_printed() {
+    use crate::images::{ImageInputs, Showings, write_images};
+    use crate::linkgraph::LinkGraph;
+    use crate::source::Source;
+    use shared::docplan::{DocPlan, PageMeta};
+    use std::time::Instant;
+
+    let store = TestStore::new();
+    let image = |i: usize| format!("http://img.test/set{}/photo-{i}.jpg", i % 100);
+    for p in 0..5_000usize {
+        let refs: Vec<_> = (0..10)
+            .map(|k| {
+                let i = (p * 10 + k) % 50_000;
+                shows(
+                    &image(i),
+                    &format!("photo {i} of the {k} series"),
+                    "words around it",
+                )
+            })
+            .chain((0..5).map(|k| shows(&image(k), "the common banner", "")))
+            .collect();
+        let links = [link(&format!("http://a.test/p{}", (p * 7) % 5_000), "next")];
+        store.put_html_showing(
+            &format!("http://a.test/p{p}"),
+            "A gallery page",
+            &links,
+            &refs,
+        );
+    }
+    for i in 0..50_000 {
+        store.put_image(&image_page(&image(i)), &png(640, 480, i as u64));
+    }
+    let source = Source::open(store.data()).unwrap();
+    let metas: Vec<PageMeta> = source
+        .pages()
+        .map(|p| PageMeta::from(&p.unwrap()))
+        .collect();
+    let plan = DocPlan::new(metas);
+    let graph = LinkGraph::build(&plan, source.outlinks()).unwrap();
+    let started = Instant::now();
+    let sources = [&source];
+    let showings = Showings::collect(&sources, &plan, &graph).unwrap();
+    let inverted = started.elapsed();
+    let generation = tempfile::tempdir().unwrap();
+    let inputs = ImageInputs {
+        sources: &sources,
+        showings: &showings,
+        plan: &plan,
+    };
+    let indexed = write_images(generation.path(), true, 0, inputs).unwrap();
+    let total = started.elapsed();
+    assert_eq!(indexed, 50_000);
+    println!(
+        "{indexed} images shown {} times on {} pages: inverted in {inverted:.2?}, indexed in {total:.2?} in all",
+        5_000 * 15,
+        showings.num_pages()
+    );
+}
