@@ -37,6 +37,7 @@ use crate::Error;
 use crate::by_url::ByUrl;
 use crate::exchange::{self, Exchange};
 use crate::held::Held;
+use crate::images::{ImageInputs, Showings, write_images};
 use crate::linkgraph::outgoing::outgoing;
 use crate::linkgraph::{LinkGraph, host, merged};
 use crate::progress::BuildProgress;
@@ -187,15 +188,28 @@ fn build_passes(
         }
     };
     info!("link graph built");
+    // Read before pass 3, which moves the graph's in-links out document by document.
+    let sources: Vec<&Source> = shards.iter().map(|shard| &shard.source).collect();
+    let showings = Showings::collect(&sources, &plan, &graph)?;
+    info!(
+        images_shown = showings.num_images(),
+        pages_showing_images = showings.num_pages(),
+        "image showings read"
+    );
+    let images = ImageInputs {
+        sources: &sources,
+        showings: &showings,
+        plan: &plan,
+    };
 
     let mut summary: Option<BuildSummary> = None;
     let named = shards.len() > 1;
-    for shard in &shards {
+    for (number, shard) in shards.iter().enumerate() {
         let mut written = write_shard(
-            shard,
+            (shard, number),
             &plan,
             (&mut graph, &templates),
-            mode,
+            (mode, images),
             progress,
             threads,
         )?;
@@ -227,13 +241,14 @@ struct Shard {
     changes: Vec<u64>,
 }
 
-/// Pass 3 for one shard: chooses its target generation, writes it and switches to it. The
-/// plan-wide counts (noindex, duplicates, skipped) are left to the caller.
+/// Pass 3 for one shard (and its number among the build's): chooses its target generation,
+/// writes its pages and its images and switches to it. The plan-wide counts (noindex,
+/// duplicates, skipped) are left to the caller.
 fn write_shard(
-    shard: &Shard,
+    (shard, number): (&Shard, usize),
     plan: &DocPlan,
     (graph, templates): (&mut LinkGraph, &Templates),
-    mode: BuildMode,
+    (mode, images): (BuildMode, ImageInputs<'_>),
     progress: &BuildProgress,
     threads: Threads,
 ) -> Result<BuildSummary, Error> {
@@ -261,8 +276,12 @@ fn write_shard(
         store_change,
         progress,
         threads,
-    );
-    let (state, counts) = match result {
+    )
+    .and_then(|written| {
+        let indexed_images = write_images(&target.dir, target.fresh, number, images)?;
+        Ok((written, indexed_images))
+    });
+    let ((state, counts), indexed_images) = match result {
         Ok(done) => done,
         Err(error) => {
             if target.fresh {
@@ -281,6 +300,7 @@ fn write_shard(
         unchanged: counts.unchanged,
         skipped_other: counts.unreadable,
         total_docs: state.docs.len() as u64,
+        images: indexed_images,
         ..BuildSummary::default()
     })
 }

@@ -15,6 +15,11 @@
 //!   copies over all of them; `by_url` merges their outlinks in URL order) ([`build_beside`]: on one
 //!   thread of each kind, beside other work); `writer`: the third pass; `progress`:
 //!   [`BuildProgress`], the third pass's documents for [`build_with_progress`].
+//! - `images`: the generation's image index (`gen-NNNNNN/images/`, `index_format::images`),
+//!   one document per served image, found by the alt texts, titles, surroundings and page
+//!   titles of the pages showing it (the store's `images` family inverted, bounded per
+//!   image) and its file name; written whole at every build in one commit, into a new
+//!   generation before `CURRENT` switches or in place into the current one.
 //! - `exchange`: [`build_exchanging`] with an [`Exchange`] (`indexer build --redis`), on one
 //!   machine of several holding a crawl's partitions: link contributions sent to the other
 //!   machines' partitions and received from them through Redis, in a round with barriers, so
@@ -47,6 +52,7 @@ mod document;
 mod error;
 mod exchange;
 mod held;
+mod images;
 mod linkgraph;
 mod progress;
 #[cfg(test)]

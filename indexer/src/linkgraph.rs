@@ -321,6 +321,14 @@ impl LinkGraph {
         &self.inbound[doc as usize]
     }
 
+    /// How many distinct pages link to a document (0 once [`LinkGraph::take`] moved its
+    /// in-links out).
+    pub(crate) fn in_links(&self, doc: DocId) -> u64 {
+        self.inbound
+            .get(doc as usize)
+            .map_or(0, |inbound| inbound.count)
+    }
+
     /// Moves the in-links of a document out (they are needed once, when it is written).
     pub fn take(&mut self, doc: DocId) -> Inbound {
         std::mem::take(&mut self.inbound[doc as usize])

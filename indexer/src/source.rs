@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use shared::record::{Outlinks, PageRecord, PartitionStamp};
+use shared::record::{MediaRecord, Outlinks, PageImages, PageRecord, PartitionStamp};
 use shared::{RecordError, StoreError, StoreReader};
 use tracing::warn;
 
@@ -44,6 +44,32 @@ impl Source {
     /// Every page's outlinks, keyed by the page's URL, in URL order.
     pub fn outlinks(&self) -> impl Iterator<Item = Result<(String, Outlinks), Error>> + '_ {
         self.store.all_outlinks().filter_map(lenient)
+    }
+
+    /// One page by URL (`None`: not stored, or its record does not decode).
+    pub fn page(&self, url: &str) -> Result<Option<PageRecord>, Error> {
+        lenient(self.store.page(url))
+            .transpose()
+            .map(Option::flatten)
+    }
+
+    /// The images one page shows (`None`: none, or its record does not decode).
+    pub fn page_images(&self, url: &str) -> Result<Option<PageImages>, Error> {
+        lenient(self.store.page_images(url))
+            .transpose()
+            .map(Option::flatten)
+    }
+
+    /// Every page's images, keyed by the page's URL, in URL order.
+    pub fn all_page_images(
+        &self,
+    ) -> impl Iterator<Item = Result<(String, PageImages), Error>> + '_ {
+        self.store.all_page_images().filter_map(lenient)
+    }
+
+    /// Every stored image's and PDF's media record, keyed by its URL, in URL order.
+    pub fn media(&self) -> impl Iterator<Item = Result<(String, MediaRecord), Error>> + '_ {
+        self.store.all_media().filter_map(lenient)
     }
 }
 

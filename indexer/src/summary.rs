@@ -29,6 +29,8 @@ pub struct BuildSummary {
     pub skipped_other: u64,
     /// Documents in the generation after the build.
     pub total_docs: u64,
+    /// Images in the generation's image index after the build.
+    pub images: u64,
     /// How long the build took.
     pub elapsed: Duration,
 }
@@ -37,7 +39,7 @@ impl fmt::Display for BuildSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other; {} pages changed since the last build, up to store change {}) in {:.1?}",
+            "{}: {} documents ({} indexed, {} unchanged, {} deleted; skipped {} noindex, {} duplicates, {} other; {} pages changed since the last build, up to store change {}), {} images in {:.1?}",
             self.generation,
             self.total_docs,
             self.indexed,
@@ -48,6 +50,7 @@ impl fmt::Display for BuildSummary {
             self.skipped_other,
             self.changed_pages,
             self.store_change,
+            self.images,
             self.elapsed
         )
     }
@@ -68,6 +71,7 @@ impl BuildSummary {
             skipped_duplicates: self.skipped_duplicates + other.skipped_duplicates,
             skipped_other: self.skipped_other + other.skipped_other,
             total_docs: self.total_docs + other.total_docs,
+            images: self.images + other.images,
             elapsed: self.elapsed.max(other.elapsed),
         }
     }

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use rocksdb::DB;
 use shared::docplan::{PageKind, PageMeta};
 use shared::record::{
-    CompressedBody, CrawlCounters, Outlink, Outlinks, PageRecord, Record, RobotsDirectives,
+    CompressedBody, CrawlCounters, ImageInfo, ImageRef, MediaRecord, Outlink, Outlinks, PageImages,
+    PageRecord, Record, RobotsDirectives,
 };
 use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, open_options, store_dir};
 use tempfile::TempDir;
@@ -42,6 +43,39 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         robots_header: RobotsDirectives::default(),
         change: 0,
         kind: shared::ContentKind::Html,
+    }
+}
+
+/// A 200 image as the crawler stores one: no body, its facts in a media record.
+pub fn image_page(url: &str) -> PageRecord {
+    PageRecord {
+        headers: vec![("content-type".into(), "image/png".into())],
+        kind: shared::ContentKind::Image,
+        ..page(url, "")
+    }
+}
+
+/// A PNG of `width` x `height` with a thumbnail, its content hash `hash`.
+pub fn png(width: u32, height: u32, hash: u64) -> ImageInfo {
+    ImageInfo {
+        format: "png".into(),
+        width,
+        height,
+        bytes: u64::from(width * height / 4),
+        jpeg_quality: None,
+        content_hash: hash,
+        thumbnail: true,
+        problem: None,
+    }
+}
+
+/// An image shown on a page.
+pub fn shows(url: &str, alt: &str, context: &str) -> ImageRef {
+    ImageRef {
+        url: url.into(),
+        alt: alt.into(),
+        title: String::new(),
+        context: context.into(),
     }
 }
 
@@ -100,7 +134,46 @@ impl TestStore {
     /// Stores a page and its links (the crawler writes both in one batch), with the store's
     /// next change number, as the crawler does.
     pub fn put(&self, page: &PageRecord, links: &[Outlink]) {
+        self.put_with(page, links, |_, _| {});
+    }
+
+    /// Stores an image's page record and its media record, in one batch.
+    pub fn put_image(&self, page: &PageRecord, info: &ImageInfo) {
+        let media = MediaRecord::Image(info.clone()).encode();
+        self.put_with(page, &[], |batch, store| {
+            batch.put_cf(store.cf(Cf::Media), page.url.as_bytes(), &media);
+        });
+    }
+
+    /// [`TestStore::put_html`] for a page showing `images` (its `images` record in the same
+    /// batch).
+    pub fn put_html_showing(
+        &self,
+        url: &str,
+        title: &str,
+        links: &[Outlink],
+        images: &[ImageRef],
+    ) -> PageRecord {
+        let html =
+            format!("<html><head><title>{title}</title></head><body><p>{title}</p></body></html>");
+        let mut record = page(url, &html);
+        record.title = title.into();
+        let shown = PageImages(images.to_vec()).encode();
+        self.put_with(&record, links, |batch, store| {
+            batch.put_cf(store.cf(Cf::Images), url.as_bytes(), &shown);
+        });
+        record
+    }
+
+    /// Stores a page and its links, and what `more` adds to the batch.
+    fn put_with(
+        &self,
+        page: &PageRecord,
+        links: &[Outlink],
+        more: impl FnOnce(&mut rocksdb::WriteBatch, &Self),
+    ) {
         let mut batch = rocksdb::WriteBatch::default();
+        more(&mut batch, self);
         let mut counters: CrawlCounters = self
             .db
             .get_cf(self.cf(Cf::Meta), COUNTERS_KEY)

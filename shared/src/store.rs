@@ -546,6 +546,24 @@ impl StoreReader {
         self.get(Cf::Thumbs, &content_hash.to_be_bytes())
     }
 
+    /// The images one page shows (`None`: none, or a store older than content kinds).
+    pub fn page_images(&self, url: &str) -> Result<Option<PageImages>, StoreError> {
+        if self.db.cf_handle(Cf::Images.name()).is_none() {
+            return Ok(None);
+        }
+        self.get(Cf::Images, url.as_bytes())
+    }
+
+    /// Every stored image's and PDF's media record, keyed by its URL, in URL order.
+    pub fn all_media(
+        &self,
+    ) -> Box<dyn Iterator<Item = Result<(String, MediaRecord), StoreError>> + '_> {
+        if self.db.cf_handle(Cf::Media.name()).is_none() {
+            return Box::new(std::iter::empty());
+        }
+        Box::new(self.scan(Cf::Media))
+    }
+
     /// Every page's images, keyed by the page's URL, in URL order.
     pub fn all_page_images(
         &self,

@@ -1,11 +1,21 @@
 //! Images as a content kind: a crawl with `kinds = ["html", "image"]` fetches the images
 //! pages show under robots.txt like any page, reads each one's format, size and JPEG quality
 //! from its bytes (not from what the server says), thumbnails the same bytes once, and
-//! survives the hostile ones; with images off, none is fetched.
+//! survives the hostile ones; with images off, none is fetched. Built, the gallery's images
+//! are an image index found by what the pages showing them say.
 
+use std::collections::BTreeMap;
+
+use index_format::{ImageFields, current_generation, generation_dir, images_dir};
 use shared::record::{ImageInfo, MediaRecord};
 use shared::{ContentKind, StoreReader};
-use testweb::{IMAGES_DISALLOWED, IMAGES_HOSTILE, IMAGES_JPEG_QUALITIES, IMAGES_READ};
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{AllQuery, QueryParser};
+use tantivy::schema::Value;
+use tantivy::{Index, TantivyDocument};
+use testweb::{
+    IMAGES_BOAT_WORD, IMAGES_DISALLOWED, IMAGES_HOSTILE, IMAGES_JPEG_QUALITIES, IMAGES_READ,
+};
 
 use crate::support::Rig;
 
@@ -136,4 +146,84 @@ async fn with_images_off_no_image_is_fetched() {
     let page = store.page(&diagram).expect("readable").expect("stored");
     assert_eq!((page.status, page.body_len), (200, 0));
     assert_eq!(store.media(&diagram).expect("readable"), None);
+}
+
+#[tokio::test]
+async fn the_gallerys_images_are_indexed_by_what_the_pages_showing_them_say() {
+    let mut rig = Rig::start().await;
+    rig.config.kinds = vec!["html".into(), "image".into()];
+    rig.config.max_image_bytes = 4 * 1024 * 1024;
+    rig.crawl(&[rig.web.url("images.test", "/")]).await;
+    rig.index().await;
+
+    let generation = current_generation(rig.data())
+        .expect("CURRENT reads")
+        .expect("a generation");
+    let index = Index::open_in_dir(images_dir(&generation_dir(rig.data(), &generation)))
+        .expect("the image index opens");
+    index_format::tokenize::register(&index);
+    let fields = ImageFields::new(&index.schema()).expect("the image schema");
+    let searcher = index.reader().expect("reader").searcher();
+    let text = |doc: &TantivyDocument, field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut docs = BTreeMap::new();
+    for address in searcher
+        .search(&AllQuery, &DocSetCollector)
+        .expect("search")
+    {
+        let doc: TantivyDocument = searcher.doc(address).expect("stored");
+        docs.insert(text(&doc, fields.url), doc);
+    }
+    // Every image stored as one (the hostile ones too: they are measured, not decoded); not
+    // the HTML served as a PNG, not the forbidden one.
+    let mut expected: Vec<String> = IMAGES_READ
+        .iter()
+        .map(|image| image.path)
+        .chain(IMAGES_HOSTILE[1..].iter().copied())
+        .map(|path| rig.web.url("images.test", path))
+        .collect();
+    expected.sort();
+    assert_eq!(docs.keys().cloned().collect::<Vec<_>>(), expected);
+
+    let find = |field, words: &str| -> Vec<String> {
+        let query = QueryParser::for_index(&index, vec![field])
+            .parse_query(words)
+            .expect("query");
+        let mut urls: Vec<String> = searcher
+            .search(&query, &TopDocs::with_limit(20).order_by_score())
+            .expect("search")
+            .into_iter()
+            .map(|(_, address)| text(&searcher.doc(address).expect("stored"), fields.url))
+            .collect();
+        urls.sort();
+        urls
+    };
+    let sunset = rig.web.url("images.test", "/img/sunset.jpg");
+    let copy = rig.web.url("images.test", "/img/sunset-copy.jpg");
+    // "sunset over the harbour", and "the same sunset again" (its bytes' other URL).
+    assert_eq!(find(fields.alt, "sunset"), vec![copy, sunset.clone()]);
+    let boat = rig.web.url("images.test", "/img/boat.webp");
+    assert_eq!(find(fields.alt, "fishing boat"), vec![boat.clone()]);
+    assert_eq!(find(fields.context, IMAGES_BOAT_WORD), vec![boat.clone()]);
+    assert_eq!(
+        text(&docs[&boat], fields.page_url),
+        rig.web.url("images.test", "/boats.html")
+    );
+    let gallery = &docs[&sunset];
+    assert_eq!(
+        text(gallery, fields.page_url),
+        rig.web.url("images.test", "/")
+    );
+    assert_eq!(text(gallery, fields.page_title), "Harbour gallery");
+    assert_eq!(text(gallery, fields.format), "jpeg");
+    let number = |field| gallery.get_first(field).and_then(|v| v.as_u64());
+    assert_eq!(
+        (number(fields.width), number(fields.height)),
+        (Some(1200), Some(800))
+    );
+    assert_eq!(number(fields.thumbnail), Some(1));
 }

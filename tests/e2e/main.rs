@@ -28,6 +28,7 @@
 //!   seconds; the hour-long one is ignored and run by `bench/soak`).
 //! - [`images`]: images as a content kind: fetched under robots.txt, measured by their bytes,
 //!   thumbnailed once per content, hostile ones stored without decoding; none with images off.
+//!   Indexed, found by the alt texts, surroundings and titles of the pages showing them.
 //! - [`pdfs`]: PDFs as a content kind: read in a child process whatever the server calls
 //!   them, hostile ones stored with their status, their text searchable and shown as PDF.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
