@@ -8,6 +8,9 @@
 //!    fingerprinted; only documents whose fingerprint differs from the target generation's
 //!    state are parsed (on parser threads, one parse per page) and written. One commit.
 //!    [`build_with_progress`] counts this pass's documents in a [`BuildProgress`].
+//!    Then the generation's image index, whole, in one commit ([`crate::images`]: what the
+//!    pages showing each image say of it, the store's `images` family inverted once, between
+//!    passes 2 and 3, with each page's in-links).
 //!
 //! A full build (and the first one, and any build whose state cannot be trusted) writes a new
 //! generation and then switches `CURRENT` to it; an incremental build updates the current
