@@ -360,6 +360,13 @@ fn parsed(index: &Index, searched: &[(Field, f32)], text: &str, all_words: bool)
     query
 }
 
+/// `text` over the `searched` fields with their boosts, every word required, parsed
+/// leniently as [`UserQuery`] text is (fields a user may not name read as words): for
+/// indexes other than the page index, such as the image index.
+pub(crate) fn parsed_over(index: &Index, searched: &[(Field, f32)], text: &str) -> Box<dyn Query> {
+    parsed(index, searched, text, true)
+}
+
 /// The analyzers queries are cut with (compounds as parts, see
 /// [`index_format::tokenize::query_tokenizers`]), made once.
 fn query_tokenizers() -> &'static TokenizerManager {

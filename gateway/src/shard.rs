@@ -5,7 +5,8 @@
 //! never waits for a reload and a reload never waits for a query: a query that started on the
 //! old generation finishes on it. [`Shard::refresh`] reopens when `CURRENT` names another
 //! generation or was rewritten; within a generation, tantivy's reader follows the indexer's
-//! commits by itself (`ReloadPolicy::OnCommitWithDelay`).
+//! commits by itself (`ReloadPolicy::OnCommitWithDelay`). A generation's image index is
+//! opened with it, so both switch together.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -14,6 +15,7 @@ use std::time::SystemTime;
 use index_format::IndexFields;
 use tantivy::{IndexReader, ReloadPolicy};
 
+use crate::image_index::ImageIndex;
 use crate::search_error::SearchError;
 
 /// The loaded generation, in the figures `/status` shows.
@@ -32,6 +34,8 @@ pub(crate) struct Loaded {
     pub(crate) index: tantivy::Index,
     pub(crate) reader: IndexReader,
     pub(crate) fields: IndexFields,
+    /// The generation's image index (`gen-NNNNNN/images/`), if it has one.
+    pub(crate) images: Option<ImageIndex>,
 }
 
 /// One index shard: a data directory and the generation of its index being served.
@@ -91,7 +95,12 @@ impl Shard {
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()?;
+        let images = ImageIndex::open(&index_format::generation_dir(
+            &self.data,
+            &opened.generation,
+        ));
         let loaded = Loaded {
+            images,
             generation: opened.generation,
             marker_stamp: stamp,
             index: opened.index,
