@@ -4,7 +4,8 @@
 //! The words are read as the web search reads them ([`UserQuery`]: lenient, never an
 //! error; compounds as parts or joined) and searched over the alt text (boost 3), the
 //! titles of the pages showing the image (1.5), the words around it (1) and its file name's
-//! words (1), every word required. Filters (`min_width`, `min_height`, `format`) are
+//! words (1), every word required; `site:host` keeps images shown on that host's pages
+//! (the `page_url` of the best page showing each). Filters (`min_width`, `min_height`, `format`) are
 //! conditions that add nothing to the score. A filter given but malformed is refused with a
 //! message saying what it takes (a 400), because ignoring it would show what was filtered
 //! out; an empty one (an untouched form field) is no filter.
@@ -15,7 +16,7 @@ use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuer
 use tantivy::schema::{Field, IndexRecordOption};
 
 use crate::handlers::Params;
-use crate::query::{UserQuery, parsed_over, with_compound_forms};
+use crate::query::{UserQuery, parsed_over, url_on_site_query, with_compound_forms};
 
 /// Field boosts of an image search.
 const ALT_BOOST: f32 = 3.0;
@@ -141,6 +142,14 @@ pub(crate) fn image_query(
         if let Some(min) = min {
             clauses.push((Occur::Must, unscored(at_least(field, min))));
         }
+    }
+    if !user_query.sites.is_empty() {
+        let sites = user_query
+            .sites
+            .iter()
+            .map(|site| (Occur::Should, url_on_site_query(fields.page_url, site)))
+            .collect();
+        clauses.push((Occur::Must, unscored(Box::new(BooleanQuery::new(sites)))));
     }
     if let Some(format) = &request.format {
         let term = Term::from_field_text(fields.format, format);

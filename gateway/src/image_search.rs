@@ -103,7 +103,7 @@ impl Searcher {
         let user_query = UserQuery::parse(&request.query, self.local().max_query_len());
         let mut results = ImageResults {
             query: user_query.shown.clone(),
-            nothing_to_search: !user_query.text.chars().any(char::is_alphanumeric),
+            nothing_to_search: user_query.is_empty(),
             page,
             per_page,
             ..ImageResults::default()

@@ -275,3 +275,68 @@ fn the_images_of_every_local_shard_are_searched_together() {
     );
     assert_eq!(results.total, 2);
 }
+
+#[test]
+fn malformed_and_field_queries_are_searched_leniently_over_images() {
+    let data = data_with_images(
+        &shore(),
+        &[Img {
+            alt: "heron",
+            ..Img::new("http://birds.test/heron.png", 1)
+        }],
+    );
+    let searcher = Searcher::open(data.path(), RankingConfig::default()).expect("searcher");
+    for query in [
+        "title:*",
+        "url:*",
+        "inurl:heron",
+        "site:birds.test heron",
+        "\"heron",
+        "((((heron",
+        "heron^1e30",
+        "width:[0 TO 5]",
+        "alt:heron",
+        "format:png",
+        "-heron",
+        "heron OR",
+        "*",
+        "std::vec::Vec heron",
+        "f-string os.path.join",
+    ] {
+        let answer = searcher.search_images(&asking(query));
+        assert!(answer.is_ok(), "{query:?}: {answer:?}");
+    }
+    let found = searcher.search_images(&asking("\"heron")).expect("search");
+    assert_eq!(urls(&found), ["http://birds.test/heron.png"]);
+}
+
+#[test]
+fn site_keeps_the_images_shown_on_that_hosts_pages() {
+    let on = |url, page_url, hash| Img {
+        alt: "heron",
+        page_url,
+        ..Img::new(url, hash)
+    };
+    let data = data_with_images(
+        &shore(),
+        &[
+            on("http://cdn.test/1.png", "http://birds.test/gallery", 1),
+            on(
+                "http://cdn.test/2.png",
+                "https://www.birds.test:8443/a/b",
+                2,
+            ),
+            on("http://cdn.test/3.png", "http://notbirds.test/", 3),
+            on("http://cdn.test/4.png", "http://tides.test/?birds.test", 4),
+        ],
+    );
+    let mut found = search(data.path(), asking("site:birds.test heron"));
+    found.hits.sort_by(|a, b| a.url.cmp(&b.url));
+    assert_eq!(
+        urls(&found),
+        ["http://cdn.test/1.png", "http://cdn.test/2.png"]
+    );
+    let whole_site = search(data.path(), asking("site:notbirds.test"));
+    assert!(!whole_site.nothing_to_search);
+    assert_eq!(urls(&whole_site), ["http://cdn.test/3.png"]);
+}
