@@ -77,6 +77,8 @@ mod suggest;
 mod user_fields;
 
 #[cfg(test)]
+mod image_coverage_tests;
+#[cfg(test)]
 mod image_routes_tests;
 #[cfg(test)]
 mod image_tests;
