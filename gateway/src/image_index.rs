@@ -55,11 +55,11 @@ impl ImageIndex {
         let index = Index::open_in_dir(dir)?;
         index_format::tokenize::register(&index);
         let fields = ImageFields::new(&index.schema())?;
-        // Rebuilt whole, in one commit, before the generation is named in `CURRENT`: what
-        // is there when it is opened is all there will be.
+        // Followed like the page index: an incremental build that rewrites the image index
+        // inside the loaded generation (in one commit) is seen without a restart.
         let reader = index
             .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()?;
         Ok(Self {
             index,
