@@ -53,6 +53,26 @@ fn a_new_generation_brings_its_own_images() {
 }
 
 #[test]
+fn images_written_in_place_into_a_loaded_generation_are_picked_up() {
+    let data = data_with(&shore());
+    let searcher = Searcher::open(data.path(), RankingConfig::default()).expect("searcher");
+    assert!(!searcher.refresh().expect("refresh"), "nothing new");
+    // An incremental build gives the current generation its first image index.
+    write_images(
+        data.path(),
+        1,
+        &[Img {
+            alt: "heron",
+            ..Img::new("http://a.test/h.png", 1)
+        }],
+    );
+    assert!(searcher.refresh().expect("refresh"), "the images appeared");
+    let results = searcher.search_images(&asking("heron")).expect("search");
+    assert_eq!(urls(&results), ["http://a.test/h.png"]);
+    assert!(!searcher.refresh().expect("refresh"), "loaded once");
+}
+
+#[test]
 fn the_images_of_every_local_shard_are_searched_together() {
     let data = tempfile::tempdir().expect("tempdir");
     for (partition, url, width) in [

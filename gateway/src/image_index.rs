@@ -7,7 +7,8 @@
 //! cannot be opened (damaged, of another schema) is treated the same, with a warning: the
 //! page index it sits beside still serves.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use index_format::ImageFields;
 use tantivy::{Index, IndexReader, ReloadPolicy};
@@ -30,12 +31,25 @@ enum ImageIndexError {
     Schema(#[from] index_format::Error),
 }
 
+/// The file whose presence makes `images/` an index, and whose rewrite is a commit.
+fn meta_file(generation_dir: &Path) -> PathBuf {
+    index_format::images_dir(generation_dir).join("meta.json")
+}
+
+/// When the image index of the generation in `generation_dir` last committed (`None`: it has
+/// none): how a generation loaded without images finds that an incremental build wrote them.
+pub(crate) fn stamp(generation_dir: &Path) -> Option<SystemTime> {
+    std::fs::metadata(meta_file(generation_dir))
+        .and_then(|m| m.modified())
+        .ok()
+}
+
 impl ImageIndex {
     /// The image index of the generation in `generation_dir`: `None` when it has none, or
     /// when it cannot be opened (logged).
     pub(crate) fn open(generation_dir: &Path) -> Option<Self> {
         let dir = index_format::images_dir(generation_dir);
-        if !dir.join("meta.json").is_file() {
+        if !meta_file(generation_dir).is_file() {
             return None;
         }
         match Self::try_open(&dir) {
