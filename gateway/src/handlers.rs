@@ -19,8 +19,10 @@ use crate::search::{SearchResults, Searcher};
 use crate::status::StatusReport;
 
 /// The Content-Security-Policy of every page but cached copies: no scripts at all, no
-/// plugins, styles only inline, forms only to us, never framed.
-pub const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
+/// plugins, styles only inline, images only from us (the thumbnails of `/thumb/HASH`; no
+/// `data:` or other origin, so a page of results loads nothing from the web), forms only to
+/// us, never framed.
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The policy of a cached-copy page; the copy's `srcdoc` frame inherits it. The page is

@@ -15,6 +15,12 @@
 //!   times the link signals and priors, demotes namesakes and repeats of one host
 //!   (`ranking`), makes `snippet`s, explains scores by field (`breakdown`), and follows
 //!   new generations and commits without a restart.
+//! - `image_search`: [`Searcher::search_images`] over each generation's image index
+//!   (`image_index`, opened and reloaded with the page index): the words over alt text,
+//!   page titles, surrounding words and file names (`image_query`, with the size and format
+//!   filters), times a quality prior (`image_prior`: tiny, blocky or unthumbnailed images
+//!   ranked down), one result per picture; `image_handlers` and `image_render` serve
+//!   `/images`, `/api/images` and the thumbnails at `/thumb/HASH`.
 //! - `routes` and `handlers`: the HTTP surface; `render`: the escaping HTML templates;
 //!   `cache`, `status` and `explain`: the pages that read the store (`cached_html`
 //!   makes a stored page fit to show: links absolute or inert, nothing active); `error`: every
@@ -47,6 +53,12 @@ mod error;
 mod explain;
 mod handlers;
 mod hit;
+mod image_handlers;
+mod image_index;
+mod image_prior;
+mod image_query;
+mod image_render;
+mod image_search;
 mod leaf;
 mod leaf_routes;
 mod query;
@@ -65,6 +77,14 @@ mod suggest;
 mod user_fields;
 
 #[cfg(test)]
+mod image_coverage_tests;
+#[cfg(test)]
+mod image_routes_tests;
+#[cfg(test)]
+mod image_tests;
+#[cfg(test)]
+mod image_testutil;
+#[cfg(test)]
 mod routes_tests;
 #[cfg(test)]
 mod search_tests;
@@ -82,6 +102,9 @@ pub use error::AppError;
 pub use explain::UrlReport;
 pub use handlers::{AppState, results_json};
 pub use hit::{Hit, QuerySpec, Ranking};
+pub use image_handlers::images_json;
+pub use image_query::{FilterError, ImageRequest};
+pub use image_search::{ImageHit, ImageResults, thumbnail_path};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 pub use query::UserQuery;
 pub use remote::RemoteLeaf;

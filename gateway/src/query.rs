@@ -360,6 +360,13 @@ fn parsed(index: &Index, searched: &[(Field, f32)], text: &str, all_words: bool)
     query
 }
 
+/// `text` over the `searched` fields with their boosts, every word required, parsed
+/// leniently as [`UserQuery`] text is (fields a user may not name read as words): for
+/// indexes other than the page index, such as the image index.
+pub(crate) fn parsed_over(index: &Index, searched: &[(Field, f32)], text: &str) -> Box<dyn Query> {
+    parsed(index, searched, text, true)
+}
+
 /// The analyzers queries are cut with (compounds as parts, see
 /// [`index_format::tokenize::query_tokenizers`]), made once.
 fn query_tokenizers() -> &'static TokenizerManager {
@@ -515,10 +522,9 @@ fn site_host(value: &str) -> Option<String> {
     (!host.is_empty()).then_some(host)
 }
 
-/// Pages on `host` or any of its subdomains.
-fn site_query(field: Field, host: &str) -> Box<dyn Query> {
-    let escaped: String = host
-        .chars()
+/// `host` as a regex matching itself only.
+fn escaped_host(host: &str) -> String {
+    host.chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '-' {
                 c.to_string()
@@ -526,8 +532,25 @@ fn site_query(field: Field, host: &str) -> Box<dyn Query> {
                 format!("\\{c}")
             }
         })
-        .collect();
-    match RegexQuery::from_pattern(&format!("(.+\\.)?{escaped}"), field) {
+        .collect()
+}
+
+/// Pages on `host` or any of its subdomains.
+fn site_query(field: Field, host: &str) -> Box<dyn Query> {
+    site_regex_query(field, host, &format!("(.+\\.)?{}", escaped_host(host)))
+}
+
+/// URLs (an untokenized URL field such as the image index's `page_url`) on `host` or any
+/// of its subdomains, any scheme, port and path.
+pub(crate) fn url_on_site_query(field: Field, host: &str) -> Box<dyn Query> {
+    let pattern = format!("[a-z]+://([^/]+\\.)?{}(:[0-9]+)?(/.*)?", escaped_host(host));
+    site_regex_query(field, host, &pattern)
+}
+
+/// The regex query of `pattern` over `field`, or the exact term `host` if the pattern is
+/// refused.
+fn site_regex_query(field: Field, host: &str, pattern: &str) -> Box<dyn Query> {
+    match RegexQuery::from_pattern(pattern, field) {
         Ok(query) => Box::new(query),
         Err(_) => Box::new(TermQuery::new(
             Term::from_field_text(field, host),

@@ -48,9 +48,21 @@ table.facts th{text-align:left;padding:.25rem 2rem .25rem 0;font-weight:600;vert
 table.facts td{word-break:break-all}
 iframe.cache{width:100%;height:75vh;border:1px solid #e5e7eb;border-radius:8px;margin-top:1rem}
 main.wide{max-width:none}
+nav.tabs{display:flex;gap:1rem;padding:0 2rem;border-bottom:1px solid #e5e7eb}
+nav.tabs a,nav.tabs span{padding:.5rem .2rem;text-decoration:none;color:#6b7280}
+nav.tabs span.current{color:#0b6e4f;border-bottom:2px solid #0b6e4f;font-weight:600}
+form.filters{display:flex;gap:.8rem;flex-wrap:wrap;align-items:center;font-size:.9rem;margin:.8rem 0}
+form.filters input{width:6rem;padding:.2rem .4rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:1rem}
+.grid figure{margin:0;border:1px solid #e5e7eb;border-radius:8px;padding:.5rem;overflow:hidden}
+.grid .frame{height:10rem;display:flex;align-items:center;justify-content:center;background:#f6f8fa}
+.grid img{max-width:100%;max-height:10rem;height:auto;width:auto}
+.grid figcaption{font-size:.8rem;color:#6b7280;word-break:break-word}
+.grid figcaption a{color:#1a0dab}
 ";
 
-fn layout(title: &str, body: Markup) -> Markup {
+/// A whole page: `title`, the style sheet, and `body`.
+pub(crate) fn layout(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -165,6 +177,31 @@ fn pagination(results: &SearchResults) -> Markup {
     }
 }
 
+/// The kinds of search, shown as a pair of tabs above the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tab {
+    /// Pages (`/search`).
+    Web,
+    /// Images (`/images`).
+    Images,
+}
+
+/// The Web and Images tabs, `current` marked, each searching `query`.
+pub(crate) fn tabs(query: &str, current: Tab) -> Markup {
+    let q = urlencode(query);
+    let tab = |tab: Tab, name: &str, path: &str| {
+        html! {
+            @if tab == current { span.current aria-current="page" { (name) } }
+            @else { a href={ (path) "?q=" (q) } { (name) } }
+        }
+    };
+    html! {
+        nav.tabs aria-label="Search kinds" {
+            (tab(Tab::Web, "Web", "/search")) (tab(Tab::Images, "Images", "/images"))
+        }
+    }
+}
+
 /// A page of results, or the gentle "type something" page for an empty query.
 pub fn results(results: &SearchResults) -> Markup {
     let title = if results.nothing_to_search {
@@ -176,6 +213,7 @@ pub fn results(results: &SearchResults) -> Markup {
         &title,
         html! {
             (header(&results.query))
+            (tabs(&results.query, Tab::Web))
             main {
                 @if results.nothing_to_search {
                     div.notice { strong { "Type something to search for." } (help()) }
@@ -224,7 +262,8 @@ pub fn results(results: &SearchResults) -> Markup {
     )
 }
 
-fn count(total: u64) -> String {
+/// `n results`.
+pub(crate) fn count(total: u64) -> String {
     match total {
         1 => "1 result".into(),
         n => format!("{n} results"),

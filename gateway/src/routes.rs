@@ -5,6 +5,9 @@
 //! | `GET /` | the search form |
 //! | `GET /search?q=&page=`, `POST /search` (form `q=`) | HTML results |
 //! | `GET /api/search?q=&page=&per_page=[&explain=1]` | JSON results |
+//! | `GET /images?q=&page=&min_width=&min_height=&format=` | the image results grid |
+//! | `GET /api/images?q=&page=&per_page=&min_width=&min_height=&format=` | JSON image results |
+//! | `GET /thumb/HASH` | a stored thumbnail (JPEG), by its image's content hash |
 //! | `GET /cache?url=` | the stored copy, sandboxed |
 //! | `GET /explain?url=` | why a URL is or is not searchable (HTML or JSON) |
 //! | `GET /status` | index and crawl figures (HTML, or JSON: `?format=json` / `Accept`) |
@@ -23,6 +26,7 @@ use warp::http::HeaderValue;
 
 use crate::error::{AppError, Format, answer, recover_html, recover_json, reject};
 use crate::handlers::{self, AppState, PAGE_CSP, Params};
+use crate::image_handlers;
 
 /// Largest `POST /search` body.
 const MAX_FORM_BYTES: u64 = 16 * 1024;
@@ -70,12 +74,32 @@ pub fn routes(
         .and(warp::get())
         .and(warp::header::optional::<String>("host"))
         .map(handlers::opensearch);
+    let images = warp::path!("images")
+        .and(warp::get())
+        .and(query)
+        .and(state.clone())
+        .and_then(image_handlers::images_page);
+    let thumb = warp::path!("thumb" / String)
+        .and(warp::get())
+        .and(state.clone())
+        .and_then(image_handlers::thumb);
     let api_search = warp::path!("search")
         .and(warp::get())
         .and(query)
-        .and(state)
+        .and(state.clone())
         .and_then(handlers::search_api);
-    let api = warp::path("api").and(api_search.recover(recover_json).unify());
+    let api_images = warp::path!("images")
+        .and(warp::get())
+        .and(query)
+        .and(state)
+        .and_then(image_handlers::images_api);
+    let api = warp::path("api").and(
+        api_search
+            .or(api_images)
+            .unify()
+            .recover(recover_json)
+            .unify(),
+    );
 
     let pages = home
         .or(search)
@@ -87,6 +111,10 @@ pub fn routes(
         .or(status)
         .unify()
         .or(opensearch)
+        .unify()
+        .or(images)
+        .unify()
+        .or(thumb)
         .unify();
     api.or(pages)
         .unify()

@@ -13,18 +13,18 @@ use crate::handlers::AppState;
 use crate::search::Searcher;
 use crate::testutil::{data_with, shore};
 
-struct Answer {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: String,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: HashMap<String, String>,
+    pub(crate) body: String,
 }
 
-struct Server {
-    addr: SocketAddr,
+pub(crate) struct Server {
+    pub(crate) addr: SocketAddr,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-async fn start(data: &Path) -> Server {
+pub(crate) async fn start(data: &Path) -> Server {
     start_with(data, RawSearchdConfig::default().validate().unwrap()).await
 }
 
@@ -90,11 +90,11 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
-async fn get(addr: SocketAddr, path: &str) -> Answer {
+pub(crate) async fn get(addr: SocketAddr, path: &str) -> Answer {
     request(addr, &format!("GET {path} HTTP/1.1"), "").await
 }
 
-fn json(answer: &Answer) -> serde_json::Value {
+pub(crate) fn json(answer: &Answer) -> serde_json::Value {
     assert!(
         answer.headers["content-type"].contains("application/json"),
         "{:?}",

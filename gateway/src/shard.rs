@@ -5,7 +5,8 @@
 //! never waits for a reload and a reload never waits for a query: a query that started on the
 //! old generation finishes on it. [`Shard::refresh`] reopens when `CURRENT` names another
 //! generation or was rewritten; within a generation, tantivy's reader follows the indexer's
-//! commits by itself (`ReloadPolicy::OnCommitWithDelay`).
+//! commits by itself (`ReloadPolicy::OnCommitWithDelay`). A generation's image index is
+//! opened with it, so both switch together.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -14,6 +15,7 @@ use std::time::SystemTime;
 use index_format::IndexFields;
 use tantivy::{IndexReader, ReloadPolicy};
 
+use crate::image_index::{self, ImageIndex};
 use crate::search_error::SearchError;
 
 /// The loaded generation, in the figures `/status` shows.
@@ -32,6 +34,10 @@ pub(crate) struct Loaded {
     pub(crate) index: tantivy::Index,
     pub(crate) reader: IndexReader,
     pub(crate) fields: IndexFields,
+    /// The generation's image index (`gen-NNNNNN/images/`), if it has one.
+    pub(crate) images: Option<ImageIndex>,
+    /// When the image index's `meta.json` was written, as of opening (`None`: none).
+    images_stamp: Option<SystemTime>,
 }
 
 /// One index shard: a data directory and the generation of its index being served.
@@ -55,7 +61,8 @@ impl Shard {
     }
 
     /// Opens the generation `CURRENT` names if it is not the one loaded (or `CURRENT` was
-    /// rewritten); true when it switched. On error the loaded generation stays in use. A
+    /// rewritten, or an image index appeared in a generation loaded without one); true when
+    /// it switched. On error the loaded generation stays in use. A
     /// generation lacking a field of this version's schema is left unloaded, with a warning.
     pub(crate) fn refresh(&self) -> Result<bool, SearchError> {
         let marker = index_format::current_generation_marker(&self.data);
@@ -63,9 +70,13 @@ impl Shard {
         let Some(current) = index_format::current_generation(&self.data)? else {
             return Ok(false);
         };
+        // A generation loaded without images gets them when an incremental build writes
+        // its first image index in place; one loaded with them follows their commits.
+        let images_stamp = image_index::stamp(&index_format::generation_dir(&self.data, &current));
         if let Some(loaded) = self.current()
             && loaded.generation == current
             && loaded.marker_stamp == stamp
+            && (loaded.images.is_some() || loaded.images_stamp == images_stamp)
         {
             return Ok(false);
         }
@@ -91,7 +102,13 @@ impl Shard {
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()?;
+        let images = ImageIndex::open(&index_format::generation_dir(
+            &self.data,
+            &opened.generation,
+        ));
         let loaded = Loaded {
+            images,
+            images_stamp,
             generation: opened.generation,
             marker_stamp: stamp,
             index: opened.index,

@@ -62,6 +62,7 @@ mod crawl;
 mod demo;
 mod faults;
 mod fuzz_corpus;
+mod image_search;
 mod images;
 mod index_exchange;
 mod pdfs;
