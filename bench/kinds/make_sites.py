@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the three sites of the content-kinds benchmark under OUT: html/ (pages only),
 images/ (gallery pages showing JPEG and PNG photos, a tenth of them repeated under a second
-name), pdf/ (library pages linking multi-page PDFs). Deterministic (seeded); needs Pillow
-(Debian's python3-pil).
+name), pdf/ (library pages linking multi-page PDFs), and OUT/pages: how many HTML files each
+site has. Deterministic (seeded); needs Pillow (Debian's python3-pil).
 
     make_sites.py OUT [--pages N] [--images N] [--pdfs N]
 """
@@ -72,11 +72,13 @@ def images_site(out, count, rng):
     for g in range(gallery_pages):
         imgs = "".join(f'<figure><img src="/img/{n}" alt="{words(rng, 4)}"><figcaption>{words(rng, 10)}</figcaption></figure>'
                        for n in names[g * per_page:(g + 1) * per_page])
-        nxt = f'<a href="/g{g + 1}.html">next</a>' if g + 1 < gallery_pages else ""
-        name = "index.html" if g == 0 else f"g{g}.html"
-        with open(os.path.join(out, name), "w") as f:
-            f.write(page(f"Gallery {g}", imgs + nxt))
-    return len(names)
+        with open(os.path.join(out, f"g{g}.html"), "w") as f:
+            f.write(page(f"Gallery {g}", imgs))
+    # Every gallery one link from the index: no depth limit in the way.
+    links = "".join(f'<li><a href="/g{g}.html">Gallery {g}</a></li>' for g in range(gallery_pages))
+    with open(os.path.join(out, "index.html"), "w") as f:
+        f.write(page("Galleries", f"<ul>{links}</ul>"))
+    return gallery_pages + 1
 
 
 def pdf(rng, title, pages):
@@ -115,10 +117,12 @@ def pdf_site(out, count, rng):
     for s in range(shelves):
         links = "".join(f'<li><a href="/docs/report{i}.pdf">Report {i}</a></li>'
                         for i in range(s * per_page, min(count, (s + 1) * per_page)))
-        nxt = f'<a href="/s{s + 1}.html">next</a>' if s + 1 < shelves else ""
-        name = "index.html" if s == 0 else f"s{s}.html"
-        with open(os.path.join(out, name), "w") as f:
-            f.write(page(f"Shelf {s}", f"<ul>{links}</ul>{nxt}"))
+        with open(os.path.join(out, f"s{s}.html"), "w") as f:
+            f.write(page(f"Shelf {s}", f"<ul>{links}</ul>"))
+    links = "".join(f'<li><a href="/s{s}.html">Shelf {s}</a></li>' for s in range(shelves))
+    with open(os.path.join(out, "index.html"), "w") as f:
+        f.write(page("Shelves", f"<ul>{links}</ul>"))
+    return shelves + 1
 
 
 def main():
@@ -130,8 +134,11 @@ def main():
     args = parser.parse_args()
     rng = random.Random(24)
     html_site(os.path.join(args.out, "html"), args.pages, rng)
-    images_site(os.path.join(args.out, "images"), args.images, rng)
-    pdf_site(os.path.join(args.out, "pdf"), args.pdfs, rng)
+    gallery_pages = images_site(os.path.join(args.out, "images"), args.images, rng)
+    shelf_pages = pdf_site(os.path.join(args.out, "pdf"), args.pdfs, rng)
+    # The HTML pages of each site, for the benchmark to tell pages from images and PDFs.
+    with open(os.path.join(args.out, "pages"), "w") as f:
+        f.write(f"html {args.pages + 1}\nimages {gallery_pages}\npdf {shelf_pages}\n")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 # The sites are written by bench/kinds/make_sites.py (Pillow: Debian's python3-pil) and served
 # by an nginx of their own on three ports. Sourced by bench/run (need, measure).
 #
-# Sizes: $BENCH_KINDS_PAGES (3000), $BENCH_KINDS_IMAGES (600), $BENCH_KINDS_PDFS (300).
+# Sizes: $BENCH_KINDS_PAGES (3000), $BENCH_KINDS_IMAGES (600), $BENCH_KINDS_PDFS (300). The
+# "rest" column counts what is not an HTML page of the site: its images, its PDFs.
 
 kinds_site_port() {
     echo $((port + 10 + $1))
@@ -52,28 +53,30 @@ kinds_section() {
     need python3-pil
     local site="$work/kinds-sites"
     local pages=${BENCH_KINDS_PAGES:-3000} images=${BENCH_KINDS_IMAGES:-600} pdfs=${BENCH_KINDS_PDFS:-300}
-    if [ ! -f "$site/.made-$pages-$images-$pdfs" ]; then
+    if [ ! -f "$site/.made-$pages-$images-$pdfs-2" ]; then
         rm -rf "$site"
         /usr/bin/python3 bench/kinds/make_sites.py "$site" --pages "$pages" --images "$images" --pdfs "$pdfs"
-        touch "$site/.made-$pages-$images-$pdfs"
+        touch "$site/.made-$pages-$images-$pdfs-2"
     fi
     kinds_start_nginx "$site"
     {
-        echo "| site | kinds | answers stored | of them | seconds | answers/s | of them /s | CPU s | peak RSS MiB |"
-        echo "|---|---|---|---|---|---|---|---|---|"
-        local row figures stored elapsed cpu rss
-        for spec in 'html|0|["html"]|pages|'"$pages" \
-            'images|1|["html", "image"]|images|'"$images" \
-            'pdf|2|["html", "pdf"]|PDFs|'"$pdfs"; do
-            IFS='|' read -r name index kinds what count <<<"$spec"
+        echo "| site | kinds | answers stored | of them HTML pages | the rest | seconds | answers/s | the rest /s | CPU s | peak RSS MiB |"
+        echo "|---|---|---|---|---|---|---|---|---|---|"
+        local row figures stored elapsed cpu rss html_pages
+        for spec in 'html|0|["html"]|pages' 'images|1|["html", "image"]|images' \
+            'pdf|2|["html", "pdf"]|PDFs'; do
+            IFS='|' read -r name index kinds what <<<"$spec"
+            html_pages=$(awk -v n="$name" '$1 == n { print $2 }' "$site/pages")
             row=$(kinds_crawl "$name" "$(kinds_site_port "$index")" "$kinds")
             figures=${row%|*}
             stored=${row#*|}
             read -r elapsed cpu rss <<<"$figures"
-            awk -v n="$name" -v k="$kinds" -v s="$stored" -v c="$count" -v w="$what" \
+            # The html site's "rest" is its pages themselves.
+            [ "$name" = html ] && html_pages=0
+            awk -v n="$name" -v k="$kinds" -v s="$stored" -v h="$html_pages" -v w="$what" \
                 -v e="$elapsed" -v u="$cpu" -v r="$rss" 'BEGIN {
-                printf "| %s | `%s` | %d | %d %s | %.1f | %.0f | %.0f | %.1f | %.0f |\n",
-                    n, k, s, c, w, e, s / e, c / e, u, r / 1024 }'
+                printf "| %s | `%s` | %d | %d | %d %s | %.1f | %.0f | %.0f | %.1f | %.0f |\n",
+                    n, k, s, h, s - h, w, e, s / e, (s - h) / e, u, r / 1024 }'
         done
     } >"$work/kinds.md"
     kinds_stop_nginx
