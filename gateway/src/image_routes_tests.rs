@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::image_testutil::{Img, data_with_images, jpeg_like_bytes, put_thumbnail};
-use crate::routes_tests::{get, json, start};
+use crate::routes_tests::{get, json, sorted_keys, start};
 use crate::testutil::{data_with, shore};
 
 const HOSTILE_ALT: &str = "\"><script>alert(1)</script><img src=x onerror=alert(2)>heron";
@@ -58,26 +58,14 @@ async fn the_image_api_has_the_contract_shape() {
     let answer = get(server.addr, "/api/images?q=heron").await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let value = json(&answer);
-    let mut keys: Vec<&str> = value
-        .as_object()
-        .expect("object")
-        .keys()
-        .map(String::as_str)
-        .collect();
-    keys.sort();
+    let keys = sorted_keys(&value);
     assert_eq!(keys, ["hits", "page", "query", "took_ms", "total"]);
     assert_eq!(
         (value["query"].as_str(), value["total"].as_u64()),
         (Some("heron"), Some(2))
     );
     let first = &value["hits"][0];
-    let mut keys: Vec<&str> = first
-        .as_object()
-        .expect("hit")
-        .keys()
-        .map(String::as_str)
-        .collect();
-    keys.sort();
+    let keys = sorted_keys(first);
     assert_eq!(
         keys,
         [
