@@ -365,6 +365,8 @@ async fn errors_are_friendly_pages_with_the_right_status() {
 #[tokio::test]
 async fn status_explain_and_opensearch() {
     let data = data_with(&shore());
+    let image = crate::image_testutil::Img::new("http://birds.test/heron.png", 7);
+    crate::image_testutil::write_images(data.path(), 1, &[image]);
     let server = start(data.path()).await;
 
     let answer = request(
@@ -376,9 +378,22 @@ async fn status_explain_and_opensearch() {
     let status = json(&answer);
     assert_eq!(status["generation"], "gen-000001");
     assert_eq!(status["docs"], 5);
-    let on_disk: u64 = std::fs::read_dir(data.path().join("index/gen-000001"))
-        .expect("the generation")
-        .map(|entry| entry.expect("entry").metadata().expect("metadata").len())
+    // Every file of the generation, its image index's included.
+    let generation = data.path().join("index/gen-000001");
+    let files = |dir: &std::path::Path| -> Vec<std::fs::Metadata> {
+        std::fs::read_dir(dir)
+            .expect("a directory")
+            .map(|entry| entry.expect("entry").metadata().expect("metadata"))
+            .collect()
+    };
+    let top = files(&generation);
+    let images = files(&generation.join("images"));
+    assert!(!images.is_empty(), "the image index is there");
+    let on_disk: u64 = top
+        .iter()
+        .chain(&images)
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
         .sum();
     assert_eq!(status["index_bytes"], on_disk);
     assert!(on_disk > 0);

@@ -139,7 +139,9 @@ struct GenerationFiles {
     last_commit: Option<u64>,
 }
 
-/// Sizes up a generation directory (flat: tantivy writes no subdirectories).
+/// Sizes up a generation directory: the page index's files and those of the image index in
+/// its `images/` folder (tantivy writes no deeper folders); the last commit is the page
+/// index's.
 fn generation_files(dir: &std::path::Path) -> GenerationFiles {
     let mut bytes = 0;
     let mut last_commit = None;
@@ -147,6 +149,10 @@ fn generation_files(dir: &std::path::Path) -> GenerationFiles {
         let Ok(meta) = entry.metadata() else {
             continue;
         };
+        if meta.is_dir() {
+            bytes += files_bytes(&entry.path());
+            continue;
+        }
         bytes += meta.len();
         if entry.file_name() == "meta.json" {
             last_commit = meta
@@ -157,4 +163,16 @@ fn generation_files(dir: &std::path::Path) -> GenerationFiles {
         }
     }
     GenerationFiles { bytes, last_commit }
+}
+
+/// The bytes of the files directly in `dir`.
+fn files_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
+        .sum()
 }
