@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shared::config::CrawlerConfig;
-use shared::record::{EntryKind, FrontierEntry, MediaRecord};
+use shared::record::{EntryKind, FrontierEntry};
 use shared::store::MemoryBudget;
 use shared::{CanonicalUrl, now_ms};
 use tokio::sync::watch;
@@ -32,7 +32,7 @@ use crate::robots::RobotsPolicy;
 use crate::robots::fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::sitemap::SitemapIntake;
-use crate::store::{KindCommit, PageCommit, PageStore};
+use crate::store::{PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};
 
 mod job;
@@ -576,12 +576,6 @@ impl Crawler {
             fetched_at_ms,
         );
         let images = page::page_images(&stored, &self.scope, &self.options.config);
-        let thumbnail = match (&stored.extra.media, &stored.extra.thumbnail) {
-            (Some(MediaRecord::Image(image)), Some(thumbnail)) => {
-                Some((image.content_hash, thumbnail))
-            }
-            _ => None,
-        };
         Ok(self.store.commit_page(PageCommit {
             done: Some(key),
             page: &mut stored.record,
@@ -590,11 +584,7 @@ impl Crawler {
             revisit: &revisit,
             simhash: stored.simhash,
             failed_before: entry.attempts,
-            kind: KindCommit {
-                media: stored.extra.media.as_ref(),
-                thumbnail,
-                images: images.as_ref(),
-            },
+            kind: stored.extra.commit(images.as_ref()),
         })?)
     }
 

@@ -21,6 +21,7 @@ use crate::fetch::{FetchError, Fetched};
 use crate::kind::Findings;
 use crate::params::ParamStrip;
 use crate::scope::Scope;
+use crate::store::KindCommit;
 
 /// A fetch, ready to be written.
 pub(crate) struct StoredPage {
@@ -48,6 +49,25 @@ pub(crate) struct KindRecords {
     pub thumbnail: Option<Thumbnail>,
     /// The images a page shows.
     pub images: Vec<ShownImage>,
+}
+
+impl KindRecords {
+    /// What the page's write adds for its kind: these records, the thumbnail under its
+    /// image's content hash, and `images`, the images recorded with the page
+    /// ([`page_images`]).
+    pub(crate) fn commit<'a>(&'a self, images: Option<&'a PageImages>) -> KindCommit<'a> {
+        let thumbnail = match (&self.media, &self.thumbnail) {
+            (Some(MediaRecord::Image(image)), Some(thumbnail)) => {
+                Some((image.content_hash, thumbnail))
+            }
+            _ => None,
+        };
+        KindCommit {
+            media: self.media.as_ref(),
+            thumbnail,
+            images,
+        }
+    }
 }
 
 /// What reading a page needs besides the page.

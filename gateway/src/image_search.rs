@@ -21,6 +21,7 @@ use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument};
 use crate::hit::text;
 use crate::image_prior::ImageFacts;
 use crate::image_query::{ImageRequest, image_query};
+use crate::leaf::fast_u64;
 use crate::query::UserQuery;
 use crate::search::{MAX_OFFSET, MAX_PER_PAGE, Searcher};
 use crate::search_error::SearchError;
@@ -216,14 +217,4 @@ impl PriorColumns {
             thumbnail: value(&self.thumbnail) == 1,
         }
     }
-}
-
-fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u64 {
-    searcher
-        .segment_reader(address.segment_ord)
-        .fast_fields()
-        .u64(name)
-        .ok()
-        .and_then(|column| column.first(address.doc_id))
-        .unwrap_or(0)
 }

@@ -502,7 +502,7 @@ fn snippet_fields(fields: &IndexFields) -> SnippetFields {
 }
 
 /// A `u64` fast field of the document at `address` (0 when the field is missing).
-fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u64 {
+pub(crate) fn fast_u64(searcher: &tantivy::Searcher, address: DocAddress, name: &str) -> u64 {
     searcher
         .segment_reader(address.segment_ord)
         .fast_fields()

@@ -115,26 +115,42 @@ pub struct CompressedBody(Vec<u8>);
 
 impl Serialize for CompressedBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(&self.0)
+        byte_string::serialize(&self.0, serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for CompressedBody {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct BytesVisitor;
-        impl<'de> serde::de::Visitor<'de> for BytesVisitor {
-            type Value = CompressedBody;
+        byte_string::deserialize(deserializer).map(CompressedBody)
+    }
+}
+
+/// Bytes serialized as one byte string: postcard writes it exactly as a sequence of `u8`, so
+/// the format is the same, but it is copied at once instead of byte by byte (`#[serde(with)]`).
+mod byte_string {
+    use serde::{Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Vec<u8>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a compressed body as bytes")
+                f.write_str("bytes")
             }
             fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-                Ok(CompressedBody(v.to_vec()))
+                Ok(v.to_vec())
             }
             fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
-                Ok(CompressedBody(v))
+                Ok(v)
             }
         }
-        deserializer.deserialize_byte_buf(BytesVisitor)
+        deserializer.deserialize_byte_buf(Visitor)
     }
 }
 

@@ -19,7 +19,7 @@ use xxhash_rust::xxh3::xxh3_128;
 
 mod site_file;
 
-pub use site_file::{percent_decode, site_file};
+pub use site_file::{percent_decode_lossy, site_file};
 
 /// The longest URL, in bytes, that is ever queued.
 pub const MAX_URL_LEN: usize = 1024;

@@ -146,5 +146,5 @@ fn extracted(document: &PdfDocument, context: &ReadContext) -> Extracted {
 fn file_name(context: &ReadContext) -> String {
     let path = context.url.as_url().path();
     let last = path.rsplit('/').next().unwrap_or(path);
-    shared::url::percent_decode(last).unwrap_or_else(|| last.to_string())
+    shared::url::percent_decode_lossy(last)
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use shared::config::CrawlerConfig;
-use shared::record::{FrontierEntry, MediaRecord};
+use shared::record::FrontierEntry;
 use shared::{CanonicalUrl, StoreError};
 
 use super::WarcError;
@@ -22,7 +22,7 @@ use crate::page::{self, Reading};
 use crate::params::ParamStrip;
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::scope::Scope;
-use crate::store::{KindCommit, PageCommit, PageStore};
+use crate::store::{PageCommit, PageStore};
 
 /// Room for an archived answer's HTTP head beside its body, in a record's limit.
 const HTTP_HEAD_ROOM: u64 = 64 * 1024;
@@ -221,12 +221,6 @@ impl Importer<'_> {
         );
         let waiting = self.store.waiting_key(url)?;
         let images = page::page_images(&stored, &Scope::everything(), self.config);
-        let thumbnail = match (&stored.extra.media, &stored.extra.thumbnail) {
-            (Some(MediaRecord::Image(image)), Some(thumbnail)) => {
-                Some((image.content_hash, thumbnail))
-            }
-            _ => None,
-        };
         self.store.commit_page(PageCommit {
             done: waiting.as_deref(),
             page: &mut stored.record,
@@ -235,11 +229,7 @@ impl Importer<'_> {
             revisit: &revisit,
             simhash: stored.simhash,
             failed_before: 0,
-            kind: KindCommit {
-                media: stored.extra.media.as_ref(),
-                thumbnail,
-                images: images.as_ref(),
-            },
+            kind: stored.extra.commit(images.as_ref()),
         })?;
         self.summary.stored += 1;
         if stored.record.duplicate_of.is_some() {

@@ -168,32 +168,7 @@ pub(crate) fn file_name_words(url: &str) -> String {
         return String::new();
     };
     let last = last.rsplit('/').next().unwrap_or_default();
-    url_words(&percent_decoded(last))
-}
-
-/// `%XX` escapes decoded (bytes that do not make UTF-8 become U+FFFD).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let byte = bytes.get(i).copied().unwrap_or_default();
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|pair| std::str::from_utf8(pair).ok())
-            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
-        match (byte, hex) {
-            (b'%', Some(decoded)) => {
-                out.push(decoded);
-                i += 3;
-            }
-            _ => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    url_words(&shared::url::percent_decode_lossy(last))
 }
 
 #[cfg(test)]

@@ -108,7 +108,7 @@ pub struct Thumbnail {
     /// Height in pixels.
     pub height: u32,
     /// The encoded picture.
-    #[serde(with = "serde_bytes_vec")]
+    #[serde(with = "super::byte_string")]
     pub bytes: Vec<u8>,
 }
 
@@ -138,35 +138,6 @@ pub struct PageImages(pub Vec<ImageRef>);
 impl Record for PageImages {
     const KIND: &'static str = "page images";
     const VERSION: u8 = 1;
-}
-
-/// Bytes serialized as one byte string (postcard's layout is a sequence of `u8` either way;
-/// this copies at once).
-mod serde_bytes_vec {
-    use serde::{Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(bytes)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Vec<u8>, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Vec<u8>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-                Ok(v.to_vec())
-            }
-            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
-                Ok(v)
-            }
-        }
-        deserializer.deserialize_byte_buf(Visitor)
-    }
 }
 
 #[cfg(test)]

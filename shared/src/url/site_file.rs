@@ -29,7 +29,7 @@ pub fn site_file(url_path: &str) -> Option<PathBuf> {
 
 /// `path` with every `%XX` decoded; `None` for a malformed escape or a result that is not
 /// UTF-8.
-pub fn percent_decode(path: &str) -> Option<String> {
+fn percent_decode(path: &str) -> Option<String> {
     let bytes = path.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -44,6 +44,32 @@ pub fn percent_decode(path: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// `text` with its `%XX` escapes decoded: a malformed escape stays as written, and bytes that
+/// do not make UTF-8 become U+FFFD (a file name to show or split into words).
+pub fn percent_decode_lossy(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes.get(i).copied().unwrap_or_default();
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|pair| std::str::from_utf8(pair).ok())
+            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
+        match (byte, hex) {
+            (b'%', Some(decoded)) => {
+                out.push(decoded);
+                i += 3;
+            }
+            _ => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
