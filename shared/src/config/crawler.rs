@@ -12,6 +12,7 @@ use crate::kind::{ContentKind, KindSet};
 
 use super::check::{at_least_a_mebibyte, at_least_one, host_name, millis, positive_millis};
 use super::parse::quoted;
+use super::render::{RawRender, RenderMode, RenderSettings};
 use super::{BadValue, RawCrawlerConfig, RawHostOverride, UrlPatterns};
 
 /// The crawler's settings, checked and typed. Each field is the `[crawler]` key of the
@@ -61,6 +62,11 @@ pub struct CrawlerConfig {
     pub max_image_bytes: usize,
     /// Largest PDF read, in bytes (at least 1024).
     pub max_pdf_bytes: usize,
+    /// Whether HTML pages are rendered, unless a host says otherwise
+    /// ([`CrawlerConfig::render_for`]).
+    pub render: RenderMode,
+    /// The bounds of every render (the `render_*` keys).
+    pub rendering: RenderSettings,
     /// TCP connect timeout (`connect_timeout_ms`, at least 1 ms).
     pub connect_timeout: Duration,
     /// Longest wait for an answer's headers (`header_timeout_ms`, at least 1 ms).
@@ -132,6 +138,8 @@ pub struct HostOverride {
     pub allow_urls: UrlPatterns,
     /// The kinds of content read from this host, instead of `kinds`.
     pub kinds: Option<KindSet>,
+    /// Whether this host's pages are rendered, instead of `render`.
+    pub render: Option<RenderMode>,
 }
 
 impl CrawlerConfig {
@@ -142,6 +150,24 @@ impl CrawlerConfig {
             .get(host)
             .and_then(|host| host.kinds)
             .unwrap_or(self.kinds)
+    }
+
+    /// Whether `host`'s (lowercase, punycode) pages are rendered: its own mode, else the
+    /// crawl's.
+    pub fn render_for(&self, host: &str) -> RenderMode {
+        self.hosts
+            .get(host)
+            .and_then(|host| host.render)
+            .unwrap_or(self.render)
+    }
+
+    /// Whether any host's pages may be rendered (a browser is needed).
+    pub fn renders(&self) -> bool {
+        self.render != RenderMode::Never
+            || self
+                .hosts
+                .values()
+                .any(|host| host.render.is_some_and(|mode| mode != RenderMode::Never))
     }
 }
 
@@ -215,6 +241,17 @@ impl RawCrawlerConfig {
             kinds: kinds(&key("kinds"), &c.kinds)?,
             max_image_bytes: c.max_image_bytes,
             max_pdf_bytes: c.max_pdf_bytes,
+            render: RenderMode::parse(&key("render"), &c.render)?,
+            rendering: RawRender {
+                browser: &c.render_browser,
+                timeout_ms: c.render_timeout_ms,
+                max_requests: c.render_max_requests,
+                concurrency: c.render_concurrency,
+                recycle_pages: c.render_recycle_pages,
+                max_browser_bytes: c.render_max_browser_bytes,
+                fetch: &c.render_fetch,
+            }
+            .validate(key)?,
             connect_timeout: positive_millis(&key("connect_timeout_ms"), c.connect_timeout_ms)?,
             header_timeout: positive_millis(&key("header_timeout_ms"), c.header_timeout_ms)?,
             request_timeout: positive_millis(&key("request_timeout_ms"), c.request_timeout_ms)?,
@@ -264,6 +301,11 @@ impl RawHostOverride {
                 .kinds
                 .as_deref()
                 .map(|names| kinds(&key("kinds"), names))
+                .transpose()?,
+            render: self
+                .render
+                .as_deref()
+                .map(|name| RenderMode::parse(&key("render"), name))
                 .transpose()?,
         })
     }

@@ -36,6 +36,7 @@ mod parse;
 mod patterns;
 mod ranking;
 mod raw;
+mod render;
 mod searchd;
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,7 @@ pub use error::{BadValue, ConfigError};
 pub use patterns::UrlPatterns;
 pub use ranking::RankingConfig;
 pub use raw::{RawConfig, RawCrawlerConfig, RawHostOverride, RawSearchdConfig};
+pub use render::{RenderMode, RenderSettings, Resource, ResourceSet};
 pub use searchd::SearchdConfig;
 
 /// The whole configuration, checked and typed: what the programs use.

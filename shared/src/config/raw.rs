@@ -81,6 +81,27 @@ pub struct RawCrawlerConfig {
     pub max_image_bytes: usize,
     /// Largest PDF read, in bytes; a longer one is stored as too large, unread.
     pub max_pdf_bytes: usize,
+    /// Run HTML pages' scripts in a headless browser before reading links and text:
+    /// `"never"` (the default), `"always"`, or `"auto"` (render a sample of each host's
+    /// pages and go on only where scripts add links or text).
+    pub render: String,
+    /// The browser program (Debian's `chromium`).
+    pub render_browser: String,
+    /// Wall-clock deadline of one page's render, in milliseconds; past it the page is stored
+    /// unrendered, with the reason.
+    pub render_timeout_ms: u64,
+    /// Most requests one rendered page may make; past it every further request is refused.
+    pub render_max_requests: u32,
+    /// Most pages rendered at once.
+    pub render_concurrency: usize,
+    /// The browser is replaced after this many pages.
+    pub render_recycle_pages: u32,
+    /// The browser is replaced once its processes use more memory than this, in bytes.
+    pub render_max_browser_bytes: u64,
+    /// The request types a rendered page may make (the DevTools protocol's names:
+    /// `document`, `stylesheet`, `script`, `xhr`, `fetch`, `image`, `font`, `media`, ...);
+    /// others are refused without a request. WebSockets are always refused.
+    pub render_fetch: Vec<String>,
     /// TCP connect timeout, in milliseconds.
     pub connect_timeout_ms: u64,
     /// Longest wait for an answer's headers once connected, in milliseconds.
@@ -160,6 +181,8 @@ pub struct RawHostOverride {
     pub allow_urls: Vec<String>,
     /// The kinds of content read from this host, instead of `kinds`.
     pub kinds: Option<Vec<String>>,
+    /// Whether this host's pages are rendered, instead of `render`.
+    pub render: Option<String>,
 }
 
 impl Default for RawCrawlerConfig {
@@ -186,6 +209,16 @@ impl Default for RawCrawlerConfig {
             kinds: vec!["html".into(), "pdf".into()],
             max_image_bytes: 8 * 1024 * 1024,
             max_pdf_bytes: 32 * 1024 * 1024,
+            render: "never".into(),
+            render_browser: "chromium".into(),
+            render_timeout_ms: 15_000,
+            render_max_requests: 100,
+            render_concurrency: 2,
+            render_recycle_pages: 500,
+            render_max_browser_bytes: 2 << 30,
+            render_fetch: ["document", "stylesheet", "script", "xhr", "fetch"]
+                .map(String::from)
+                .to_vec(),
             connect_timeout_ms: 10_000,
             header_timeout_ms: 30_000,
             request_timeout_ms: 120_000,

@@ -58,6 +58,7 @@ delay_ms = 0
 concurrency = 4
 allow_urls = ["^http://docs\\.test/book/"]
 kinds = ["HTML", "image"]
+render = "Always"
 [searchd]
 listen = "0.0.0.0:9000"
 request_timeout_ms = 1500
@@ -85,6 +86,9 @@ request_timeout_ms = 1500
         KindSet::of(&[html, pdf]),
         "the crawl's"
     );
+    assert_eq!(c.render_for("docs.test"), RenderMode::Always);
+    assert_eq!(c.render_for("a.test"), RenderMode::Never, "off by default");
+    assert!(c.renders(), "one host renders: a browser is needed");
     assert_eq!(
         config.searchd.listen,
         SocketAddr::from(([0, 0, 0, 0], 9000))
@@ -169,6 +173,26 @@ fn each_bad_value_names_its_key() {
             "[crawler]\nmax_pdf_bytes = 10",
             "crawler.max_pdf_bytes",
             "1024",
+        ),
+        (
+            "[crawler]\nrender = \"sometimes\"",
+            "crawler.render",
+            "\"sometimes\" is not a render mode (one of never, always, auto)",
+        ),
+        (
+            "[crawler.hosts.\"a.test\"]\nrender = \"yes\"",
+            "crawler.hosts.\"a.test\".render",
+            "not a render mode",
+        ),
+        (
+            "[crawler]\nrender_fetch = [\"script\", \"websocket\"]",
+            "crawler.render_fetch[1]",
+            "\"websocket\" is not a request type",
+        ),
+        (
+            "[crawler]\nrender_max_browser_bytes = 1000",
+            "crawler.render_max_browser_bytes",
+            "64 MiB",
         ),
         (
             "[crawler]\nkinds = [\"html\", \"video\"]",
