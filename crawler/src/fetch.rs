@@ -16,6 +16,7 @@ use tokio::time::{Instant, timeout_at};
 
 use crate::cluster::AddressGate;
 use crate::kind::{Body, Kinds, ReadPlan};
+use crate::render::Renderer;
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
@@ -69,8 +70,8 @@ pub(crate) struct Fetched {
     pub headers: Vec<(String, String)>,
     /// The body decoded to UTF-8, for [`BodyKind::Robots`] only.
     pub text: Option<String>,
-    /// The body as it came (after `Content-Encoding`), for [`BodyKind::Sitemap`] and
-    /// [`BodyKind::Content`].
+    /// The body as it came (after `Content-Encoding`), for [`BodyKind::Sitemap`],
+    /// [`BodyKind::Subresource`] and [`BodyKind::Content`].
     pub raw: Vec<u8>,
     /// For [`BodyKind::Content`]: the kind its body was found to be, when it is one that is
     /// read (see [`crate::kind`]); `None`: no body kept.
@@ -109,6 +110,12 @@ pub(crate) enum BodyKind {
         /// Most bytes read.
         limit: usize,
     },
+    /// What a rendered page asks for (a script, a style sheet, data): any media type, kept
+    /// as bytes up to `limit` (see [`crate::render`]).
+    Subresource {
+        /// Most bytes read.
+        limit: usize,
+    },
 }
 
 /// The validators of a stored copy, sent on a revisit: a `304 Not Modified` answer means the
@@ -132,6 +139,8 @@ pub(crate) struct Fetcher {
     gate: SendGate,
     /// Across workers of a distributed crawl: every address's gap on Redis's clock.
     address_gate: Option<AddressGate>,
+    /// Renders the pages of hosts that ask for it; `None` when none does.
+    renderer: Option<Renderer>,
 }
 
 impl Fetcher {
@@ -171,6 +180,7 @@ impl Fetcher {
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
             address_gate: None,
+            renderer: None,
         })
     }
 
@@ -178,6 +188,17 @@ impl Fetcher {
     pub(crate) fn with_address_gate(mut self, gate: AddressGate) -> Self {
         self.address_gate = Some(gate);
         self
+    }
+
+    /// The same client, rendering the pages of hosts that ask for it with `renderer`.
+    pub(crate) fn with_renderer(mut self, renderer: Option<Renderer>) -> Self {
+        self.renderer = renderer;
+        self
+    }
+
+    /// The renderer, when some host's pages are rendered.
+    pub(crate) fn renderer(&self) -> Option<&Renderer> {
+        self.renderer.as_ref()
     }
 
     /// The readers of every kind of content.
@@ -240,6 +261,7 @@ impl Fetcher {
             BodyKind::Sitemap { .. } => HeaderValue::from_static(
                 "application/xml,text/xml;q=0.9,text/plain;q=0.5,*/*;q=0.1",
             ),
+            BodyKind::Subresource { .. } => HeaderValue::from_static("*/*"),
         };
         let mut request = self.client.get(url.as_str()).header(header::ACCEPT, accept);
         if let Some(referrer) = referrer {
@@ -276,7 +298,9 @@ impl Fetcher {
         let hint = self.kinds.hint(&content_type);
         let plan = match kind {
             BodyKind::Content(kinds) => self.kinds.plan(hint, kinds),
-            BodyKind::Robots { limit } | BodyKind::Sitemap { limit } => ReadPlan::Read(limit),
+            BodyKind::Robots { limit }
+            | BodyKind::Sitemap { limit }
+            | BodyKind::Subresource { limit } => ReadPlan::Read(limit),
         };
         let limit = match plan {
             ReadPlan::Read(limit) if !(300..400).contains(&status) => limit,
@@ -328,7 +352,7 @@ impl Fetcher {
                 Vec::new(),
                 None,
             ),
-            BodyKind::Sitemap { .. } => (None, body, None),
+            BodyKind::Sitemap { .. } | BodyKind::Subresource { .. } => (None, body, None),
             BodyKind::Content(kinds) => {
                 let mut read = Body {
                     bytes: body,

@@ -30,6 +30,11 @@
 //! - `retry`: when a failed fetch is tried again (`Retry-After`, back-off).
 //! - `revisit`: the re-crawl schedule of stored pages.
 //! - `resolve`: DNS with the address policy (loopback refused unless allowed).
+//! - `render`: opt-in rendering in headless Chromium, started by the crawler with no
+//!   network of its own; every request a page makes answered by the crawler's fetcher
+//!   (`render/network.rs`), one page per tab to a deadline (`render/page.rs`), the browser
+//!   over its pipe (`render/cdp.rs`, `render/browser.rs`), `auto` hosts' sample
+//!   (`render/auto.rs`).
 //! - [`extract`]: links, title and robots META from HTML.
 //! - [`image`]: an image body's format, size, JPEG quality and thumbnail, bounded (public
 //!   for its fuzz target).
@@ -84,6 +89,7 @@ mod monitor;
 mod page;
 mod params;
 mod politeness;
+mod render;
 mod resolve;
 mod retry;
 mod revisit;

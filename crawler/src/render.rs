@@ -1,0 +1,330 @@
+//! Rendering: a host's HTML pages run in headless Chromium (`render = "always"`, or
+//! `"auto"` where a sample shows scripts add links or text), so links and text that scripts
+//! build are read too.
+//!
+//! - [`browser`]: the browser process, started by the crawler with no network of its own and
+//!   driven over a pipe ([`cdp`]); no browser outlives the crawler.
+//! - [`page`]: one page in a fresh tab and context, to a wall-clock deadline.
+//! - [`network`]: every request a page makes, answered by the crawler's fetcher under
+//!   robots.txt, the host's delay, the address policy, the body limit and a per-page cap;
+//!   scripts and style sheets kept for the run in [`cache`].
+//! - [`auto`]: the sample that decides an `auto` host.
+//!
+//! [`Renderer`] holds one browser at a time, renders at most `render_concurrency` pages at
+//! once, and replaces the browser every `render_recycle_pages` pages, when its memory passes
+//! `render_max_browser_bytes`, and when it fails. What a render finds is stored beside the
+//! static page ([`shared::record::RenderedPage`]).
+
+mod auto;
+mod browser;
+mod cache;
+mod cdp;
+mod network;
+mod page;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+use shared::CanonicalUrl;
+use shared::config::{CrawlerConfig, RenderMode, RenderSettings};
+use tokio::sync::{Mutex, Semaphore};
+use tokio::time::Instant;
+use tracing::{info, warn};
+
+use crate::fetch::Fetcher;
+use browser::Browser;
+use network::Network;
+use page::{PageSource, render_page};
+
+pub(crate) use auto::Gain;
+pub(crate) use network::{OriginRules, SentRequest};
+
+/// After a browser fails to start, renders wait this long before it is tried again (pages
+/// meanwhile are stored unrendered, with the reason).
+const RELAUNCH_PAUSE: Duration = Duration::from_secs(60);
+/// The browser's memory is measured after every this many pages.
+const MEASURE_EVERY: u32 = 16;
+
+/// Why rendering cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The browser program is not installed.
+    #[error(
+        "rendering is on (render = \"always\" or \"auto\") but the browser `{program}` is not installed: install Debian's `chromium` package (apt-get install chromium), or set render = \"never\""
+    )]
+    BrowserMissing {
+        /// The program looked for.
+        program: String,
+    },
+    /// The browser did not start.
+    #[error("the browser could not start: {0}")]
+    Launch(String),
+}
+
+/// A page to render: the answer the crawl fetched, and the rules of its origin.
+pub(crate) struct RenderRequest<'a> {
+    /// The page's URL.
+    pub url: &'a CanonicalUrl,
+    /// The answer's headers.
+    pub headers: &'a [(String, String)],
+    /// Its body.
+    pub body: &'a [u8],
+    /// The robots.txt and gaps of the page's origin.
+    pub own: OriginRules,
+}
+
+/// What a render came to.
+pub(crate) struct Rendered {
+    /// The document after scripts ran, or why the page was not rendered.
+    pub document: Result<String, String>,
+    /// Requests the page made that were answered.
+    pub requests: u32,
+    /// Requests refused.
+    pub refused: u32,
+    /// The requests sent to sites.
+    pub sent: Vec<SentRequest>,
+    /// How long it took (waiting for a free render slot not counted).
+    pub elapsed: Duration,
+}
+
+struct Running {
+    browser: Browser,
+    pages: AtomicU32,
+    retired: AtomicBool,
+}
+
+struct Inner {
+    program: PathBuf,
+    config: CrawlerConfig,
+    settings: RenderSettings,
+    network: Network,
+    slots: Semaphore,
+    running: Mutex<Option<Arc<Running>>>,
+    launches: AtomicU64,
+    failed_launch: std::sync::Mutex<Option<(Instant, String)>>,
+    auto: auto::AutoDecisions,
+    profiles: PathBuf,
+}
+
+/// Renders pages in a browser it starts and replaces as needed. Cloning shares it.
+#[derive(Clone)]
+pub(crate) struct Renderer {
+    inner: Arc<Inner>,
+}
+
+impl Renderer {
+    /// The renderer of a crawl whose config renders some host; `None` when none does (no
+    /// browser is looked for). The browser starts with the first render.
+    pub(crate) fn new(config: &CrawlerConfig) -> Result<Option<Self>, RenderError> {
+        if !config.renders() {
+            return Ok(None);
+        }
+        let settings = config.rendering.clone();
+        let program = browser::find_program(&settings.browser).ok_or_else(|| {
+            RenderError::BrowserMissing {
+                program: settings.browser.clone(),
+            }
+        })?;
+        let profiles = profiles_dir();
+        remove_orphan_profiles();
+        Ok(Some(Self {
+            inner: Arc::new(Inner {
+                program,
+                network: Network::new(config),
+                slots: Semaphore::new(settings.concurrency.get()),
+                config: config.clone(),
+                settings,
+                running: Mutex::new(None),
+                launches: AtomicU64::new(0),
+                failed_launch: std::sync::Mutex::new(None),
+                auto: auto::AutoDecisions::default(),
+                profiles,
+            }),
+        }))
+    }
+
+    /// Whether `host`'s page is to be rendered now.
+    pub(crate) fn wants(&self, host: &str) -> bool {
+        match self.inner.config.render_for(host) {
+            RenderMode::Never => false,
+            RenderMode::Always => true,
+            RenderMode::Auto => self.inner.auto.wants(host),
+        }
+    }
+
+    /// Tells an `auto` host's sample what a render of its page added.
+    pub(crate) fn observe(&self, host: &str, gain: Gain) {
+        if self.inner.config.render_for(host) == RenderMode::Auto {
+            self.inner.auto.observe(host, gain);
+        }
+    }
+
+    /// Renders one page, its requests answered through `fetcher`.
+    pub(crate) async fn render(&self, fetcher: &Fetcher, request: RenderRequest<'_>) -> Rendered {
+        let Ok(_slot) = self.inner.slots.acquire().await else {
+            return not_rendered("rendering stopped".into());
+        };
+        let started = Instant::now();
+        let running = match self.browser().await {
+            Ok(running) => running,
+            Err(why) => return not_rendered(why),
+        };
+        let settings = &self.inner.settings;
+        let mut network = self.inner.network.for_page(
+            fetcher.clone(),
+            request.url,
+            request.own,
+            settings.max_requests.get(),
+        );
+        let headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .filter(|(name, _)| !network::is_transfer_header(name))
+            .cloned()
+            .collect();
+        let source = PageSource {
+            url: request.url.as_str(),
+            headers: &headers,
+            body: request.body,
+        };
+        let deadline = started + settings.timeout;
+        let max_chars = self.inner.config.max_body_bytes;
+        let render = render_page(
+            running.browser.cdp(),
+            source,
+            &mut network,
+            deadline,
+            max_chars,
+        )
+        .await;
+        self.after_page(&running, render.browser_unusable).await;
+        Rendered {
+            document: render.document.map_err(|not| not.reason),
+            requests: network.requests,
+            refused: network.refused,
+            sent: network.sent,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// The browser in use, started if there is none.
+    async fn browser(&self) -> Result<Arc<Running>, String> {
+        let mut running = self.inner.running.lock().await;
+        if let Some(current) = running.as_ref()
+            && !current.retired.load(Ordering::Acquire)
+            && !current.browser.cdp().is_broken()
+        {
+            return Ok(Arc::clone(current));
+        }
+        *running = None;
+        if let Some((at, why)) = self.failed_launch()
+            && at.elapsed() < RELAUNCH_PAUSE
+        {
+            return Err(format!("the browser could not start: {why}"));
+        }
+        let n = self.inner.launches.fetch_add(1, Ordering::Relaxed);
+        let profile = self.inner.profiles.join(n.to_string());
+        match Browser::launch(&self.inner.program, profile).await {
+            Ok(browser) => {
+                info!(program = %self.inner.program.display(), launch = n + 1, "browser started");
+                let started = Arc::new(Running {
+                    browser,
+                    pages: AtomicU32::new(0),
+                    retired: AtomicBool::new(false),
+                });
+                *running = Some(Arc::clone(&started));
+                Ok(started)
+            }
+            Err(error) => {
+                warn!(%error, "browser failed to start: pages are stored unrendered for a minute");
+                let why = error.to_string();
+                *self
+                    .inner
+                    .failed_launch
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
+    }
+
+    fn failed_launch(&self) -> Option<(Instant, String)> {
+        self.inner
+            .failed_launch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Counts a page on its browser and retires the browser when it is due: unusable, old,
+    /// or too big. A retired browser ends once its last page is done.
+    async fn after_page(&self, running: &Arc<Running>, unusable: bool) {
+        let pages = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
+        let settings = &self.inner.settings;
+        let why = if unusable {
+            Some("it failed".to_string())
+        } else if pages >= settings.recycle_pages.get() {
+            Some(format!("{pages} pages rendered"))
+        } else if pages.is_multiple_of(MEASURE_EVERY) {
+            let bytes = running.browser.memory_bytes();
+            (bytes > settings.max_browser_bytes).then(|| format!("it uses {bytes} bytes"))
+        } else {
+            None
+        };
+        let Some(why) = why else { return };
+        if running.retired.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        info!(%why, "browser replaced");
+        let mut current = self.inner.running.lock().await;
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, running)) {
+            *current = None;
+        }
+    }
+}
+
+fn not_rendered(reason: String) -> Rendered {
+    Rendered {
+        document: Err(reason),
+        requests: 0,
+        refused: 0,
+        sent: Vec::new(),
+        elapsed: Duration::ZERO,
+    }
+}
+
+/// Where a renderer's browser profiles go: one folder per process (removed by the next
+/// renderer once the process is gone), one per renderer in it, one profile per browser.
+fn profiles_dir() -> PathBuf {
+    static RENDERERS: AtomicU64 = AtomicU64::new(0);
+    let n = RENDERERS.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir()
+        .join(format!("sift-browser-{}", std::process::id()))
+        .join(n.to_string())
+}
+
+/// Removes the profile folders of crawler processes that are gone (killed before they
+/// could remove their own).
+fn remove_orphan_profiles() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("sift-browser-"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
