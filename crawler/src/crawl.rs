@@ -585,6 +585,7 @@ impl Crawler {
             simhash: stored.simhash,
             failed_before: entry.attempts,
             kind: stored.extra.commit(images.as_ref()),
+            rendered: None,
         })?)
     }
 

@@ -38,6 +38,8 @@ mod partition;
 #[cfg(test)]
 mod partition_tests;
 mod queue;
+#[cfg(test)]
+mod rendered_tests;
 mod revisits;
 #[cfg(test)]
 mod tests;

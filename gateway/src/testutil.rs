@@ -61,6 +61,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         title: doc.title.to_string(),
         description: doc.description.to_string(),
         html,
+        rendered: false,
         fetched_at: 1_700_000_000_000,
         nosnippet: doc.nosnippet,
         inbound: Inbound {

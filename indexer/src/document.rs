@@ -2,7 +2,8 @@
 //!
 //! The [`fingerprint`] is an xxh3 hash of every input, taken before the body is read: the
 //! page's store change number (every write of a page gets a new one, so it stands for the
-//! URL, title, description, HTML, fetch time and directives), its in-link counts, level and
+//! URL, title, description, HTML, fetch time and directives, and for what rendering it found,
+//! written in the same batch), its in-link counts, level and
 //! anchors, its copies, its host's template ([`HostTemplate::digest`]) and
 //! [`FORMAT_VERSION`]. Equal fingerprints mean equal documents, so an
 //! incremental build skips an unchanged page without decompressing or parsing it; a change in
@@ -63,8 +64,12 @@ pub struct DocInput {
     pub title: String,
     /// `<meta name="description">`.
     pub description: String,
-    /// The page's HTML (a PDF's text, as paragraphs: [`text_as_html`]).
+    /// The page's HTML (a PDF's text, as paragraphs: [`text_as_html`]; the document after
+    /// its scripts ran, when it was rendered).
     pub html: String,
+    /// `html` is the document after its scripts ran ([`DocHtml::Rendered`]): its own title
+    /// wins over the one the crawler stored from the static page.
+    pub rendered: bool,
     /// Fetch time, ms since the Unix epoch.
     pub fetched_at: u64,
     /// No snippet may be shown.
@@ -77,18 +82,29 @@ pub struct DocInput {
     pub template: Arc<HostTemplate>,
 }
 
+/// What a document's text is read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocHtml {
+    /// The stored body, decompressed: the static page (a PDF's text).
+    Static(String),
+    /// The document after the page's scripts ran, from its rendered record: text, title and
+    /// headings come from it; the static body stays the cached copy.
+    Rendered(String),
+}
+
 impl DocInput {
-    /// The document of a stored page, its body already decompressed.
+    /// The document of a stored page, read from `html`.
     pub fn new(
         page: &PageRecord,
-        body: String,
+        html: DocHtml,
         inbound: Inbound,
         copies: Vec<String>,
         template: Arc<HostTemplate>,
     ) -> Self {
-        let html = match page.kind {
-            ContentKind::Pdf => text_as_html(&body),
-            ContentKind::Html | ContentKind::Image => body,
+        let (html, rendered) = match (html, page.kind) {
+            (DocHtml::Rendered(html), _) => (html, true),
+            (DocHtml::Static(text), ContentKind::Pdf) => (text_as_html(&text), false),
+            (DocHtml::Static(html), ContentKind::Html | ContentKind::Image) => (html, false),
         };
         Self {
             url: page.url.clone(),
@@ -96,6 +112,7 @@ impl DocInput {
             title: page.title.clone(),
             description: page.description.clone(),
             html,
+            rendered,
             fetched_at: page.fetched_at_ms,
             nosnippet: page.robots.nosnippet,
             inbound,
@@ -119,9 +136,14 @@ impl DocInput {
             doc.add_u64(fields.url_depth, url_depth(url.as_url().path()));
             doc.add_u64(fields.page_name, page_name_key(url.as_url()));
         }
+        let (first, second) = if self.rendered {
+            (text.title.as_str(), self.title.as_str())
+        } else {
+            (self.title.as_str(), text.title.as_str())
+        };
         let title = [
-            self.title.as_str(),
-            text.title.as_str(),
+            first,
+            second,
             text.headings.first().map_or("", String::as_str),
         ]
         .into_iter()

@@ -56,6 +56,8 @@ mod images;
 mod linkgraph;
 mod progress;
 #[cfg(test)]
+mod rendered_tests;
+#[cfg(test)]
 mod sharded_tests;
 mod source;
 mod summary;
@@ -67,7 +69,7 @@ mod text;
 mod writer;
 
 pub use build::{build, build_beside, build_exchanging, build_with_progress};
-pub use document::{DocInput, page_name, page_name_key, url_depth};
+pub use document::{DocHtml, DocInput, page_name, page_name_key, url_depth};
 pub use error::Error;
 pub use exchange::{DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;

@@ -3,11 +3,13 @@
 //! The store is opened read-only ([`shared::StoreReader`]): a crawl may be writing it, and the
 //! build sees the state at open time, the same in every pass. A record that does not decode is
 //! skipped with a warning (one bad value must not stop the index), but a record written by a
-//! newer format version stops the build: that store needs a newer indexer.
+//! newer format version stops the build: that store needs a newer indexer. A page's render
+//! ([`RenderedWalk`]) is read beside the pages, in their order.
 
 use std::path::Path;
 
-use shared::record::{MediaRecord, Outlinks, PageImages, PageRecord, PartitionStamp};
+use shared::record::{MediaRecord, Outlinks, PageImages, PageRecord, PartitionStamp, RenderedPage};
+use shared::store::RenderedInOrder;
 use shared::{RecordError, StoreError, StoreReader};
 use tracing::warn;
 
@@ -67,9 +69,26 @@ impl Source {
         self.store.all_page_images().filter_map(lenient)
     }
 
+    /// The renders of pages asked for in URL order, as [`Source::pages`] reads them.
+    pub fn rendered_in_order(&self) -> RenderedWalk<'_> {
+        RenderedWalk(self.store.rendered_in_order())
+    }
+
     /// Every stored image's and PDF's media record, keyed by its URL, in URL order.
     pub fn media(&self) -> impl Iterator<Item = Result<(String, MediaRecord), Error>> + '_ {
         self.store.all_media().filter_map(lenient)
+    }
+}
+
+/// What rendering found for pages asked in URL order: one walk over the `rendered` family
+/// beside the pages (a store without renders costs one empty seek, not a lookup a page).
+pub struct RenderedWalk<'a>(RenderedInOrder<'a>);
+
+impl RenderedWalk<'_> {
+    /// The render of `url` (not before a URL asked before); `None` also when its record does
+    /// not decode (with a warning: the static page stands).
+    pub fn get(&mut self, url: &str) -> Result<Option<RenderedPage>, Error> {
+        lenient(self.0.get(url)).transpose().map(Option::flatten)
     }
 }
 

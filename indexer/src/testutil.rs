@@ -8,7 +8,7 @@ use rocksdb::DB;
 use shared::docplan::{PageKind, PageMeta};
 use shared::record::{
     CompressedBody, CrawlCounters, ImageInfo, ImageRef, MediaRecord, Outlink, Outlinks, PageImages,
-    PageRecord, Record, RobotsDirectives,
+    PageRecord, Record, RenderedPage, RobotsDirectives,
 };
 use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, open_options, store_dir};
 use tempfile::TempDir;
@@ -163,6 +163,23 @@ impl TestStore {
             batch.put_cf(store.cf(Cf::Images), url.as_bytes(), &shown);
         });
         record
+    }
+
+    /// Stores a page, its links and what rendering it found in one batch, as the crawler's
+    /// page write does: `None` removes a render stored before.
+    pub fn put_rendered(
+        &self,
+        page: &PageRecord,
+        links: &[Outlink],
+        rendered: Option<&RenderedPage>,
+    ) {
+        self.put_with(page, links, |batch, store| {
+            let key = page.url.as_bytes();
+            match rendered {
+                Some(rendered) => batch.put_cf(store.cf(Cf::Rendered), key, rendered.encode()),
+                None => batch.delete_cf(store.cf(Cf::Rendered), key),
+            }
+        });
     }
 
     /// Stores a page and its links, and what `more` adds to the batch.

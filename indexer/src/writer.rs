@@ -4,7 +4,9 @@
 //!
 //! The feeder (the calling thread) reads pages in URL order and fingerprints them (by the
 //! page's store change number and its link signals); a document whose fingerprint is
-//! unchanged is never decompressed or parsed. Changed documents go
+//! unchanged is never decompressed or parsed. A changed page that was rendered in a browser
+//! is read from the document after its scripts ran (its render, found by walking the
+//! `rendered` family beside the pages), else from its stored body. Changed documents go
 //! through a bounded queue (so only a few bodies are in memory) to parser threads, which
 //! extract the text and hand the document to tantivy's own indexing threads.
 
@@ -17,15 +19,17 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 use tracing::{info, warn};
 
 use crate::Error;
-use crate::document::{DocInput, fingerprint};
+use crate::document::{DocHtml, DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
-use crate::source::Source;
+use crate::source::{RenderedWalk, Source};
 use crate::target::Target;
 use crate::template::Templates;
 use index_format::DocState;
 use index_format::IndexFields;
 use shared::docplan::DocPlan;
+use shared::record::PageRecord;
+use shared::{ContentKind, RecordError};
 
 /// Memory for tantivy's indexing buffers, shared by its threads.
 const WRITER_HEAP: usize = 192 * 1024 * 1024;
@@ -186,6 +190,7 @@ fn feed(
         templates,
         old,
     } = inputs;
+    let mut rendered = source.rendered_in_order();
     for page in source.pages() {
         let page = page?;
         let Some(doc) = plan.doc_of_representative(&page.url) else {
@@ -202,7 +207,7 @@ fn feed(
             progress.advance();
             continue;
         }
-        let html = match page.body.decompress() {
+        let html = match html_of(&page, &mut rendered)? {
             Ok(html) => html,
             Err(error) => {
                 warn!(url = page.url, %error, "stored body does not decompress; page skipped");
@@ -229,6 +234,29 @@ fn feed(
         }
     }
     Ok(())
+}
+
+/// What a changed page's document is read from: the document after its scripts ran when
+/// it was rendered ([`DocHtml::Rendered`]), else its stored body. The inner error is a body
+/// that does not decompress (the page is skipped); the outer one a failed read of the store.
+fn html_of(
+    page: &PageRecord,
+    rendered: &mut RenderedWalk<'_>,
+) -> Result<Result<DocHtml, RecordError>, Error> {
+    if page.kind == ContentKind::Html
+        && let Some(render) = rendered.get(&page.url)?
+    {
+        match render.rendered_html() {
+            Some(Ok(html)) => return Ok(Ok(DocHtml::Rendered(html))),
+            Some(Err(error)) => warn!(
+                url = page.url,
+                %error,
+                "rendered HTML does not decompress; the static page is indexed"
+            ),
+            None => {}
+        }
+    }
+    Ok(page.body.decompress().map(DocHtml::Static))
 }
 
 /// A parser thread: extracts text and adds documents until the queue closes. After a failure

@@ -3,7 +3,8 @@
 //! Every value written to the store is `[version byte] ++ postcard(record)`. A reader that
 //! meets a version it does not know reports [`RecordError::UnknownVersion`] instead of
 //! misreading bytes; a new field means a new version and a decoder for the old one.
-//! The distributed crawl's records are in `record/partition.rs`.
+//! The distributed crawl's records are in `record/partition.rs`, what a browser's render
+//! found in `record/rendered.rs`.
 
 use std::collections::BTreeMap;
 
@@ -683,11 +684,13 @@ impl Record for FetchHistory {
 mod media;
 mod page_versions;
 mod partition;
+mod rendered;
 #[cfg(test)]
 mod tests;
 
 pub use media::{ImageInfo, ImageRef, MediaRecord, PageImages, PdfInfo, PdfStatus, Thumbnail};
 pub use partition::{LinkParcel, OutboxLink, PartitionStamp};
+pub use rendered::{RenderOutcome, RenderedPage};
 
 #[cfg(test)]
 mod props;

@@ -28,6 +28,7 @@
 //! | `media` | canonical URL of a stored image or PDF | [`MediaRecord`]: what it was read to be |
 //! | `thumbs` | an image's content hash (u64 BE, [`ImageInfo::content_hash`]) | [`Thumbnail`] |
 //! | `images` | canonical URL of a stored page | [`PageImages`]: the images it shows, with their alt text and surroundings |
+//! | `rendered` | canonical URL of a stored page | [`RenderedPage`]: what rendering it in a browser found (readers in `store/rendered.rs`) |
 //!
 //! The `outbox` family and the partition keys are used only by `crawler worker` (see
 //! [`crate::partition`]); a single-machine crawl leaves them empty.
@@ -37,6 +38,7 @@
 //! [`ImageInfo::content_hash`]: crate::record::ImageInfo::content_hash
 //! [`Thumbnail`]: crate::record::Thumbnail
 //! [`PageImages`]: crate::record::PageImages
+//! [`RenderedPage`]: crate::record::RenderedPage
 //! [`OutboxLink`]: crate::record::OutboxLink
 //! [`PartitionStamp`]: crate::record::PartitionStamp
 //! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
@@ -119,11 +121,13 @@ pub enum Cf {
     Thumbs,
     /// The images each page shows ([`crate::record::PageImages`]).
     Images,
+    /// What rendering each page in a browser found ([`crate::record::RenderedPage`]).
+    Rendered,
 }
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 15] = [
+    pub const ALL: [Cf; 16] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -139,6 +143,7 @@ impl Cf {
         Cf::Media,
         Cf::Thumbs,
         Cf::Images,
+        Cf::Rendered,
     ];
 
     /// The RocksDB name.
@@ -159,6 +164,7 @@ impl Cf {
             Cf::Media => "media",
             Cf::Thumbs => "thumbs",
             Cf::Images => "images",
+            Cf::Rendered => "rendered",
         }
     }
 
@@ -178,7 +184,14 @@ impl Cf {
         let mut table = budget.table_options();
         if matches!(
             self,
-            Cf::Seen | Cf::Pages | Cf::Robots | Cf::Content | Cf::Revisit | Cf::Media | Cf::Thumbs
+            Cf::Seen
+                | Cf::Pages
+                | Cf::Robots
+                | Cf::Content
+                | Cf::Revisit
+                | Cf::Media
+                | Cf::Thumbs
+                | Cf::Rendered
         ) {
             table.set_bloom_filter(10.0, false);
         }
@@ -636,6 +649,10 @@ impl StoreReader {
             })
     }
 }
+
+mod rendered;
+
+pub use rendered::RenderedInOrder;
 
 #[cfg(test)]
 mod tests {

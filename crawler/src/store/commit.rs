@@ -1,13 +1,13 @@
 //! A fetched page's one write: the page record, its outlinks, its content and near-duplicate
-//! index entries, its schedule, its fetch history, the links it queues and the end of its own
-//! frontier entry, in one `WriteBatch`; and the same for an entry that stores no page (a
+//! index entries, its schedule, its fetch history, what rendering it found, the links it
+//! queues and the end of its own frontier entry, in one `WriteBatch`; and the same for an entry that stores no page (a
 //! revisit answered 304, a sitemap).
 
 use rocksdb::WriteBatch;
 use shared::fail_point;
 use shared::record::{
     FetchEvent, FetchHistory, FrontierEntry, MediaRecord, Outlinks, PageImages, PageRecord, Record,
-    RevisitRecord, Thumbnail,
+    RenderedPage, RevisitRecord, Thumbnail,
 };
 use shared::store::Cf;
 use shared::{CanonicalUrl, StoreError, simhash};
@@ -36,6 +36,10 @@ pub struct PageCommit<'a> {
     /// What its kind's reader added (see [`crate::kind`]): an image's or a PDF's record, a
     /// thumbnail under its content hash, the images a page shows.
     pub kind: KindCommit<'a>,
+    /// What rendering the page in a browser found, stored under its URL; `None` (not
+    /// rendered this time) removes a render stored before, so a page crawled again without
+    /// rendering keeps no stale one.
+    pub rendered: Option<&'a RenderedPage>,
 }
 
 /// The records a content kind adds to a page's batch.
@@ -72,6 +76,7 @@ impl PageStore {
         );
         batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
         self.put_kind_records(&mut batch, key, &commit.kind, is_new);
+        self.put_rendered(&mut batch, key, commit.rendered, is_new)?;
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
             batch.put_cf(
                 self.cf(Cf::Content),
@@ -131,6 +136,28 @@ impl PageStore {
             None if !is_new => batch.delete_cf(self.cf(Cf::Images), key),
             None => {}
         }
+    }
+
+    /// Adds a page's render to its batch, or removes the one stored before. Only a page
+    /// stored before can have one, and only one that has is deleted: a delete leaves a
+    /// tombstone that the indexer's walk over the family steps over, and every revisit of an
+    /// unrendered page would leave one.
+    fn put_rendered(
+        &self,
+        batch: &mut WriteBatch,
+        key: &[u8],
+        rendered: Option<&RenderedPage>,
+        is_new: bool,
+    ) -> Result<(), StoreError> {
+        let cf = self.cf(Cf::Rendered);
+        match rendered {
+            Some(rendered) => batch.put_cf(cf, key, rendered.encode()),
+            None if !is_new && self.db.get_pinned_cf(cf, key)?.is_some() => {
+                batch.delete_cf(cf, key)
+            }
+            None => {}
+        }
+        Ok(())
     }
 
     /// Ends a frontier entry that stores no page: a revisit answered 304 (`revisit` is its

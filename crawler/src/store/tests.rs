@@ -31,6 +31,7 @@ fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u6
             simhash,
             failed_before: 0,
             kind: KindCommit::default(),
+            rendered: None,
         })
         .unwrap();
 }
@@ -283,6 +284,7 @@ fn a_page_linking_to_itself_is_not_queued_again() {
             simhash: None,
             failed_before: 0,
             kind: KindCommit::default(),
+            rendered: None,
         })
         .unwrap();
     assert!(again.is_empty(), "{again:?}");
@@ -434,6 +436,7 @@ fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
                 simhash: None,
                 failed_before: 0,
                 kind,
+                rendered: None,
             })
             .unwrap();
     };

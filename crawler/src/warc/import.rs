@@ -230,6 +230,7 @@ impl Importer<'_> {
             simhash: stored.simhash,
             failed_before: 0,
             kind: stored.extra.commit(images.as_ref()),
+            rendered: None,
         })?;
         self.summary.stored += 1;
         if stored.record.duplicate_of.is_some() {

@@ -206,6 +206,28 @@ fn history() -> impl Strategy<Value = FetchHistory> {
     })
 }
 
+fn rendered() -> impl Strategy<Value = RenderedPage> {
+    (
+        any::<u64>(),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        any::<(u32, u32, u32)>(),
+    )
+        .prop_map(
+            |(rendered_at_ms, reason, html, (requests, refused, elapsed_ms))| RenderedPage {
+                rendered_at_ms,
+                outcome: match reason {
+                    Some(reason) => RenderOutcome::NotRendered { reason },
+                    None => RenderOutcome::Rendered,
+                },
+                html: html.as_deref().map(CompressedBody::compress),
+                requests,
+                refused,
+                elapsed_ms,
+            },
+        )
+}
+
 /// Asserts that `record` decodes to itself, behind its version byte.
 fn round_trips<R: Record + PartialEq + std::fmt::Debug>(record: R) -> Result<(), TestCaseError> {
     let bytes = record.encode();
@@ -237,6 +259,7 @@ proptest! {
         robots in robots(),
         counters in counters(),
         history in history(),
+        rendered in rendered(),
     ) {
         round_trips(links)?;
         round_trips(revisit)?;
@@ -244,6 +267,7 @@ proptest! {
         round_trips(robots)?;
         round_trips(counters)?;
         round_trips(history)?;
+        round_trips(rendered)?;
     }
 
     #[test]
@@ -259,5 +283,6 @@ proptest! {
         let _ = MediaRecord::decode(&bytes);
         let _ = Thumbnail::decode(&bytes);
         let _ = PageImages::decode(&bytes);
+        let _ = RenderedPage::decode(&bytes);
     }
 }
