@@ -39,6 +39,7 @@
 //! let seed = web.url("sample.test", "/");
 //! // ... crawl `seed` with every name of `web.hosts()` resolving to 127.0.0.1 ...
 //! assert_eq!(web.request_count("sample.test", "/robots.txt"), 1);
+//! assert!(web.requests_to("sample.test").under("/private/").is_empty());
 //! # }
 //! ```
 
@@ -48,6 +49,7 @@ pub mod copies;
 pub mod directives;
 pub mod fresh;
 mod gzip;
+mod host_requests;
 pub mod hostile;
 pub mod images;
 pub mod pdfs;
@@ -85,6 +87,7 @@ pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{
     FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, WITHDRAWN_PATH, WITHDRAWN_WORD, news_word,
 };
+pub use host_requests::{Gap, HostRequests};
 pub use hostile::{
     HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
     HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_REFRESH, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE,
@@ -255,6 +258,12 @@ impl TestWeb {
     /// `path_and_query`.
     pub fn request_count(&self, host: &str, path_and_query: &str) -> usize {
         self.shared.log.count(host, path_and_query)
+    }
+
+    /// The requests `host` (its port, if given, is ignored) received so far, in arrival
+    /// order: which paths, how often, how far apart.
+    pub fn requests_to(&self, host: &str) -> HostRequests {
+        HostRequests::of(host, self.shared.log.snapshot())
     }
 
     /// Requests not kept because the log was full (0 unless a test made over `MAX_LOGGED_REQUESTS`).
