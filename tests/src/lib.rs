@@ -29,6 +29,7 @@
 //! | `traps.test` | [`traps`] | endless `/calendar/YYYY/MM`, repeating `/a/b/a/...`, endless `/facets?n=N`, `/slow` (2 s), `/huge` (endless streamed body), `/gzip`, `/latin1`, `/error` (500) |
 //! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
 //! | `pdfs.test` | [`pdfs`] | a library of PDFs written as raw PDF syntax: a 3-page document with a title, one served as an octet stream, HTML served as a PDF, an encrypted file, a flate bomb, a page tree that is its own parent, a truncated file |
+//! | `scripts.test` | [`scripts`] | pages whose links and text only scripts write, for rendering: subresources robots.txt forbids, an image, a font and a WebSocket blocked by default, endless requests (`/loop`), an endless script (`/endless`) and the page after it |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -39,6 +40,7 @@
 //! let seed = web.url("sample.test", "/");
 //! // ... crawl `seed` with every name of `web.hosts()` resolving to 127.0.0.1 ...
 //! assert_eq!(web.request_count("sample.test", "/robots.txt"), 1);
+//! assert!(web.requests_to("sample.test").under("/private/").is_empty());
 //! # }
 //! ```
 
@@ -48,6 +50,7 @@ pub mod copies;
 pub mod directives;
 pub mod fresh;
 mod gzip;
+mod host_requests;
 pub mod hostile;
 pub mod images;
 pub mod pdfs;
@@ -58,6 +61,7 @@ mod reply;
 mod request_log;
 pub mod robots_hosts;
 pub mod sample;
+pub mod scripts;
 pub mod sitemaps;
 pub mod soak;
 pub mod stalls;
@@ -85,6 +89,7 @@ pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{
     FRESH_PATHS, META_KEYWORDS, STATIC_LAST_MODIFIED, WITHDRAWN_PATH, WITHDRAWN_WORD, news_word,
 };
+pub use host_requests::{Gap, HostRequests};
 pub use hostile::{
     HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
     HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_REFRESH, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE,
@@ -112,6 +117,13 @@ pub use sample::{
     SAMPLE_RANKED_WORD, SAMPLE_REL_NOFOLLOW_TARGET, SAMPLE_STORED, SAMPLE_WITH_QUERY,
     sample_site_dir,
 };
+pub use scripts::{
+    SCRIPTS_AFTER_ENDLESS, SCRIPTS_AFTER_ENDLESS_WORD, SCRIPTS_ALLOWED_SUBRESOURCES,
+    SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED, SCRIPTS_DISALLOWED_PREFIX,
+    SCRIPTS_ENDLESS, SCRIPTS_ENDLESS_WORD, SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_HOME_WORDS,
+    SCRIPTS_LOOP, SCRIPTS_LOOP_WORD, SCRIPTS_STATIC_WORD, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER,
+    ScriptedPage,
+};
 pub use sitemaps::{MAPS_DISALLOWED, MAPS_PAGES, MAPS_SITEMAPS};
 pub use soak::{SoakAnswer, SoakWeb};
 pub use stalls::{STALLS_BIG_BYTES, STALLS_BOMB_BYTES, STALLS_PAGES};
@@ -120,7 +132,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 21] = [
+pub const HOSTS: [&str; 22] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -142,6 +154,7 @@ pub const HOSTS: [&str; 21] = [
     "stalls.test",
     "images.test",
     "pdfs.test",
+    "scripts.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -257,6 +270,12 @@ impl TestWeb {
         self.shared.log.count(host, path_and_query)
     }
 
+    /// The requests `host` (its port, if given, is ignored) received so far, in arrival
+    /// order: which paths, how often, how far apart.
+    pub fn requests_to(&self, host: &str) -> HostRequests {
+        HostRequests::of(host, self.shared.log.snapshot())
+    }
+
     /// Requests not kept because the log was full (0 unless a test made over `MAX_LOGGED_REQUESTS`).
     pub fn requests_dropped(&self) -> u64 {
         self.shared.log.dropped()
@@ -346,6 +365,7 @@ impl Shared {
             "stalls.test" => stalls::respond(path, &self.stop).await,
             "images.test" => images::respond(path, &self.stop).await,
             "pdfs.test" => pdfs::respond(path, query),
+            "scripts.test" => scripts::respond(path),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak
