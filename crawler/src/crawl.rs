@@ -26,6 +26,7 @@ use crate::monitor::Monitor;
 use crate::page;
 use crate::params::ParamStrip;
 use crate::politeness::Politeness;
+use crate::render::Renderer;
 use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
 use crate::robots::RobotsPolicy;
@@ -37,6 +38,7 @@ use crate::traps::{TrapRule, TrapRules};
 
 mod job;
 mod partition;
+mod rendering;
 mod robots;
 
 use job::{Outcome, PageResult, Parsed, perform};
@@ -136,7 +138,8 @@ impl Crawler {
         );
         let store = PageStore::open_within(&options.data, &budget)?;
         let kinds = Kinds::new(&options.config, options.pdf_child.as_ref());
-        let fetcher = Fetcher::new(&options.config, kinds)?;
+        let renderer = Renderer::new(&options.config).map_err(|e| Error::Render(e.to_string()))?;
+        let fetcher = Fetcher::new(&options.config, kinds)?.with_renderer(renderer);
         Self::with_store(options, store, fetcher, None)
     }
 
@@ -451,8 +454,13 @@ impl Crawler {
                 fetched_at_ms,
                 elapsed,
                 result,
+                rendering,
             } => {
                 run.fetched += 1;
+                for sent in rendering.iter().flat_map(|r| &r.sent) {
+                    self.monitor
+                        .record(&sent.origin, sent.status, is_failed_status(sent.status));
+                }
                 let answer = result.as_ref().map(|(fetched, _)| fetched);
                 if answer.is_ok() {
                     // How long the server took to answer; a request cut off measured only
@@ -512,7 +520,10 @@ impl Crawler {
                     (EntryKind::Revisit, Ok((fetched, _))) if fetched.status == 304 => {
                         return self.finish_revisit(&origin, &key, &url, frontier, now);
                     }
-                    (_, result) => self.store_page(&key, &url, &entry, result, fetched_at_ms)?,
+                    (_, result) => {
+                        let rendered = rendering.as_ref().map(|r| &r.record);
+                        self.store_page(&key, &url, &entry, result, rendered, fetched_at_ms)?
+                    }
                 };
                 frontier.push(queued, now);
                 frontier.page_done(&origin, &key, now);
@@ -530,6 +541,7 @@ impl Crawler {
         url: &CanonicalUrl,
         entry: &FrontierEntry,
         result: PageResult,
+        rendered: Option<&shared::record::RenderedPage>,
         fetched_at_ms: u64,
     ) -> Result<Vec<crate::store::QueuedUrl>, Error> {
         let mut stored = match result {
@@ -585,7 +597,7 @@ impl Crawler {
             simhash: stored.simhash,
             failed_before: entry.attempts,
             kind: stored.extra.commit(images.as_ref()),
-            rendered: None,
+            rendered,
         })?)
     }
 
@@ -609,6 +621,11 @@ impl Crawler {
         frontier.page_done(origin, key, now);
         Ok(())
     }
+}
+
+/// A render's request failed: no answer, or a 429 or 5xx.
+fn is_failed_status(status: Option<u16>) -> bool {
+    status.is_none_or(|status| status == 429 || status >= 500)
 }
 
 /// The role's next event; never, on one machine.

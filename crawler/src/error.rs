@@ -23,6 +23,9 @@ pub enum Error {
     /// partitions, a partition store it cannot make).
     #[error("{0}")]
     Cluster(String),
+    /// Rendering is on and cannot run (the browser is not installed).
+    #[error("{0}")]
+    Render(String),
     /// The HTTP client could not be built.
     #[error("HTTP client: {0}")]
     Client(#[from] reqwest::Error),

@@ -115,6 +115,8 @@ pub enum Job {
         url: CanonicalUrl,
         /// The gaps to keep when it is sent.
         spacing: Spacing,
+        /// Its origin's robots.txt (a rendered page's requests obey it too).
+        robots: Arc<RobotsPolicy>,
     },
 }
 
@@ -440,6 +442,7 @@ impl Frontier {
                             entry,
                             url,
                             spacing,
+                            robots: policy,
                         }));
                     }
                 }

@@ -51,7 +51,7 @@ const MEASURE_EVERY: u32 = 16;
 
 /// Why rendering cannot run.
 #[derive(Debug, thiserror::Error)]
-pub enum RenderError {
+pub(crate) enum RenderError {
     /// The browser program is not installed.
     #[error(
         "rendering is on (render = \"always\" or \"auto\") but the browser `{program}` is not installed: install Debian's `chromium` package (apt-get install chromium), or set render = \"never\""

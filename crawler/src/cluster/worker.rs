@@ -33,6 +33,7 @@ use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::kind::Kinds;
 use crate::params::ParamStrip;
+use crate::render::Renderer;
 
 /// How often the worker looks at its partitions and Redis.
 const TICK: Duration = Duration::from_millis(250);
@@ -103,7 +104,11 @@ pub async fn run(
     send_seeds(&redis, settings.partitions, &seeds).await;
 
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
-    let fetcher = Fetcher::new(&config, kinds)?.with_address_gate(AddressGate::new(redis.clone()));
+    // One browser serves all the worker's partitions.
+    let renderer = Renderer::new(&config).map_err(|e| Error::Render(e.to_string()))?;
+    let fetcher = Fetcher::new(&config, kinds)?
+        .with_address_gate(AddressGate::new(redis.clone()))
+        .with_renderer(renderer);
     let shared = Shared {
         data: options.crawl.data.clone(),
         partitions: settings.partitions,

@@ -9,10 +9,12 @@ use shared::{CanonicalUrl, ContentKind, KindSet, now_ms};
 use tokio::time::Instant;
 
 use super::Crawler;
+use super::rendering::{self, Rendering, StaticPage};
 use crate::error::Error;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
 use crate::kind::{Body, Findings, ReadContext};
+use crate::render::{OriginRules, Renderer};
 use crate::robots::fetch::{RobotsResult, fetch_robots};
 use crate::sitemap::{self, Sitemap, SitemapAnswer, SitemapError, SitemapLimits};
 
@@ -37,6 +39,8 @@ pub(super) enum Outcome {
         /// How long the answer took to arrive (to the end of its body).
         elapsed: Duration,
         result: PageResult,
+        /// The page's render, when its host's pages are rendered.
+        rendering: Option<Rendering>,
     },
 }
 
@@ -148,6 +152,7 @@ pub(super) async fn perform(
             entry,
             url,
             spacing,
+            robots,
         } => {
             let plan = plan.unwrap_or(FetchPlan {
                 body: BodyKind::Content(KindSet::of(&[ContentKind::Html])),
@@ -166,8 +171,31 @@ pub(super) async fn perform(
                 .await;
             let fetched_at_ms = now_ms();
             let elapsed = started.elapsed();
+            let mut rendering = None;
             let result = match result {
-                Ok(fetched) => Ok(parse(fetched, &fetcher, &url, agent, plan.sitemap_limits).await),
+                Ok(fetched) => {
+                    let to_render = fetcher
+                        .renderer()
+                        .filter(|renderer| is_rendered(renderer, &fetched, &url))
+                        .map(|_| StaticPage {
+                            headers: fetched.headers.clone(),
+                            body: fetched.raw.clone(),
+                        });
+                    let (fetched, mut parsed) =
+                        parse(fetched, &fetcher, &url, agent.clone(), plan.sitemap_limits).await;
+                    if let (Some(page), Some(renderer), Parsed::Content(findings)) =
+                        (to_render, fetcher.renderer(), &mut parsed)
+                    {
+                        let own = OriginRules { robots, spacing };
+                        rendering = Some(
+                            rendering::render(
+                                renderer, &fetcher, &url, own, page, findings, &agent,
+                            )
+                            .await,
+                        );
+                    }
+                    Ok((fetched, parsed))
+                }
                 Err(e) => Err(e),
             };
             Outcome::Page {
@@ -178,9 +206,17 @@ pub(super) async fn perform(
                 fetched_at_ms,
                 elapsed,
                 result,
+                rendering,
             }
         }
     }
+}
+
+/// Whether a fetched answer is rendered: a 2xx HTML page of a host whose pages are.
+fn is_rendered(renderer: &Renderer, fetched: &Fetched, url: &CanonicalUrl) -> bool {
+    (200..300).contains(&fetched.status)
+        && fetched.kind == Some(ContentKind::Html)
+        && renderer.wants(url.host())
 }
 
 /// Reads a 2xx body off the async threads: a page, an image or a PDF by its kind's reader

@@ -75,8 +75,8 @@ impl Refusal {
 
 /// How a request was answered.
 pub(crate) enum Answer {
-    /// With this reply; `fetched` says whether it cost a request to the site.
-    Reply { reply: Arc<Reply>, fetched: bool },
+    /// With this reply (fetched, or kept from an earlier page).
+    Reply(Arc<Reply>),
     /// Refused.
     Refused(Refusal),
 }
@@ -196,7 +196,7 @@ impl PageNetwork {
     pub(crate) async fn answer(&mut self, method: &str, url: &str, resource_type: &str) -> Answer {
         let answer = self.decide(method, url, resource_type).await;
         match &answer {
-            Answer::Reply { .. } => self.requests += 1,
+            Answer::Reply(_) => self.requests += 1,
             Answer::Refused(refusal) => {
                 self.refused += 1;
                 tracing::debug!(page = %self.page_url, %url, resource_type, ?refusal, "render: request refused");
@@ -230,10 +230,7 @@ impl PageNetwork {
         }
         let cacheable = matches!(resource, Some(Resource::Script | Resource::Stylesheet));
         if cacheable && let Some(reply) = self.network.cache.get(canonical.as_str()) {
-            return Answer::Reply {
-                reply,
-                fetched: false,
-            };
+            return Answer::Reply(reply);
         }
         self.fetcher
             .wait_turn(&origin, &rules.spacing, &canonical)
@@ -279,10 +276,7 @@ impl PageNetwork {
                 .cache
                 .put(canonical.as_str(), Arc::clone(&reply));
         }
-        Answer::Reply {
-            reply,
-            fetched: true,
-        }
+        Answer::Reply(reply)
     }
 }
 

@@ -221,7 +221,7 @@ async fn run(
                             .await
                             .map_err(|_| Failed::Deadline)?;
                             match answer {
-                                Answer::Reply { reply, .. } => {
+                                Answer::Reply(reply) => {
                                     fulfill(cdp, session, &params, reply.status, &reply.headers, &reply.body)
                                         .await?;
                                     true
