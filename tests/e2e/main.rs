@@ -31,6 +31,10 @@
 //!   Indexed, found by the alt texts, surroundings and titles of the pages showing them.
 //! - [`pdfs`]: PDFs as a content kind: read in a child process whatever the server calls
 //!   them, hostile ones stored with their status, their text searchable and shown as PDF.
+//! - [`render`]: pages built by scripts, rendered in headless Chromium: links only scripts
+//!   write followed and their text searched; from the server's log, nothing robots.txt
+//!   forbids or of a type not fetched asked for, the per-page cap and the delay kept, the
+//!   endless script cut off; no browser left after `kill -9` of the crawler.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
@@ -68,6 +72,7 @@ mod index_exchange;
 mod pdfs;
 mod query_fuzz;
 mod ranking;
+mod render;
 mod resume;
 mod robot_http;
 mod serve;

@@ -1,0 +1,187 @@
+//! Rendering in Debian's headless Chromium (`render = "always"`), crawled against
+//! `scripts.test`, whose pages write their links and text with scripts: what the server's
+//! log shows the crawler asked for (nothing robots.txt forbids, nothing of a type not
+//! fetched, the per-page cap kept, every gap at least the delay), what the store keeps
+//! beside each page, and what search finds. Then `kill -9` of a crawler mid-render: no
+//! browser process of it is left.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use shared::record::RenderOutcome;
+use testweb::{
+    SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX,
+    SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK,
+    SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+};
+
+use crate::support::{Rig, stored_urls, write_config_file};
+
+const HOST: &str = "scripts.test";
+const DELAY: Duration = Duration::from_millis(150);
+const MAX_REQUESTS: u32 = 12;
+
+async fn search(searchd: &crate::support::Searchd, word: &str) -> Vec<String> {
+    let answer = reqwest::get(searchd.url(&format!("/api/search?q={word}")))
+        .await
+        .expect("answer")
+        .text()
+        .await
+        .expect("body");
+    let body: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
+    body["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|hit| hit["url"].as_str().map(String::from))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn script_built_pages_are_rendered_followed_and_searched_and_every_request_is_polite() {
+    let mut rig = Rig::start().await;
+    rig.config.delay_ms = DELAY.as_millis() as u64;
+    rig.config.render = "always".into();
+    rig.config.render_timeout_ms = 4_000;
+    rig.config.render_max_requests = MAX_REQUESTS;
+    rig.crawl(&[rig.web.url(HOST, "/")]).await;
+
+    // Links only scripts write were followed: the built pages, and the loop page one of
+    // them links to.
+    let stored = stored_urls(rig.data());
+    for path in SCRIPTS_BUILT.iter().map(|page| page.path).chain([
+        SCRIPTS_LOOP,
+        SCRIPTS_ENDLESS,
+        SCRIPTS_AFTER_ENDLESS,
+    ]) {
+        assert!(
+            stored.contains(&rig.web.url(HOST, path)),
+            "{path} not stored: {stored:?}"
+        );
+    }
+
+    // The server's log: nothing disallowed or not fetched by default, the cap, the gaps.
+    let asked = rig.web.requests_to(HOST);
+    assert!(
+        asked.under(SCRIPTS_DISALLOWED_PREFIX).is_empty(),
+        "{:?}",
+        asked.targets()
+    );
+    for path in SCRIPTS_BLOCKED_BY_DEFAULT {
+        assert!(!asked.asked_for(path), "{path} was asked for");
+    }
+    let ticks = asked.count_path(SCRIPTS_TICK);
+    assert!(
+        (1..=MAX_REQUESTS as usize).contains(&ticks),
+        "{ticks} ticks asked for"
+    );
+    // Each request is let go a full delay after the last; its arrival may lag a little.
+    assert_eq!(
+        asked.first_gap_under(DELAY.mul_f64(0.9)),
+        None,
+        "{:?}",
+        asked.targets()
+    );
+    assert_eq!(
+        asked.count_path("/"),
+        1,
+        "the page is rendered from its one fetch"
+    );
+
+    // Beside each page, what its render found; the endless page was cut off and the next
+    // page rendered.
+    let store = rig.store();
+    let record = |path: &str| {
+        store
+            .rendered(&rig.web.url(HOST, path))
+            .expect("readable")
+            .unwrap_or_else(|| panic!("no render stored for {path}"))
+    };
+    match record(SCRIPTS_ENDLESS).outcome {
+        RenderOutcome::NotRendered { reason } => assert!(reason.contains("deadline"), "{reason}"),
+        RenderOutcome::Rendered => panic!("the endless page rendered"),
+    }
+    let after = record(SCRIPTS_AFTER_ENDLESS);
+    assert_eq!(after.outcome, RenderOutcome::Rendered);
+    let home = record("/");
+    let html = home.rendered_html().expect("rendered").expect("readable");
+    for word in SCRIPTS_FORBIDDEN_WORDS {
+        assert!(!html.contains(word), "a forbidden request ran: {word}");
+    }
+    assert!(home.refused >= 2, "{home:?}");
+
+    // The rendered text is searchable.
+    rig.index().await;
+    let searchd = rig.serve().await;
+    for word in SCRIPTS_WORDS_AFTER_RENDER {
+        let hits = search(&searchd, word).await;
+        assert_eq!(hits.len(), 1, "{word}: {hits:?}");
+    }
+}
+
+/// Processes whose command line names a browser profile of crawler process `pid`.
+fn browser_processes_of(pid: u32) -> Vec<u32> {
+    let needle = format!("sift-browser-{pid}/");
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(&needle))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawler_killed_mid_render_leaves_no_browser_behind() {
+    let web = TestWeb::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("crawl.toml");
+    write_config_file(
+        &web,
+        &config,
+        "render = \"always\"\nrender_timeout_ms = 120000",
+    );
+    let data = dir.path().join("data");
+    let args: Vec<String> = [
+        "crawl",
+        "--data",
+        data.to_str().expect("utf-8 path"),
+        "--seed",
+        &web.url(HOST, SCRIPTS_ENDLESS),
+        "--config",
+        config.to_str().expect("utf-8 path"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut child = crate::resume::child_command(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("child crawler starts");
+    let pid = child.id();
+
+    // Wait until the endless page is being rendered.
+    let started = Instant::now();
+    while browser_processes_of(pid).is_empty() || !web.requests_to(HOST).asked_for(SCRIPTS_ENDLESS)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no browser started"
+        );
+        if let Some(status) = child.try_wait().expect("child status") {
+            panic!("the crawl ended before it could be killed: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        browser_processes_of(pid),
+        Vec::<u32>::new(),
+        "browser processes alive 5 s after the crawler was killed"
+    );
+}
