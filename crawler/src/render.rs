@@ -198,6 +198,7 @@ impl Renderer {
             source,
             &mut network,
             deadline,
+            settings.settle,
             max_chars,
         )
         .await;

@@ -3,8 +3,8 @@
 //!
 //! The page's own document is answered with the body the crawl already fetched: rendering
 //! costs the site no second request for it. The page is quiet once its load event has fired
-//! and no request has been answered for [`QUIET`]; refused requests do not count, so a page
-//! that asks without end (a polling loop past its request cap) still settles. Past the
+//! and no request has been answered for `render_settle_ms`; refused requests do not count, so
+//! a page that asks without end (a polling loop past its request cap) still settles. Past the
 //! deadline the render ends whatever the page is doing (an endless script included) and the
 //! page is not rendered. The tab and its context are closed in every case; a browser that
 //! does not close them in time is replaced.
@@ -18,8 +18,6 @@ use tokio::time::{Instant, sleep_until, timeout, timeout_at};
 use super::cdp::{Cdp, CdpError, Event};
 use super::network::{Answer, PageNetwork};
 
-/// How long a page must go without an answered request, after its load event, to be read.
-pub(crate) const QUIET: Duration = Duration::from_millis(500);
 /// How long the browser may take to close a tab and its context.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(3);
 /// The longest document read back, in characters (its JSON must fit in one message).
@@ -57,6 +55,7 @@ pub(crate) async fn render_page(
     page: PageSource<'_>,
     network: &mut PageNetwork,
     deadline: Instant,
+    settle: Duration,
     max_document_chars: usize,
 ) -> PageRender {
     let opened = timeout_at(deadline, open_tab(cdp)).await;
@@ -81,7 +80,17 @@ pub(crate) async fn render_page(
     };
     let mut events = cdp.events(&tab.session);
     let chars = max_document_chars.min(MAX_DOCUMENT_CHARS);
-    let document = match run(cdp, &tab, &mut events, page, network, deadline, chars).await {
+    let document = match run(
+        cdp,
+        &tab,
+        &mut events,
+        page,
+        network,
+        (deadline, settle),
+        chars,
+    )
+    .await
+    {
         Ok(document) => Ok(document),
         Err(error) => Err(NotRendered {
             reason: error.to_string(),
@@ -167,7 +176,7 @@ async fn run(
     events: &mut tokio::sync::mpsc::Receiver<Event>,
     page: PageSource<'_>,
     network: &mut PageNetwork,
-    deadline: Instant,
+    (deadline, settle): (Instant, Duration),
     max_chars: usize,
 ) -> Result<String, Failed> {
     let session = Some(tab.session.as_str());
@@ -187,7 +196,7 @@ async fn run(
     let mut loaded = false;
     let mut last_answer = Instant::now();
     loop {
-        let quiet_at = last_answer + QUIET;
+        let quiet_at = last_answer + settle;
         tokio::select! {
             () = sleep_until(deadline) => return Err(Failed::Deadline),
             () = sleep_until(quiet_at), if loaded => break,

@@ -245,6 +245,7 @@ impl RawCrawlerConfig {
             rendering: RawRender {
                 browser: &c.render_browser,
                 timeout_ms: c.render_timeout_ms,
+                settle_ms: c.render_settle_ms,
                 max_requests: c.render_max_requests,
                 concurrency: c.render_concurrency,
                 recycle_pages: c.render_recycle_pages,

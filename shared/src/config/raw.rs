@@ -90,6 +90,9 @@ pub struct RawCrawlerConfig {
     /// Wall-clock deadline of one page's render, in milliseconds; past it the page is stored
     /// unrendered, with the reason.
     pub render_timeout_ms: u64,
+    /// How long a rendered page must go without a request answered, once loaded, before it
+    /// is read, in milliseconds (scripts that fetch after the load event have this long).
+    pub render_settle_ms: u64,
     /// Most requests one rendered page may make; past it every further request is refused.
     pub render_max_requests: u32,
     /// Most pages rendered at once.
@@ -212,6 +215,7 @@ impl Default for RawCrawlerConfig {
             render: "never".into(),
             render_browser: "chromium".into(),
             render_timeout_ms: 15_000,
+            render_settle_ms: 500,
             render_max_requests: 100,
             render_concurrency: 2,
             render_recycle_pages: 500,

@@ -146,7 +146,9 @@ pub struct RenderSettings {
     pub browser: String,
     /// Wall-clock deadline of one page's render; past it the page is stored unrendered.
     pub timeout: Duration,
-    /// Most requests one page may make (answered or refused); past it all are refused.
+    /// How long a loaded page must go without an answered request before it is read.
+    pub settle: Duration,
+    /// Most requests one page may make (answered); past it all are refused.
     pub max_requests: NonZeroU32,
     /// Most pages rendered at once.
     pub concurrency: NonZeroUsize,
@@ -184,6 +186,7 @@ pub(super) fn resource_set(key: &str, names: &[String]) -> Result<ResourceSet, B
 pub(super) struct RawRender<'a> {
     pub browser: &'a str,
     pub timeout_ms: u64,
+    pub settle_ms: u64,
     pub max_requests: u32,
     pub concurrency: usize,
     pub recycle_pages: u32,
@@ -208,6 +211,7 @@ impl RawRender<'_> {
         Ok(RenderSettings {
             browser: self.browser.trim().to_string(),
             timeout: positive_millis(&key("render_timeout_ms"), self.timeout_ms)?,
+            settle: Duration::from_millis(self.settle_ms),
             max_requests: at_least_one(&key("render_max_requests"), self.max_requests)?,
             concurrency: at_least_one(&key("render_concurrency"), self.concurrency)?,
             recycle_pages: at_least_one(&key("render_recycle_pages"), self.recycle_pages)?,
