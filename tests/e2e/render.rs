@@ -185,3 +185,37 @@ async fn a_crawler_killed_mid_render_leaves_no_browser_behind() {
         "browser processes alive 5 s after the crawler was killed"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_renders_a_sample_of_each_host_and_goes_on_only_where_scripts_add() {
+    let mut rig = Rig::start().await;
+    rig.config.render = "auto".into();
+    rig.config.render_settle_ms = 100;
+    rig.crawl(&[rig.web.url(HOST, "/"), rig.web.url("sample.test", "/")])
+        .await;
+    let store = rig.store();
+    let rendered_pages = |host: &str| {
+        let prefix = rig.web.url(host, "/");
+        let stored: Vec<String> = stored_urls(rig.data())
+            .into_iter()
+            .filter(|url| url.starts_with(&prefix))
+            .collect();
+        let rendered = stored
+            .iter()
+            .filter(|url| store.rendered(url).expect("readable").is_some())
+            .count();
+        (rendered, stored.len())
+    };
+    let (sampled, sample_pages) = rendered_pages("sample.test");
+    assert!(sample_pages > 10, "{sample_pages} pages");
+    assert!(
+        (1..=5).contains(&sampled),
+        "{sampled} of sample.test's static pages rendered: only its sample"
+    );
+    let (scripted, scripts_pages) = rendered_pages(HOST);
+    assert!(
+        scripted == scripts_pages
+            && stored_urls(rig.data()).contains(&rig.web.url(HOST, SCRIPTS_BUILT[3].path)),
+        "{scripted} of {scripts_pages} scripts.test pages rendered, its built pages reached"
+    );
+}

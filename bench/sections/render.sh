@@ -1,0 +1,56 @@
+# The render section (issue 25): the whole Rust docs crawled twice over nginx on loopback,
+# politeness off for that one host: with rendering off, then with render = "always" (every
+# page run in headless Chromium, every request it makes answered by the crawler). Sourced by
+# bench/run, which defines need, row and the ports.
+#
+# Columns: pages stored (`crawler status`), the corpus's HTML files fetched (from nginx's
+# log, bench/render/count_pages.py), of them source pages (under src/) and Rust-by-Example
+# pages of a translation (a language menu only a script writes links them), seconds,
+# pages stored per second, CPU seconds (the crawler's, with the browser's processes as far
+# as they were reaped), and the peak memory of the crawler and its browser together (Pss,
+# sampled every half second by bench/render/peak_memory.py). $BENCH_RENDER_CONCURRENCY
+# (default 8) pages are rendered at once.
+
+render_crawl() {
+    local name=$1 url=$2 config=$3
+    rm -rf "$work/$name"
+    : >"$work/$name-access.log"
+    nginx -c "$work/nginx.conf" -p "$work" -s reopen
+    /usr/bin/time -f "%e %U %S %M" -o "$work/$name.time" target/release/crawler crawl \
+        --data "$work/$name" --seed "$url" --delay-ms 0 --host-concurrency 32 --allow-loopback \
+        --config "$config" >"$work/$name.out" 2>"$work/$name.err" &
+    local timer=$!
+    local crawler=""
+    while [ -z "$crawler" ] && kill -0 "$timer" 2>/dev/null; do
+        sleep 0.1
+        crawler=$(pgrep -P "$timer" || true)
+    done
+    [ -n "$crawler" ] && python3 bench/render/peak_memory.py "$crawler" "$work/$name.mem" &
+    local sampler=$!
+    wait "$timer" || true
+    wait "$sampler" 2>/dev/null || true
+    local elapsed cpu stored html source translated peak
+    read -r elapsed cpu <<<"$(tail -n 1 "$work/$name.time" | awk '{printf "%s %.1f", $1, $2 + $3}')"
+    stored=$(target/release/crawler status --data "$work/$name" --json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
+    read -r html source translated <<<"$(python3 bench/render/count_pages.py "$corpus" "$work/$name-access.log")"
+    peak=$(awk '{printf "%.0f", $1 / 1024}' "$work/$name.mem" 2>/dev/null || echo 0)
+    awk -v n="$4" -v s="$stored" -v h="$html" -v src="$source" -v t="$translated" \
+        -v e="$elapsed" -v c="$cpu" -v m="$peak" \
+        'BEGIN { printf "| %s | %d | %d | %d | %d | %.1f | %.1f | %.1f | %d |\n", n, s, h, src, t, e, s / e, c, m }'
+}
+
+render_section() {
+    need chromium
+    local concurrency=${BENCH_RENDER_CONCURRENCY:-8}
+    printf '[crawler]\n' >"$work/render-off.toml"
+    printf '[crawler]\nrender = "always"\nrender_concurrency = %s\n' "$concurrency" >"$work/render-on.toml"
+    {
+        echo "| crawl | pages stored | HTML files fetched | source pages | translated RBE pages | seconds | pages/s | CPU s | peak MiB (crawler + browser) |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        render_crawl render-off "http://127.0.0.1:$render_off_port/" "$work/render-off.toml" "render = never"
+        render_crawl render-on "http://127.0.0.1:$render_on_port/" "$work/render-on.toml" "render = always, $concurrency at once"
+    } >"$work/render.md"
+    grep -h "browser replaced\|not rendered" "$work/render-on.err" | sed 's/.*"message":"\([^"]*\)".*/\1/' |
+        sort | uniq -c | sed 's/^/    /' >"$work/render-notes.txt" || true
+}
