@@ -53,6 +53,9 @@ pub struct Extracted {
     pub links: Vec<Link>,
     /// xxh3-64 of the whitespace-normalized visible text.
     pub text_hash: u64,
+    /// Bytes of that visible text (its words joined by single spaces): how much text the page
+    /// shows, which `crawler explain` compares between a page and its render.
+    pub text_bytes: usize,
     /// Simhash of the main text (navigation, page header and footer, sidebars left out),
     /// when it is long enough to have one: near-duplicate detection.
     pub simhash: Option<u64>,
@@ -211,6 +214,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         canonical,
         links,
         text_hash: xxh3_64(scanned.visible.as_bytes()),
+        text_bytes: scanned.visible.len(),
         simhash: simhash::simhash(&scanned.main),
         too_long_links: too_long,
     }
