@@ -53,7 +53,9 @@ pub struct Extracted {
     pub links: Vec<Link>,
     /// xxh3-64 of the whitespace-normalized visible text.
     pub text_hash: u64,
-    /// Bytes of that visible text.
+    /// Bytes of that visible text (its words joined by single spaces): how much text the page
+    /// shows, which `render = "auto"` and `crawler explain` compare between a page and its
+    /// render.
     pub text_bytes: usize,
     /// Simhash of the main text (navigation, page header and footer, sidebars left out),
     /// when it is long enough to have one: near-duplicate detection.

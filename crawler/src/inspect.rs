@@ -13,6 +13,8 @@ use shared::docplan::{DocPlan, PageMeta};
 use shared::record::{FetchHistory, RobotsDirectives, RobotsFetch};
 use shared::{CanonicalUrl, PageRecord, StoreReader, format_time_ms};
 
+mod rendered;
+
 /// Anchor texts shown by `crawler explain`.
 const EXPLAIN_ANCHORS: usize = 10;
 
@@ -249,7 +251,8 @@ fn media_line(kind: shared::ContentKind, media: &shared::record::MediaRecord) ->
 
 /// `crawler explain URL`: why a URL was or was not fetched and indexed, its fetch history,
 /// its robots directives and where they came from, what an image or PDF was read
-/// to be, and the pages and texts linking to it.
+/// to be, what rendering it in a browser found (its links and text beside the static
+/// page's), and the pages and texts linking to it.
 pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<()> {
     let canonical = CanonicalUrl::parse(url)?;
     let Some(page) = store.page(canonical.as_str())? else {
@@ -288,6 +291,9 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
     writeln!(out, "  title: {:?}", page.title)?;
     if let Some(media) = store.media(canonical.as_str())? {
         writeln!(out, "  {}", media_line(page.kind, &media))?;
+    }
+    if let Some(render) = store.rendered(canonical.as_str())? {
+        rendered::explain_render(&page, &canonical, &render, out)?;
     }
     writeln!(
         out,

@@ -3,11 +3,10 @@
 //! The [`fingerprint`] is an xxh3 hash of every input, taken before the body is read: the
 //! page's store change number (every write of a page gets a new one, so it stands for the
 //! URL, title, description, HTML, fetch time and directives, and for what rendering it found,
-//! written in the same batch), its in-link counts, level and
-//! anchors, its copies, its host's template ([`HostTemplate::digest`]) and
-//! [`FORMAT_VERSION`]. Equal fingerprints mean equal documents, so an
-//! incremental build skips an unchanged page without decompressing or parsing it; a change in
-//! any input, in-links included, re-indexes it.
+//! written in the same batch), its in-link counts, level and anchors, its copies, its host's
+//! template ([`HostTemplate::digest`]) and [`FORMAT_VERSION`]. Equal fingerprints mean equal
+//! documents, so an incremental build skips an unchanged page without decompressing or
+//! parsing it; a change in any input, in-links included, re-indexes it.
 
 use std::sync::Arc;
 

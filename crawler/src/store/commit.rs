@@ -1,7 +1,7 @@
 //! A fetched page's one write: the page record, its outlinks, its content and near-duplicate
 //! index entries, its schedule, its fetch history, what rendering it found, the links it
-//! queues and the end of its own frontier entry, in one `WriteBatch`; and the same for an entry that stores no page (a
-//! revisit answered 304, a sitemap).
+//! queues and the end of its own frontier entry, in one `WriteBatch`; and the same for an
+//! entry that stores no page (a revisit answered 304, a sitemap).
 
 use rocksdb::WriteBatch;
 use shared::fail_point;
