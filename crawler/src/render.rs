@@ -38,7 +38,7 @@ use tracing::{info, warn};
 use crate::fetch::Fetcher;
 use browser::Browser;
 use network::Network;
-use page::{PageSource, render_page};
+use page::{PageSource, Tab};
 
 pub(crate) use auto::Gain;
 pub(crate) use network::{OriginRules, SentRequest};
@@ -93,8 +93,26 @@ pub(crate) struct Rendered {
 
 struct Running {
     browser: Browser,
+    /// Tabs free for the next page.
+    tabs: std::sync::Mutex<Vec<Tab>>,
     pages: AtomicU32,
     retired: AtomicBool,
+}
+
+impl Running {
+    fn take_tab(&self) -> Option<Tab> {
+        self.tabs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+    }
+
+    fn give_back(&self, tab: Tab) {
+        self.tabs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(tab);
+    }
 }
 
 struct Inner {
@@ -193,18 +211,41 @@ impl Renderer {
         };
         let deadline = started + settings.timeout;
         let max_chars = self.inner.config.max_body_bytes;
-        let render = render_page(
-            running.browser.cdp(),
-            source,
-            &mut network,
-            deadline,
-            settings.settle,
-            max_chars,
-        )
-        .await;
-        self.after_page(&running, render.browser_unusable).await;
+        let cdp = running.browser.cdp();
+        let tab = match running.take_tab() {
+            Some(tab) => Ok(tab),
+            None => match tokio::time::timeout_at(deadline, Tab::open(cdp)).await {
+                Ok(Ok(tab)) => Ok(tab),
+                Ok(Err(error)) => Err(format!("the browser failed: {error}")),
+                Err(_) => Err("the browser did not open a tab before the deadline".into()),
+            },
+        };
+        let (document, unusable) = match tab {
+            Ok(mut tab) => {
+                let document = tab
+                    .render(
+                        cdp,
+                        source,
+                        &mut network,
+                        (deadline, settings.settle),
+                        max_chars,
+                    )
+                    .await
+                    .map_err(|not| not.reason);
+                let kept = document.is_ok() && tab.reset(cdp).await;
+                let usable = if kept {
+                    running.give_back(tab);
+                    true
+                } else {
+                    tab.close(cdp).await
+                };
+                (document, !usable)
+            }
+            Err(why) => (Err(why), true),
+        };
+        self.after_page(&running, unusable || cdp.is_broken()).await;
         Rendered {
-            document: render.document.map_err(|not| not.reason),
+            document,
             requests: network.requests,
             refused: network.refused,
             sent: network.sent,
@@ -234,6 +275,7 @@ impl Renderer {
                 info!(program = %self.inner.program.display(), launch = n + 1, "browser started");
                 let started = Arc::new(Running {
                     browser,
+                    tabs: std::sync::Mutex::new(Vec::new()),
                     pages: AtomicU32::new(0),
                     retired: AtomicBool::new(false),
                 });

@@ -1,18 +1,20 @@
-//! One page's render: a fresh browser context and tab, every request it makes paused and
-//! answered by [`PageNetwork`], and the document read once the page is quiet.
+//! One page's render in a [`Tab`] (a browser context of its own), every request it makes
+//! paused and answered by [`PageNetwork`], and the document read once the page is quiet.
 //!
 //! The page's own document is answered with the body the crawl already fetched: rendering
 //! costs the site no second request for it. The page is quiet once its load event has fired
 //! and no request has been answered for `render_settle_ms`; refused requests do not count, so
 //! a page that asks without end (a polling loop past its request cap) still settles. Past the
 //! deadline the render ends whatever the page is doing (an endless script included) and the
-//! page is not rendered. The tab and its context are closed in every case; a browser that
-//! does not close them in time is replaced.
+//! page is not rendered. A tab whose page rendered is reset (`about:blank`) and takes the next
+//! page; any other is closed with its context; a browser that does not do either in time is
+//! replaced.
 
 use std::time::Duration;
 
 use data_encoding::BASE64;
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until, timeout, timeout_at};
 
 use super::cdp::{Cdp, CdpError, Event};
@@ -40,119 +42,114 @@ pub(crate) struct NotRendered {
     pub reason: String,
 }
 
-/// What a render of one page came to, and whether its browser can go on.
-pub(crate) struct PageRender {
-    /// The document after scripts, or why there is none.
-    pub document: Result<String, NotRendered>,
-    /// The browser did something wrong (its pipe broke, a tab would not close): replace it.
-    pub browser_unusable: bool,
-}
-
-/// Renders `page` in a new tab of the browser behind `cdp`, answering its requests with
-/// `network`, until `deadline`.
-pub(crate) async fn render_page(
-    cdp: &Cdp,
-    page: PageSource<'_>,
-    network: &mut PageNetwork,
-    deadline: Instant,
-    settle: Duration,
-    max_document_chars: usize,
-) -> PageRender {
-    let opened = timeout_at(deadline, open_tab(cdp)).await;
-    let tab = match opened {
-        Ok(Ok(tab)) => tab,
-        Ok(Err(error)) => {
-            return PageRender {
-                document: Err(NotRendered {
-                    reason: format!("the browser failed: {error}"),
-                }),
-                browser_unusable: true,
-            };
-        }
-        Err(_) => {
-            return PageRender {
-                document: Err(NotRendered {
-                    reason: "the browser did not open a tab before the deadline".into(),
-                }),
-                browser_unusable: true,
-            };
-        }
-    };
-    let mut events = cdp.events(&tab.session);
-    let chars = max_document_chars.min(MAX_DOCUMENT_CHARS);
-    let document = match run(
-        cdp,
-        &tab,
-        &mut events,
-        page,
-        network,
-        (deadline, settle),
-        chars,
-    )
-    .await
-    {
-        Ok(document) => Ok(document),
-        Err(error) => Err(NotRendered {
-            reason: error.to_string(),
-        }),
-    };
-    cdp.forget(&tab.session);
-    let closed = close_tab(cdp, &tab).await;
-    PageRender {
-        browser_unusable: !closed || cdp.is_broken(),
-        document,
-    }
-}
-
-/// A tab in its own browser context.
-struct Tab {
+/// A tab in a browser context of its own, with its requests paused. A tab is used for one
+/// page after another (its renderer process stays warm); one whose page did not end well is
+/// closed instead.
+pub(crate) struct Tab {
     context: String,
     target: String,
     session: String,
+    events: mpsc::Receiver<Event>,
 }
 
-async fn open_tab(cdp: &Cdp) -> Result<Tab, CdpError> {
-    let context = cdp
-        .call(
-            None,
-            "Target.createBrowserContext",
-            json!({ "disposeOnDetach": true }),
-        )
-        .await?;
-    let context = text(&context, "browserContextId");
-    let target = cdp
-        .call(
-            None,
-            "Target.createTarget",
-            json!({ "url": "about:blank", "browserContextId": context }),
-        )
-        .await?;
-    let target = text(&target, "targetId");
-    let session = cdp
-        .call(
-            None,
-            "Target.attachToTarget",
-            json!({ "targetId": target, "flatten": true }),
-        )
-        .await?;
-    Ok(Tab {
-        session: text(&session, "sessionId"),
-        context,
-        target,
-    })
-}
+impl Tab {
+    /// Opens a tab in a new context, every request of it paused.
+    pub(crate) async fn open(cdp: &Cdp) -> Result<Tab, CdpError> {
+        let context = cdp
+            .call(
+                None,
+                "Target.createBrowserContext",
+                json!({ "disposeOnDetach": true }),
+            )
+            .await?;
+        let context = text(&context, "browserContextId");
+        let target = cdp
+            .call(
+                None,
+                "Target.createTarget",
+                json!({ "url": "about:blank", "browserContextId": context }),
+            )
+            .await?;
+        let target = text(&target, "targetId");
+        let session = cdp
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target, "flatten": true }),
+            )
+            .await?;
+        let session = text(&session, "sessionId");
+        let events = cdp.events(&session);
+        let tab = Tab {
+            context,
+            target,
+            session,
+            events,
+        };
+        let patterns = json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] });
+        cdp.call(tab.session(), "Fetch.enable", patterns).await?;
+        cdp.call(tab.session(), "Page.enable", json!({})).await?;
+        Ok(tab)
+    }
 
-/// Closes the tab and drops its context; `false` when the browser did not in time.
-async fn close_tab(cdp: &Cdp, tab: &Tab) -> bool {
-    let target = json!({ "targetId": tab.target });
-    let context = json!({ "browserContextId": tab.context });
-    let closed = timeout(CLOSE_DEADLINE, cdp.call(None, "Target.closeTarget", target)).await;
-    let disposed = timeout(
-        CLOSE_DEADLINE,
-        cdp.call(None, "Target.disposeBrowserContext", context),
-    )
-    .await;
-    matches!((closed, disposed), (Ok(Ok(_)), Ok(Ok(_))))
+    fn session(&self) -> Option<&str> {
+        Some(self.session.as_str())
+    }
+
+    /// Renders `page`, answering its requests with `network`, until `deadline`; the page
+    /// is read once loaded and `settle` has passed without an answered request.
+    pub(crate) async fn render(
+        &mut self,
+        cdp: &Cdp,
+        page: PageSource<'_>,
+        network: &mut PageNetwork,
+        (deadline, settle): (Instant, Duration),
+        max_document_chars: usize,
+    ) -> Result<String, NotRendered> {
+        let chars = max_document_chars.min(MAX_DOCUMENT_CHARS);
+        self.run(cdp, page, network, (deadline, settle), chars)
+            .await
+            .map_err(|error| NotRendered {
+                reason: error.to_string(),
+            })
+    }
+
+    /// Leaves the page for `about:blank` (its scripts stop) and refuses what it still asked
+    /// for, so the tab can take the next page; `false` when the browser did not in time.
+    pub(crate) async fn reset(&mut self, cdp: &Cdp) -> bool {
+        let blank = cdp.call(
+            self.session(),
+            "Page.navigate",
+            json!({ "url": "about:blank" }),
+        );
+        if !matches!(timeout(CLOSE_DEADLINE, blank).await, Ok(Ok(_))) {
+            return false;
+        }
+        while let Ok(event) = self.events.try_recv() {
+            if event.method == "Fetch.requestPaused"
+                && refuse(cdp, self.session(), &event.params, "Aborted")
+                    .await
+                    .is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Closes the tab and drops its context; `false` when the browser did not in time.
+    pub(crate) async fn close(self, cdp: &Cdp) -> bool {
+        cdp.forget(&self.session);
+        let target = json!({ "targetId": self.target });
+        let context = json!({ "browserContextId": self.context });
+        let closed = timeout(CLOSE_DEADLINE, cdp.call(None, "Target.closeTarget", target)).await;
+        let disposed = timeout(
+            CLOSE_DEADLINE,
+            cdp.call(None, "Target.disposeBrowserContext", context),
+        )
+        .await;
+        matches!((closed, disposed), (Ok(Ok(_)), Ok(Ok(_))))
+    }
 }
 
 /// Why a render ended without a document.
@@ -170,110 +167,102 @@ enum Failed {
     EventsEnded,
 }
 
-async fn run(
-    cdp: &Cdp,
-    tab: &Tab,
-    events: &mut tokio::sync::mpsc::Receiver<Event>,
-    page: PageSource<'_>,
-    network: &mut PageNetwork,
-    (deadline, settle): (Instant, Duration),
-    max_chars: usize,
-) -> Result<String, Failed> {
-    let session = Some(tab.session.as_str());
-    let patterns = json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] });
-    let setup = async {
-        cdp.call(session, "Fetch.enable", patterns).await?;
-        cdp.call(session, "Page.enable", json!({})).await
-    };
-    timeout_at(deadline, setup)
-        .await
-        .map_err(|_| Failed::Deadline)??;
-
-    let navigate = cdp.call(session, "Page.navigate", json!({ "url": page.url }));
-    tokio::pin!(navigate);
-    let mut navigated = false;
-    let mut document_answered = false;
-    let mut loaded = false;
-    let mut last_answer = Instant::now();
-    loop {
-        let quiet_at = last_answer + settle;
-        tokio::select! {
-            () = sleep_until(deadline) => return Err(Failed::Deadline),
-            () = sleep_until(quiet_at), if loaded => break,
-            answer = &mut navigate, if !navigated => {
-                navigated = true;
-                let answer = answer?;
-                if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
-                    return Err(Failed::Navigation(error.to_string()));
-                }
-            }
-            event = events.recv() => {
-                let Some(Event { method, params }) = event else {
-                    return Err(Failed::EventsEnded);
-                };
-                match method.as_str() {
-                    "Fetch.requestPaused" => {
-                        let answered = if !document_answered && is_document(&params) {
-                            document_answered = true;
-                            fulfill(cdp, session, &params, 200, page.headers, page.body).await?;
-                            true
-                        } else if is_document(&params) && is_main_frame(&params, tab) {
-                            // A script navigating the page away: the page is what was fetched.
-                            refuse(cdp, session, &params, "BlockedByClient").await?;
-                            false
-                        } else {
-                            let paused = Paused::of(&params);
-                            let answer = timeout_at(
-                                deadline,
-                                network.answer(&paused.method, &paused.url, &paused.resource_type),
-                            )
-                            .await
-                            .map_err(|_| Failed::Deadline)?;
-                            match answer {
-                                Answer::Reply(reply) => {
-                                    fulfill(cdp, session, &params, reply.status, &reply.headers, &reply.body)
-                                        .await?;
-                                    true
-                                }
-                                Answer::Refused(refusal) => {
-                                    refuse(cdp, session, &params, refusal.error_reason()).await?;
-                                    false
-                                }
-                            }
-                        };
-                        if answered {
-                            last_answer = Instant::now();
-                        }
+impl Tab {
+    async fn run(
+        &mut self,
+        cdp: &Cdp,
+        page: PageSource<'_>,
+        network: &mut PageNetwork,
+        (deadline, settle): (Instant, Duration),
+        max_chars: usize,
+    ) -> Result<String, Failed> {
+        let session = Some(self.session.as_str());
+        let navigate = cdp.call(session, "Page.navigate", json!({ "url": page.url }));
+        tokio::pin!(navigate);
+        let mut navigated = false;
+        let mut document_answered = false;
+        let mut loaded = false;
+        let mut last_answer = Instant::now();
+        loop {
+            let quiet_at = last_answer + settle;
+            tokio::select! {
+                () = sleep_until(deadline) => return Err(Failed::Deadline),
+                () = sleep_until(quiet_at), if loaded => break,
+                answer = &mut navigate, if !navigated => {
+                    navigated = true;
+                    let answer = answer?;
+                    if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
+                        return Err(Failed::Navigation(error.to_string()));
                     }
-                    "Page.loadEventFired" => loaded = true,
-                    "Inspector.targetCrashed" => return Err(Failed::Crashed),
-                    _ => {}
+                }
+                event = self.events.recv() => {
+                    let Some(Event { method, params }) = event else {
+                        return Err(Failed::EventsEnded);
+                    };
+                    match method.as_str() {
+                        "Fetch.requestPaused" => {
+                            let answered = if !document_answered && is_document(&params) {
+                                document_answered = true;
+                                fulfill(cdp, session, &params, 200, page.headers, page.body).await?;
+                                true
+                            } else if is_document(&params) && is_main_frame(&params, &self.target) {
+                                // A script navigating the page away: the page is what was fetched.
+                                refuse(cdp, session, &params, "BlockedByClient").await?;
+                                false
+                            } else {
+                                let paused = Paused::of(&params);
+                                let answer = timeout_at(
+                                    deadline,
+                                    network.answer(&paused.method, &paused.url, &paused.resource_type),
+                                )
+                                .await
+                                .map_err(|_| Failed::Deadline)?;
+                                match answer {
+                                    Answer::Reply(reply) => {
+                                        fulfill(cdp, session, &params, reply.status, &reply.headers, &reply.body)
+                                            .await?;
+                                        true
+                                    }
+                                    Answer::Refused(refusal) => {
+                                        refuse(cdp, session, &params, refusal.error_reason()).await?;
+                                        false
+                                    }
+                                }
+                            };
+                            if answered {
+                                last_answer = Instant::now();
+                            }
+                        }
+                        "Page.loadEventFired" => loaded = true,
+                        "Inspector.targetCrashed" => return Err(Failed::Crashed),
+                        _ => {}
+                    }
                 }
             }
         }
-    }
-    let expression = format!(
-        "(() => {{ const d = document.documentElement; if (!d) return ''; \
+        let expression = format!(
+            "(() => {{ const d = document.documentElement; if (!d) return ''; \
          const h = d.outerHTML; return h.length > {max_chars} ? h.slice(0, {max_chars}) : h; }})()"
-    );
-    let left = deadline.saturating_duration_since(Instant::now());
-    let read = cdp.call(
-        session,
-        "Runtime.evaluate",
-        json!({
-            "expression": expression,
-            "returnByValue": true,
-            "timeout": left.as_millis() as u64,
-        }),
-    );
-    let result = timeout_at(deadline, read)
-        .await
-        .map_err(|_| Failed::Deadline)??;
-    Ok(result
-        .pointer("/result/value")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string())
+        );
+        let left = deadline.saturating_duration_since(Instant::now());
+        let read = cdp.call(
+            session,
+            "Runtime.evaluate",
+            json!({
+                "expression": expression,
+                "returnByValue": true,
+                "timeout": left.as_millis() as u64,
+            }),
+        );
+        let result = timeout_at(deadline, read)
+            .await
+            .map_err(|_| Failed::Deadline)??;
+        Ok(result
+            .pointer("/result/value")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string())
+    }
 }
 
 /// A paused request's facts.
@@ -304,9 +293,9 @@ fn is_document(params: &Value) -> bool {
     params.get("resourceType").and_then(Value::as_str) == Some("Document")
 }
 
-/// The tab's main frame has the target's id.
-fn is_main_frame(params: &Value, tab: &Tab) -> bool {
-    params.get("frameId").and_then(Value::as_str) == Some(tab.target.as_str())
+/// A tab's main frame has the tab's target id.
+fn is_main_frame(params: &Value, target: &str) -> bool {
+    params.get("frameId").and_then(Value::as_str) == Some(target)
 }
 
 async fn fulfill(

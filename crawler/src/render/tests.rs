@@ -216,6 +216,13 @@ async fn a_page_asking_without_end_is_held_to_its_request_cap() {
     assert_eq!(rendered.requests, 20);
     assert_eq!(asked, 20, "the server saw the cap, no more");
     assert!(rendered.refused > 0);
+
+    // The tab, its polling page left for about:blank, takes the next page.
+    let next = render(&setup, port, "/", BUILDING_PAGE).await;
+    assert!(next.document.expect("rendered").contains("zephyrine"));
+    let running = setup.renderer.inner.running.lock().await;
+    let tabs = running.as_ref().map(|r| r.tabs.lock().unwrap().len());
+    assert_eq!(tabs, Some(1), "one tab, used for both pages");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
