@@ -270,7 +270,7 @@ impl Renderer {
         }
         let n = self.inner.launches.fetch_add(1, Ordering::Relaxed);
         let profile = self.inner.profiles.join(n.to_string());
-        match Browser::launch(&self.inner.program, profile).await {
+        match Browser::launch(&self.inner.program, profile, self.inner.settings.fetch).await {
             Ok(browser) => {
                 info!(program = %self.inner.program.display(), launch = n + 1, "browser started");
                 let started = Arc::new(Running {

@@ -17,6 +17,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::json;
+use shared::config::{Resource, ResourceSet};
 use tokio::process::{Child, Command};
 
 use super::RenderError;
@@ -35,7 +36,11 @@ pub(crate) struct Browser {
 impl Browser {
     /// Starts `program` with its profile in `profile` (made, and removed when the browser
     /// is dropped) and waits until it answers.
-    pub(crate) async fn launch(program: &Path, profile: PathBuf) -> Result<Self, RenderError> {
+    pub(crate) async fn launch(
+        program: &Path,
+        profile: PathBuf,
+        fetched: ResourceSet,
+    ) -> Result<Self, RenderError> {
         std::fs::create_dir_all(&profile).map_err(|error| {
             RenderError::Launch(format!("profile {}: {error}", profile.display()))
         })?;
@@ -50,7 +55,7 @@ impl Browser {
         }
         command
             .arg(program)
-            .args(flags(&profile))
+            .args(flags(&profile, fetched))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -107,8 +112,9 @@ impl Drop for Browser {
     }
 }
 
-/// The browser's command line after the program.
-fn flags(profile: &Path) -> Vec<String> {
+/// The browser's command line after the program; `fetched` are the request types a page
+/// may make (images and fonts not among them are not even asked for).
+fn flags(profile: &Path, fetched: ResourceSet) -> Vec<String> {
     let mut flags: Vec<String> = [
         "--headless",
         "--remote-debugging-pipe",
@@ -123,6 +129,11 @@ fn flags(profile: &Path) -> Vec<String> {
         "--disable-client-side-phishing-detection",
         "--disable-breakpad",
         "--disable-gpu",
+        "--disable-gpu-compositing",
+        // Every tab renders at full speed: none is a background tab to throttle.
+        "--disable-background-timer-throttling",
+        "--disable-renderer-backgrounding",
+        "--disable-backgrounding-occluded-windows",
         "--mute-audio",
         "--hide-scrollbars",
         "--dns-prefetch-disable",
@@ -138,6 +149,12 @@ fn flags(profile: &Path) -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
+    if !fetched.contains(Resource::Image) {
+        flags.push("--blink-settings=imagesEnabled=false".into());
+    }
+    if !fetched.contains(Resource::Font) {
+        flags.push("--disable-remote-fonts".into());
+    }
     if running_as_root() {
         // Chromium refuses to start its sandbox as root (containers, CI).
         flags.push("--no-sandbox".into());
