@@ -6,7 +6,7 @@
 //! and no request has been answered for `render_settle_ms`; refused requests do not count, so
 //! a page that asks without end (a polling loop past its request cap) still settles. Past the
 //! deadline the render ends whatever the page is doing (an endless script included) and the
-//! page is not rendered. A tab whose page rendered is reset (`about:blank`) and takes the next
+//! page is not rendered. A tab whose page rendered has its scripts stopped and takes the next
 //! page; any other is closed with its context; a browser that does not do either in time is
 //! replaced.
 
@@ -50,6 +50,8 @@ pub(crate) struct Tab {
     target: String,
     session: String,
     events: mpsc::Receiver<Event>,
+    /// A page was rendered in it: its scripts are stopped until the next page starts.
+    used: bool,
 }
 
 impl Tab {
@@ -85,6 +87,7 @@ impl Tab {
             target,
             session,
             events,
+            used: false,
         };
         let patterns = json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] });
         cdp.call(tab.session(), "Fetch.enable", patterns).await?;
@@ -114,15 +117,16 @@ impl Tab {
             })
     }
 
-    /// Leaves the page for `about:blank` (its scripts stop) and refuses what it still asked
-    /// for, so the tab can take the next page; `false` when the browser did not in time.
+    /// Stops the page's scripts and refuses what it still asked for, so the tab can take the
+    /// next page; `false` when the browser did not in time. (Leaving for `about:blank`
+    /// instead would cost a new renderer process per page.)
     pub(crate) async fn reset(&mut self, cdp: &Cdp) -> bool {
-        let blank = cdp.call(
+        let stop = cdp.call(
             self.session(),
-            "Page.navigate",
-            json!({ "url": "about:blank" }),
+            "Emulation.setScriptExecutionDisabled",
+            json!({ "value": true }),
         );
-        if !matches!(timeout(CLOSE_DEADLINE, blank).await, Ok(Ok(_))) {
+        if !matches!(timeout(CLOSE_DEADLINE, stop).await, Ok(Ok(_))) {
             return false;
         }
         while let Ok(event) = self.events.try_recv() {
@@ -134,6 +138,7 @@ impl Tab {
                 return false;
             }
         }
+        self.used = true;
         true
     }
 
@@ -177,6 +182,16 @@ impl Tab {
         max_chars: usize,
     ) -> Result<String, Failed> {
         let session = Some(self.session.as_str());
+        if self.used {
+            let start = cdp.call(
+                session,
+                "Emulation.setScriptExecutionDisabled",
+                json!({ "value": false }),
+            );
+            timeout_at(deadline, start)
+                .await
+                .map_err(|_| Failed::Deadline)??;
+        }
         let navigate = cdp.call(session, "Page.navigate", json!({ "url": page.url }));
         tokio::pin!(navigate);
         let mut navigated = false;

@@ -164,8 +164,8 @@ async fn scripts_build_links_and_text_from_requests_the_crawler_answers() {
     );
     assert_eq!(rendered.requests, 3);
     assert_eq!(
-        rendered.refused, 4,
-        "the disallowed script and data, the image, the favicon"
+        rendered.refused, 3,
+        "the disallowed script and data, the favicon (images are not even asked for)"
     );
     assert_eq!(rendered.sent.len(), 3);
 }
@@ -217,7 +217,7 @@ async fn a_page_asking_without_end_is_held_to_its_request_cap() {
     assert_eq!(asked, 20, "the server saw the cap, no more");
     assert!(rendered.refused > 0);
 
-    // The tab, its polling page left for about:blank, takes the next page.
+    // The tab, its polling page's scripts stopped, takes the next page.
     let next = render(&setup, port, "/", BUILDING_PAGE).await;
     assert!(next.document.expect("rendered").contains("zephyrine"));
     let running = setup.renderer.inner.running.lock().await;
