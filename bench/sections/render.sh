@@ -9,7 +9,8 @@
 # pages stored per second, CPU seconds (the crawler's, with the browser's processes as far
 # as they were reaped), and the peak memory of the crawler and its browser together (Pss,
 # sampled every half second by bench/render/peak_memory.py). $BENCH_RENDER_CONCURRENCY
-# (default 8) pages are rendered at once.
+# (default 6) pages are rendered at once. $BENCH_RENDER_MAX_TIME (seconds; default none)
+# stops the rendering crawl early, as `--max-time` does; its row then says so.
 
 render_crawl() {
     local name=$1 url=$2 config=$3
@@ -18,7 +19,7 @@ render_crawl() {
     nginx -c "$work/nginx.conf" -p "$work" -s reopen
     /usr/bin/time -f "%e %U %S %M" -o "$work/$name.time" target/release/crawler crawl \
         --data "$work/$name" --seed "$url" --delay-ms 0 --host-concurrency 32 --allow-loopback \
-        --config "$config" >"$work/$name.out" 2>"$work/$name.err" &
+        --config "$config" ${5:+--max-time "$5"} >"$work/$name.out" 2>"$work/$name.err" &
     local timer=$!
     local crawler=""
     while [ -z "$crawler" ] && kill -0 "$timer" 2>/dev/null; do
@@ -42,14 +43,18 @@ render_crawl() {
 
 render_section() {
     need chromium
-    local concurrency=${BENCH_RENDER_CONCURRENCY:-8}
+    local concurrency=${BENCH_RENDER_CONCURRENCY:-6}
+    local max_time=${BENCH_RENDER_MAX_TIME:-}
+    local cut=""
+    [ -n "$max_time" ] && cut=" (stopped at --max-time ${max_time}s if not done)"
     printf '[crawler]\n' >"$work/render-off.toml"
     printf '[crawler]\nrender = "always"\nrender_concurrency = %s\n' "$concurrency" >"$work/render-on.toml"
     {
         echo "| crawl | pages stored | HTML files fetched | source pages | translated RBE pages | seconds | pages/s | CPU s | peak MiB (crawler + browser) |"
         echo "|---|---|---|---|---|---|---|---|---|"
         render_crawl render-off "http://127.0.0.1:$render_off_port/" "$work/render-off.toml" "render = never"
-        render_crawl render-on "http://127.0.0.1:$render_on_port/" "$work/render-on.toml" "render = always, $concurrency at once"
+        render_crawl render-on "http://127.0.0.1:$render_on_port/" "$work/render-on.toml" \
+            "render = always, $concurrency at once$cut" "${max_time:+${max_time}s}"
     } >"$work/render.md"
     grep -h "browser replaced\|not rendered" "$work/render-on.err" | sed 's/.*"message":"\([^"]*\)".*/\1/' |
         sort | uniq -c | sed 's/^/    /' >"$work/render-notes.txt" || true
