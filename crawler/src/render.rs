@@ -87,7 +87,7 @@ pub(crate) struct Rendered {
     pub refused: u32,
     /// The requests sent to sites.
     pub sent: Vec<SentRequest>,
-    /// How long it took (waiting for a free render slot not counted).
+    /// How long it took (waiting for a free render slot or a browser's start not counted).
     pub elapsed: Duration,
 }
 
@@ -186,11 +186,12 @@ impl Renderer {
         let Ok(_slot) = self.inner.slots.acquire().await else {
             return not_rendered("rendering stopped".into());
         };
-        let started = Instant::now();
+        // The page's deadline starts once it has a browser (starting one has its own).
         let running = match self.browser().await {
             Ok(running) => running,
             Err(why) => return not_rendered(why),
         };
+        let started = Instant::now();
         let settings = &self.inner.settings;
         let mut network = self.inner.network.for_page(
             fetcher.clone(),

@@ -42,7 +42,7 @@ async fn script_built_pages_are_rendered_followed_and_searched_and_every_request
     let mut rig = Rig::start().await;
     rig.config.delay_ms = DELAY.as_millis() as u64;
     rig.config.render = "always".into();
-    rig.config.render_timeout_ms = 4_000;
+    rig.config.render_timeout_ms = 10_000;
     rig.config.render_max_requests = MAX_REQUESTS;
     rig.crawl(&[rig.web.url(HOST, "/")]).await;
 

@@ -138,6 +138,8 @@ fn flags(profile: &Path, fetched: ResourceSet) -> Vec<String> {
         "--hide-scrollbars",
         "--dns-prefetch-disable",
         "--password-store=basic",
+        // The scripts and style sheets it is told to keep, bounded on disk.
+        "--disk-cache-size=67108864",
         "--use-mock-keychain",
         "--disable-features=Translate,MediaRouter,OptimizationHints,DnsOverHttps,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
         // No network of its own: no name resolves, and what needs none goes to a closed port.

@@ -2,7 +2,8 @@
 //! site load the same few files, and a file asked for again costs the site no request.
 //!
 //! Bounded by bytes; the oldest entries go first. Only whole 200 answers that do not forbid
-//! storing (`Cache-Control: no-store`) are kept.
+//! storing (`Cache-Control: no-store`) are kept, and the browser is told to keep them too
+//! (`max-age`, see [`super::network`]), so a tab asks for each once.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -34,10 +35,16 @@ impl SubresourceCache {
         entries.by_url.get(url).cloned()
     }
 
+    /// Whether `reply` may be kept: a whole 200 answer that does not forbid storing, of at
+    /// most [`ENTRY_BYTES`].
+    pub(crate) fn may_keep(reply: &Reply) -> bool {
+        reply.status == 200 && reply.body.len() <= ENTRY_BYTES && !forbids_storing(reply)
+    }
+
     /// Keeps `reply` for `url` when it may be kept.
     pub(crate) fn put(&self, url: &str, reply: Arc<Reply>) {
         let size = reply.body.len() + url.len();
-        if reply.status != 200 || size > ENTRY_BYTES || forbids_storing(&reply) {
+        if !Self::may_keep(&reply) || size > ENTRY_BYTES {
             return;
         }
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);

@@ -44,6 +44,21 @@ pub(crate) struct Reply {
     pub body: Vec<u8>,
 }
 
+impl Reply {
+    /// Tells the browser to keep it for the run, as the crawler does (see
+    /// [`super::cache`]): its tabs then ask no more for it, and no page pays for it twice.
+    fn keep_for_the_run(&mut self) {
+        self.headers.retain(|(name, _)| {
+            !matches!(
+                name.as_str(),
+                "cache-control" | "expires" | "pragma" | "vary"
+            )
+        });
+        self.headers
+            .push(("cache-control".into(), "max-age=86400".into()));
+    }
+}
+
 /// Why a request was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -262,7 +277,7 @@ impl PageNetwork {
         if fetched.truncated {
             return Answer::Refused(Refusal::TooLarge);
         }
-        let reply = Arc::new(Reply {
+        let mut reply = Reply {
             status: fetched.status,
             headers: fetched
                 .headers
@@ -270,13 +285,16 @@ impl PageNetwork {
                 .filter(|(name, _)| !is_transfer_header(name))
                 .collect(),
             body: fetched.raw,
-        });
-        if cacheable {
+        };
+        if cacheable && SubresourceCache::may_keep(&reply) {
+            reply.keep_for_the_run();
+            let reply = Arc::new(reply);
             self.network
                 .cache
                 .put(canonical.as_str(), Arc::clone(&reply));
+            return Answer::Reply(reply);
         }
-        Answer::Reply(reply)
+        Answer::Reply(Arc::new(reply))
     }
 }
 
