@@ -34,6 +34,9 @@ impl StoreReader {
     }
 }
 
+/// A key and its value, as the walk read them.
+type Entry = (Box<[u8]>, Box<[u8]>);
+
 /// The rendered records of pages asked for in ascending URL order (the order the `pages`
 /// family is read in): one forward walk over the `rendered` family, which holds a record for
 /// few pages, or none. Keys passed over are never decoded, and a store without a record
@@ -41,7 +44,7 @@ impl StoreReader {
 pub struct RenderedInOrder<'a> {
     iter: Option<DBIteratorWithThreadMode<'a, DB>>,
     /// The entry read and not yet passed: its key is at or above every URL asked so far.
-    next: Option<(Box<[u8]>, Box<[u8]>)>,
+    next: Option<Entry>,
     /// The walk reached the end of the family.
     done: bool,
 }
