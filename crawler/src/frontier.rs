@@ -87,6 +87,7 @@ struct IpGate {
 
 /// One unit of work for a fetch task.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant, reason = "one value per fetch, moved once")]
 pub enum Job {
     /// Look up the origin's address (before its first request).
     Resolve {
