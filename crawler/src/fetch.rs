@@ -214,19 +214,22 @@ impl Fetcher {
     /// Waits until `spacing` is kept since the last request sent to `origin` and to its
     /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
     /// [`Fetcher::fetch`] of `url`. Each request let go is a debug event of the target
-    /// `crawler::sent`, with the wall-clock time in µs: the soak compares these send times
-    /// with the arrivals its test web logs.
+    /// `crawler::sent`, with the wall-clock time in µs (`at_us`) and, across workers, the
+    /// address's turn on Redis's clock (`turn_us`): the soak compares these send times with
+    /// the arrivals its test web logs, the cluster test the turns of all its workers.
     pub(crate) async fn wait_turn(&self, origin: &str, spacing: &Spacing, url: &CanonicalUrl) {
         // Across workers, Redis books the address's turn first; then this worker's own gate
         // keeps the gaps between the requests it actually sends, whatever the delay of
         // Redis's answer.
-        if let (Some(gate), Some((address, gap))) = (&self.address_gate, spacing.address) {
-            gate.wait(address, gap).await;
-        }
+        let turn_us = match (&self.address_gate, spacing.address) {
+            (Some(gate), Some((address, gap))) => Some(gate.wait(address, gap).await),
+            _ => None,
+        };
         self.gate.wait_turn(origin, spacing).await;
         tracing::debug!(
             target: "crawler::sent",
             url = url.as_str(),
+            turn_us,
             at_us = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_micros()),

@@ -57,6 +57,8 @@
 //!   same; warcio checks and indexes our export; wget's WARC of the sample site is imported
 //!   and searched; hostile files (bad lengths, a truncated gzip member, a record over the
 //!   limit, no WARC) are reported and skipped, the rest imported.
+//! - [`sends`]: when the crawler let each request go, from its `crawler::sent` events: read
+//!   from a child's log, or captured from in-process crawlers on a runtime of their own.
 //! - [`support`]: shared set-up: configs with the test web's resolve table, running the
 //!   programs.
 
@@ -75,6 +77,7 @@ mod ranking;
 mod render;
 mod resume;
 mod robot_http;
+mod sends;
 mod serve;
 mod shards;
 mod soak;

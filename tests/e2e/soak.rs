@@ -23,6 +23,7 @@ use shared::StoreReader;
 use testweb::{Request, STALLS_PAGES, SoakAnswer, SoakWeb, TRAPS_LINKED, TestWeb};
 
 use crate::resume::child_command;
+use crate::sends::Sends;
 use crate::support::write_config_file;
 
 /// What one soak does: how long, how often it kills, how big a web, which politeness.
@@ -545,69 +546,6 @@ struct Check<'a> {
     runs: &'a [Run],
     requests: &'a [Request],
     sends: &'a [Sends],
-}
-
-/// When one run of the crawler let each request go (µs since the Unix epoch), read from its
-/// log's `crawler::sent` events: the crawler's side of a gap, which the test web's arrival
-/// times cannot show alone. When this process is starved of CPU, the web reads (and logs)
-/// requests that arrived apart at the same moment, as the soak saw: eight requests to one
-/// address logged within 3 ms, which the crawler's send gate cannot let go.
-#[derive(Default)]
-struct Sends(HashMap<String, Vec<u128>>);
-
-impl Sends {
-    /// The sends a run's log records.
-    fn read(log: &Path) -> Sends {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let mut sends: HashMap<String, Vec<u128>> = HashMap::new();
-        for line in text.lines().filter(|l| l.contains("crawler::sent")) {
-            let line = without_ansi(line);
-            let field = |name: &str| {
-                let at = line.find(&format!("{name}="))? + name.len() + 1;
-                let value = line[at..].split_whitespace().next()?;
-                Some(value.trim_matches('"').to_string())
-            };
-            if let (Some(url), Some(at)) = (field("url"), field("at_us"))
-                && let Ok(at) = at.parse()
-            {
-                sends.entry(url).or_default().push(at);
-            }
-        }
-        Sends(sends)
-    }
-
-    /// How many sends the log holds.
-    fn count(&self) -> usize {
-        self.0.values().map(Vec::len).sum()
-    }
-
-    /// The shortest time between a send of `a` and a send of `b` (in either order: two
-    /// requests may arrive in another order than they were sent), if both were sent.
-    fn gap(&self, a: &str, b: &str) -> Option<Duration> {
-        let (a, b) = (self.0.get(a)?, self.0.get(b)?);
-        a.iter()
-            .flat_map(|ta| b.iter().map(move |tb| ta.abs_diff(*tb)))
-            .min()
-            .map(|us| Duration::from_micros(u64::try_from(us).unwrap_or(u64::MAX)))
-    }
-}
-
-/// `line` without its terminal colour codes (`ESC [ ... m`).
-fn without_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c == 'm' {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The page number of a soak path (`/` is 0, `/p/7.html` is 7).

@@ -18,8 +18,8 @@ use tracing::{info, warn};
 use super::connection::Redis;
 use super::keys;
 
-/// Answers 0 and books the next gap, or the microseconds left to wait (Redis's clock, to the
-/// microsecond).
+/// Answers `{0, now}` and books the next gap, or `{the microseconds left to wait, now}`
+/// (Redis's clock, to the microsecond since the Unix epoch).
 const TURN: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -27,9 +27,9 @@ local gap = tonumber(ARGV[1])
 local next = tonumber(redis.call('GET', KEYS[1]) or '0')
 if now >= next then
   redis.call('SET', KEYS[1], now + gap, 'PX', math.floor(gap / 1000) + 1000)
-  return 0
+  return {0, now}
 end
-return next - now
+return {next - now, now}
 ";
 
 /// How long a fetch waits before asking an unreachable Redis again.
@@ -54,22 +54,25 @@ impl AddressGate {
     }
 
     /// Waits until a request to `address` may go, `gap` after the last one any worker sent.
-    pub(crate) async fn wait(&self, address: IpAddr, gap: Duration) {
+    /// Returns the turn's moment on Redis's clock (µs since the Unix epoch): the turns of
+    /// every worker to one address are at least their gap apart on that one clock, whenever
+    /// each worker gets Redis's answer.
+    pub(crate) async fn wait(&self, address: IpAddr, gap: Duration) -> u64 {
         let gap_us = gap.as_micros() as u64;
         loop {
             let mut call = self.turn.prepare_invoke();
             call.key(keys::ip(address)).arg(gap_us);
-            match self.redis.script::<u64>(&call).await {
-                Ok(0) => {
+            match self.redis.script::<(u64, u64)>(&call).await {
+                Ok((0, turn_us)) => {
                     if self.waiting.swap(false, Ordering::Relaxed) {
                         info!(
                             redis = self.redis.url(),
                             "Redis answers again: fetches go on"
                         );
                     }
-                    return;
+                    return turn_us;
                 }
-                Ok(wait_us) => tokio::time::sleep(Duration::from_micros(wait_us)).await,
+                Ok((wait_us, _)) => tokio::time::sleep(Duration::from_micros(wait_us)).await,
                 Err(error) => {
                     if !self.waiting.swap(true, Ordering::Relaxed) {
                         warn!(redis = self.redis.url(), %error, "no Redis, no fetches: waiting for it");
