@@ -115,6 +115,8 @@ pub struct Crawler {
     options: CrawlOptions,
     store: PageStore,
     fetcher: Fetcher,
+    /// Renders the pages of hosts that ask for it; `None` when none does.
+    renderer: Option<Renderer>,
     scope: Scope,
     seeds: Vec<CanonicalUrl>,
     progress: watch::Sender<CrawlProgress>,
@@ -139,25 +141,28 @@ impl Crawler {
         let store = PageStore::open_within(&options.data, &budget)?;
         let kinds = Kinds::new(&options.config, options.pdf_child.as_ref());
         let renderer = Renderer::new(&options.config).map_err(|e| Error::Render(e.to_string()))?;
-        let fetcher = Fetcher::new(&options.config, kinds)?.with_renderer(renderer);
-        Self::with_store(options, store, fetcher, None)
+        let fetcher = Fetcher::new(&options.config, kinds)?;
+        Self::with_store(options, store, fetcher, renderer, None)
     }
 
     /// A crawl of one partition of a distributed crawl, on its opened (and claimed) store,
-    /// with the worker's fetcher. Its seeds only set its scope: seeds arrive as links.
+    /// with the worker's fetcher and renderer. Its seeds only set its scope: seeds arrive as
+    /// links.
     pub(crate) fn for_partition(
         options: CrawlOptions,
         store: PageStore,
         fetcher: Fetcher,
+        renderer: Option<Renderer>,
         role: PartitionRole,
     ) -> Result<Self, Error> {
-        Self::with_store(options, store, fetcher, Some(role))
+        Self::with_store(options, store, fetcher, renderer, Some(role))
     }
 
     fn with_store(
         options: CrawlOptions,
         mut store: PageStore,
         fetcher: Fetcher,
+        renderer: Option<Renderer>,
         role: Option<PartitionRole>,
     ) -> Result<Self, Error> {
         let params = ParamStrip::new(&options.config);
@@ -194,6 +199,7 @@ impl Crawler {
             options,
             store,
             fetcher,
+            renderer,
             seeds,
             progress,
             monitor: Monitor::new(Instant::now()),
@@ -301,10 +307,11 @@ impl Crawler {
                     Job::Robots { .. } | Job::Resolve { .. } => None,
                 };
                 let fetcher = self.fetcher.clone();
+                let renderer = self.renderer.clone();
                 let agent = config.agent.clone();
                 tasks.spawn(async move {
                     let _slot = slot;
-                    perform(job, plan, fetcher, agent).await
+                    perform(job, plan, fetcher, renderer, agent).await
                 });
             }
             if let Some(role) = role.as_mut() {

@@ -16,7 +16,6 @@ use tokio::time::{Instant, timeout_at};
 
 use crate::cluster::AddressGate;
 use crate::kind::{Body, Kinds, ReadPlan};
-use crate::render::Renderer;
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 use crate::spacing::{SendGate, Spacing};
 
@@ -139,8 +138,6 @@ pub(crate) struct Fetcher {
     gate: SendGate,
     /// Across workers of a distributed crawl: every address's gap on Redis's clock.
     address_gate: Option<AddressGate>,
-    /// Renders the pages of hosts that ask for it; `None` when none does.
-    renderer: Option<Renderer>,
 }
 
 impl Fetcher {
@@ -180,7 +177,6 @@ impl Fetcher {
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
             address_gate: None,
-            renderer: None,
         })
     }
 
@@ -188,17 +184,6 @@ impl Fetcher {
     pub(crate) fn with_address_gate(mut self, gate: AddressGate) -> Self {
         self.address_gate = Some(gate);
         self
-    }
-
-    /// The same client, rendering the pages of hosts that ask for it with `renderer`.
-    pub(crate) fn with_renderer(mut self, renderer: Option<Renderer>) -> Self {
-        self.renderer = renderer;
-        self
-    }
-
-    /// The renderer, when some host's pages are rendered.
-    pub(crate) fn renderer(&self) -> Option<&Renderer> {
-        self.renderer.as_ref()
     }
 
     /// The readers of every kind of content.

@@ -21,6 +21,7 @@ mod cache;
 mod cdp;
 mod network;
 mod page;
+mod reply;
 #[cfg(test)]
 mod tests;
 

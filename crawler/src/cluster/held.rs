@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     pub(crate) partitions: Partitions,
     pub(crate) budget: MemoryBudget,
     pub(crate) fetcher: Fetcher,
+    /// Renders for every partition (one browser), when some host's pages are rendered.
+    pub(crate) renderer: Option<crate::render::Renderer>,
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) redis: Redis,
     /// The options every partition's crawl runs with (its `data` replaced).
@@ -78,8 +80,14 @@ impl Held {
             data: dir,
             ..shared.options.clone()
         };
-        let crawler = Crawler::for_partition(options, store, shared.fetcher.clone(), role)
-            .map_err(NotStarted::Failed)?;
+        let crawler = Crawler::for_partition(
+            options,
+            store,
+            shared.fetcher.clone(),
+            shared.renderer.clone(),
+            role,
+        )
+        .map_err(NotStarted::Failed)?;
         let (stop, stopped) = oneshot::channel::<()>();
         let crawl = tokio::spawn(crawler.run(async move {
             let _ = stopped.await;

@@ -106,14 +106,13 @@ pub async fn run(
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
     // One browser serves all the worker's partitions.
     let renderer = Renderer::new(&config).map_err(|e| Error::Render(e.to_string()))?;
-    let fetcher = Fetcher::new(&config, kinds)?
-        .with_address_gate(AddressGate::new(redis.clone()))
-        .with_renderer(renderer);
+    let fetcher = Fetcher::new(&config, kinds)?.with_address_gate(AddressGate::new(redis.clone()));
     let shared = Shared {
         data: options.crawl.data.clone(),
         partitions: settings.partitions,
         budget: MemoryBudget::new(config.store_cache_bytes, config.store_write_buffer_bytes),
         fetcher,
+        renderer,
         slots: Arc::new(Semaphore::new(config.max_in_flight.get())),
         redis: redis.clone(),
         options: CrawlOptions {

@@ -131,6 +131,7 @@ pub(super) async fn perform(
     job: Job,
     plan: Option<FetchPlan>,
     fetcher: Fetcher,
+    renderer: Option<Renderer>,
     agent: String,
 ) -> Outcome {
     match job {
@@ -174,8 +175,8 @@ pub(super) async fn perform(
             let mut rendering = None;
             let result = match result {
                 Ok(fetched) => {
-                    let to_render = fetcher
-                        .renderer()
+                    let to_render = renderer
+                        .as_ref()
                         .filter(|renderer| is_rendered(renderer, &fetched, &url))
                         .map(|_| StaticPage {
                             headers: fetched.headers.clone(),
@@ -184,7 +185,7 @@ pub(super) async fn perform(
                     let (fetched, mut parsed) =
                         parse(fetched, &fetcher, &url, agent.clone(), plan.sitemap_limits).await;
                     if let (Some(page), Some(renderer), Parsed::Content(findings)) =
-                        (to_render, fetcher.renderer(), &mut parsed)
+                        (to_render, renderer.as_ref(), &mut parsed)
                     {
                         let own = OriginRules { robots, spacing };
                         rendering = Some(

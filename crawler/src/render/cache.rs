@@ -3,12 +3,12 @@
 //!
 //! Bounded by bytes; the oldest entries go first. Only whole 200 answers that do not forbid
 //! storing (`Cache-Control: no-store`) are kept, and the browser is told to keep them too
-//! (`max-age`, see [`super::network`]), so a tab asks for each once.
+//! (`max-age`, see [`Reply::keep_for_the_run`]), so a tab asks for each once.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::network::Reply;
+use super::reply::Reply;
 
 /// The most bytes the cache holds.
 const CACHE_BYTES: usize = 64 << 20;

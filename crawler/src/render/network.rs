@@ -24,6 +24,7 @@ use shared::config::{CrawlerConfig, Resource, ResourceSet};
 use tokio::sync::Mutex;
 
 use super::cache::SubresourceCache;
+pub(crate) use super::reply::Reply;
 use crate::fetch::{BodyKind, FetchError, Fetcher};
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
@@ -32,32 +33,6 @@ use crate::spacing::Spacing;
 
 /// Origins whose rules are kept at most; past it the map starts again.
 const MAX_ORIGINS: usize = 4096;
-
-/// An answer given to the browser.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    /// The status.
-    pub status: u16,
-    /// The headers, less those about the transfer (the body is handed over decoded).
-    pub headers: Vec<(String, String)>,
-    /// The body.
-    pub body: Vec<u8>,
-}
-
-impl Reply {
-    /// Tells the browser to keep it for the run, as the crawler does (see
-    /// [`super::cache`]): its tabs then ask no more for it, and no page pays for it twice.
-    fn keep_for_the_run(&mut self) {
-        self.headers.retain(|(name, _)| {
-            !matches!(
-                name.as_str(),
-                "cache-control" | "expires" | "pragma" | "vary"
-            )
-        });
-        self.headers
-            .push(("cache-control".into(), "max-age=86400".into()));
-    }
-}
 
 /// Why a request was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
