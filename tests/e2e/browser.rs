@@ -52,7 +52,7 @@ async fn browser_searches_and_shows_a_hostile_copy_without_running_it() {
     let data = crawled(&web, HOST).await;
     index(data.path()).await;
     let searchd = Searchd::start(data).await;
-    let ranked = api_ranking(&searchd, HOSTILE_WORD).await;
+    let ranked = searchd.api_ranking(HOSTILE_WORD).await;
     assert_eq!(
         sorted(ranked.clone()),
         sorted(vec![
@@ -324,23 +324,6 @@ async fn assert_copy_rewritten(searchd: &Searchd, url: &str) {
     ] {
         assert!(!body.contains(gone), "{gone:?} left in the copy: {body}");
     }
-}
-
-/// The URLs the JSON API ranks for `word`, best first.
-async fn api_ranking(searchd: &Searchd, word: &str) -> Vec<String> {
-    let body = reqwest::get(searchd.url(&format!("/api/search?q={word}")))
-        .await
-        .expect("searchd answers")
-        .text()
-        .await
-        .expect("body");
-    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    json["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .map(|hit| hit["url"].as_str().expect("a URL").to_string())
-        .collect()
 }
 
 /// The URLs in a stable order, to compare as sets.

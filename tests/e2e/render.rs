@@ -5,7 +5,6 @@
 //! beside each page, and what search finds. Then `kill -9` of a crawler mid-render: no
 //! browser process of it is left.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use shared::record::RenderOutcome;
@@ -20,22 +19,6 @@ use crate::support::{Rig, stored_urls, write_config_file};
 const HOST: &str = "scripts.test";
 const DELAY: Duration = Duration::from_millis(150);
 const MAX_REQUESTS: u32 = 12;
-
-async fn search(searchd: &crate::support::Searchd, word: &str) -> Vec<String> {
-    let answer = reqwest::get(searchd.url(&format!("/api/search?q={word}")))
-        .await
-        .expect("answer")
-        .text()
-        .await
-        .expect("body");
-    let body: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
-    body["hits"]
-        .as_array()
-        .expect("hits")
-        .iter()
-        .filter_map(|hit| hit["url"].as_str().map(String::from))
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn script_built_pages_are_rendered_followed_and_searched_and_every_request_is_polite() {
@@ -114,7 +97,7 @@ async fn script_built_pages_are_rendered_followed_and_searched_and_every_request
     rig.index().await;
     let searchd = rig.serve().await;
     for word in SCRIPTS_WORDS_AFTER_RENDER {
-        let hits = search(&searchd, word).await;
+        let hits = searchd.api_ranking(word).await;
         assert_eq!(hits.len(), 1, "{word}: {hits:?}");
     }
 }
@@ -155,11 +138,7 @@ async fn a_crawler_killed_mid_render_leaves_no_browser_behind() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let mut child = crate::resume::child_command(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("child crawler starts");
+    let mut child = crate::resume::spawn_crawler(&args);
     let pid = child.id();
 
     // Wait until the endless page is being rendered.

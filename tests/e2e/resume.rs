@@ -47,7 +47,7 @@ pub(crate) fn child_command(args: &[String]) -> Command {
     command
 }
 
-fn spawn_crawler(args: &[String]) -> Child {
+pub(crate) fn spawn_crawler(args: &[String]) -> Child {
     child_command(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

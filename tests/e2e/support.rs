@@ -265,4 +265,21 @@ impl Searchd {
     pub fn url(&self, path_and_query: &str) -> String {
         format!("http://{}{path_and_query}", self.addr)
     }
+
+    /// The URLs the JSON API ranks for `query`, best first.
+    pub async fn api_ranking(&self, query: &str) -> Vec<String> {
+        let body = reqwest::get(self.url(&format!("/api/search?q={query}")))
+            .await
+            .expect("searchd answers")
+            .text()
+            .await
+            .expect("body");
+        let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        json["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .map(|hit| hit["url"].as_str().expect("a URL").to_string())
+            .collect()
+    }
 }

@@ -25,7 +25,7 @@ use tokio::sync::Mutex;
 
 use super::cache::SubresourceCache;
 pub(crate) use super::reply::Reply;
-use crate::fetch::{BodyKind, FetchError, Fetcher};
+use crate::fetch::{BodyKind, Fetcher};
 use crate::politeness::Politeness;
 use crate::robots::RobotsPolicy;
 use crate::robots::fetch::{RobotsResult, fetch_robots};
@@ -242,7 +242,7 @@ impl PageNetwork {
                     origin,
                     status: None,
                 });
-                return Answer::Refused(failure(&error));
+                return Answer::Refused(Refusal::Failed(error.to_string()));
             }
         };
         self.sent.push(SentRequest {
@@ -271,10 +271,6 @@ impl PageNetwork {
         }
         Answer::Reply(Arc::new(reply))
     }
-}
-
-fn failure(error: &FetchError) -> Refusal {
-    Refusal::Failed(error.to_string())
 }
 
 /// Headers about how the body travelled: the browser gets it whole and decoded.
