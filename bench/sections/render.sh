@@ -8,9 +8,11 @@
 # pages of a translation (a language menu only a script writes links them), seconds,
 # pages stored per second, CPU seconds (the crawler's, with the browser's processes as far
 # as they were reaped), and the peak memory of the crawler and its browser together (Pss,
-# sampled every half second by bench/render/peak_memory.py). $BENCH_RENDER_CONCURRENCY
-# (default 6) pages are rendered at once. $BENCH_RENDER_MAX_TIME (seconds; default none)
-# stops the rendering crawl early, as `--max-time` does; its row then says so.
+# sampled every half second by bench/render/peak_memory.py). The HTML files only the
+# rendering crawl fetched are counted by kind in $work/render-on-only.txt, the others listed.
+# $BENCH_RENDER_CONCURRENCY (default 6) pages are rendered at once. $BENCH_RENDER_MAX_TIME
+# (seconds; default none) stops the rendering crawl early, as `--max-time` does; its row
+# then says so.
 
 render_crawl() {
     local name=$1 url=$2 config=$3
@@ -34,7 +36,9 @@ render_crawl() {
     read -r elapsed cpu <<<"$(tail -n 1 "$work/$name.time" | awk '{printf "%s %.1f", $1, $2 + $3}')"
     stored=$(target/release/crawler status --data "$work/$name" --json |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
-    read -r html source translated <<<"$(python3 bench/render/count_pages.py "$corpus" "$work/$name-access.log")"
+    # The rendering crawl's files are compared with the static crawl's, which runs first.
+    read -r html source translated <<<"$(python3 bench/render/count_pages.py "$corpus" \
+        "$work/$name-access.log" ${6:+"$work/$6-access.log" "$work/$name-only.txt"})"
     peak=$(awk '{printf "%.0f", $1 / 1024}' "$work/$name.mem" 2>/dev/null || echo 0)
     awk -v n="$4" -v s="$stored" -v h="$html" -v src="$source" -v t="$translated" \
         -v e="$elapsed" -v c="$cpu" -v m="$peak" \
@@ -54,7 +58,7 @@ render_section() {
         echo "|---|---|---|---|---|---|---|---|---|"
         render_crawl render-off "http://127.0.0.1:$render_off_port/" "$work/render-off.toml" "render = never"
         render_crawl render-on "http://127.0.0.1:$render_on_port/" "$work/render-on.toml" \
-            "render = always, $concurrency at once$cut" "${max_time:+${max_time}s}"
+            "render = always, $concurrency at once$cut" "${max_time:+${max_time}s}" render-off
     } >"$work/render.md"
     grep -h "browser replaced\|not rendered" "$work/render-on.err" | sed 's/.*"message":"\([^"]*\)".*/\1/' |
         sort | uniq -c | sed 's/^/    /' >"$work/render-notes.txt" || true

@@ -12,8 +12,9 @@
 //!
 //! [`Renderer`] holds one browser at a time, renders at most `render_concurrency` pages at
 //! once, and replaces the browser every `render_recycle_pages` pages, when its memory passes
-//! `render_max_browser_bytes`, and when it fails. What a render finds is stored beside the
-//! static page ([`shared::record::RenderedPage`]).
+//! `render_max_browser_bytes`, and when it fails. A replaced browser finishes its pages and
+//! is gone before its successor starts, so two never run side by side. What a render finds
+//! is stored beside the static page ([`shared::record::RenderedPage`]).
 
 mod auto;
 mod browser;
@@ -32,7 +33,7 @@ use std::time::Duration;
 
 use shared::CanonicalUrl;
 use shared::config::{CrawlerConfig, RenderMode, RenderSettings};
-use tokio::sync::{Mutex, Semaphore};
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tracing::{info, warn};
 
@@ -49,6 +50,9 @@ pub(crate) use network::{OriginRules, SentRequest};
 const RELAUNCH_PAUSE: Duration = Duration::from_secs(60);
 /// The browser's memory is measured after every this many pages.
 const MEASURE_EVERY: u32 = 16;
+/// How long past a page's deadline a retired browser waits for that page before its
+/// successor starts anyway (closing a tab past its deadline takes up to 3 s).
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Why rendering cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -96,11 +100,27 @@ struct Running {
     browser: Browser,
     /// Tabs free for the next page.
     tabs: std::sync::Mutex<Vec<Tab>>,
+    /// One permit per page being rendered in this browser ([`OnBrowser`]); all of them
+    /// taken means no page is.
+    open_pages: Arc<Semaphore>,
     pages: AtomicU32,
     retired: AtomicBool,
 }
 
+/// A page's hold on the browser it renders in: a retired browser is stopped only once no
+/// page holds it.
+struct OnBrowser {
+    // Dropped before the permit, so a successor that has every permit holds the last
+    // reference to the browser.
+    running: Arc<Running>,
+    _page: OwnedSemaphorePermit,
+}
+
 impl Running {
+    fn usable(&self) -> bool {
+        !self.retired.load(Ordering::Acquire) && !self.browser.cdp().is_broken()
+    }
+
     fn take_tab(&self) -> Option<Tab> {
         self.tabs
             .lock()
@@ -188,10 +208,11 @@ impl Renderer {
             return not_rendered("rendering stopped".into());
         };
         // The page's deadline starts once it has a browser (starting one has its own).
-        let running = match self.browser().await {
-            Ok(running) => running,
+        let on_browser = match self.browser().await {
+            Ok(on_browser) => on_browser,
             Err(why) => return not_rendered(why),
         };
+        let running = &on_browser.running;
         let started = Instant::now();
         let settings = &self.inner.settings;
         let mut network = self.inner.network.for_page(
@@ -245,7 +266,7 @@ impl Renderer {
             }
             Err(why) => (Err(why), true),
         };
-        self.after_page(&running, unusable || cdp.is_broken()).await;
+        self.after_page(running, unusable || cdp.is_broken());
         Rendered {
             document,
             requests: network.requests,
@@ -255,16 +276,18 @@ impl Renderer {
         }
     }
 
-    /// The browser in use, started if there is none.
-    async fn browser(&self) -> Result<Arc<Running>, String> {
+    /// The browser in use, started if there is none; a retired one is stopped first, once
+    /// its pages are done (later pages wait for the successor meanwhile).
+    async fn browser(&self) -> Result<OnBrowser, String> {
         let mut running = self.inner.running.lock().await;
         if let Some(current) = running.as_ref()
-            && !current.retired.load(Ordering::Acquire)
-            && !current.browser.cdp().is_broken()
+            && current.usable()
         {
-            return Ok(Arc::clone(current));
+            return hold(current);
         }
-        *running = None;
+        if let Some(old) = running.take() {
+            self.stop_when_idle(old).await;
+        }
         if let Some((at, why)) = self.failed_launch()
             && at.elapsed() < RELAUNCH_PAUSE
         {
@@ -278,11 +301,13 @@ impl Renderer {
                 let started = Arc::new(Running {
                     browser,
                     tabs: std::sync::Mutex::new(Vec::new()),
+                    open_pages: Arc::new(Semaphore::new(self.inner.settings.concurrency.get())),
                     pages: AtomicU32::new(0),
                     retired: AtomicBool::new(false),
                 });
-                *running = Some(Arc::clone(&started));
-                Ok(started)
+                let on_browser = hold(&started);
+                *running = Some(started);
+                on_browser
             }
             Err(error) => {
                 warn!(%error, "browser failed to start: pages are stored unrendered for a minute");
@@ -298,6 +323,22 @@ impl Renderer {
         }
     }
 
+    /// Waits until no page renders in `old` (each has a deadline; a page past it by more
+    /// than [`CLOSE_GRACE`] is not waited for), then stops it and waits for its processes.
+    async fn stop_when_idle(&self, old: Arc<Running>) {
+        let all = u32::try_from(self.inner.settings.concurrency.get()).unwrap_or(u32::MAX);
+        let idle = Arc::clone(&old.open_pages).acquire_many_owned(all);
+        let drained = tokio::time::timeout(self.inner.settings.timeout + CLOSE_GRACE, idle).await;
+        match Arc::try_unwrap(old) {
+            Ok(old) => old.browser.shut_down().await,
+            // A page still holds it: the browser stops when that page lets it go.
+            Err(_) => warn!(
+                drained = drained.is_ok(),
+                "a retired browser still had a page: its successor starts beside it"
+            ),
+        }
+    }
+
     fn failed_launch(&self) -> Option<(Instant, String)> {
         self.inner
             .failed_launch
@@ -307,8 +348,8 @@ impl Renderer {
     }
 
     /// Counts a page on its browser and retires the browser when it is due: unusable, old,
-    /// or too big. A retired browser ends once its last page is done.
-    async fn after_page(&self, running: &Arc<Running>, unusable: bool) {
+    /// or too big. The next page to ask for a browser stops it and starts its successor.
+    fn after_page(&self, running: &Running, unusable: bool) {
         let pages = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
         let settings = &self.inner.settings;
         let why = if unusable {
@@ -326,11 +367,19 @@ impl Renderer {
             return;
         }
         info!(%why, "browser replaced");
-        let mut current = self.inner.running.lock().await;
-        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, running)) {
-            *current = None;
-        }
     }
+}
+
+/// A page's hold on `running`. A browser has a permit per render slot, and a page holds a
+/// slot, so there is always one.
+fn hold(running: &Arc<Running>) -> Result<OnBrowser, String> {
+    let page = Arc::clone(&running.open_pages)
+        .try_acquire_owned()
+        .map_err(|_| "the browser has no room for another page".to_string())?;
+    Ok(OnBrowser {
+        running: Arc::clone(running),
+        _page: page,
+    })
 }
 
 fn not_rendered(reason: String) -> Rendered {

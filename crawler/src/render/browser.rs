@@ -19,12 +19,15 @@ use std::time::Duration;
 use serde_json::json;
 use shared::config::{Resource, ResourceSet};
 use tokio::process::{Child, Command};
+use tokio::time::Instant;
 
 use super::RenderError;
 use super::cdp::Cdp;
 
 /// How long a browser may take to start and answer its first call.
 const START_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a stopped browser's processes may take to be gone.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
 
 /// A running browser.
 pub(crate) struct Browser {
@@ -101,6 +104,17 @@ impl Browser {
             .into_iter()
             .map(|pid| proportional_set_size(pid).unwrap_or(0))
             .sum()
+    }
+
+    /// Stops the browser and waits, [`EXIT_WAIT`] at most, until none of its processes is
+    /// left, so that a successor does not start beside them.
+    pub(crate) async fn shut_down(mut self) {
+        let _ = self.child.start_kill();
+        let until = Instant::now() + EXIT_WAIT;
+        let _ = tokio::time::timeout_at(until, self.child.wait()).await;
+        while !processes_of(&self.profile).is_empty() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }
 
@@ -189,7 +203,7 @@ fn running_as_root() -> bool {
 }
 
 /// The processes whose command line names `profile` (every process of one browser).
-fn processes_of(profile: &Path) -> Vec<u32> {
+pub(super) fn processes_of(profile: &Path) -> Vec<u32> {
     let needle = format!("--user-data-dir={}", profile.display());
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -197,13 +211,20 @@ fn processes_of(profile: &Path) -> Vec<u32> {
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                cmdline
-                    .split(|&b| b == 0)
-                    .any(|arg| arg == needle.as_bytes())
-            })
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| holds_arg(&cmdline, needle.as_bytes()))
         })
         .collect()
+}
+
+/// Whether the command line `cmdline` holds the argument `arg` whole. Arguments are
+/// NUL-separated, except in the browser's renderers and helpers: Chromium rewrites their
+/// title, and their command line becomes one line of space-joined arguments.
+pub(super) fn holds_arg(cmdline: &[u8], arg: &[u8]) -> bool {
+    !arg.is_empty()
+        && cmdline.windows(arg.len()).enumerate().any(|(at, window)| {
+            window == arg && matches!(cmdline.get(at + arg.len()), None | Some(0 | b' '))
+        })
 }
 
 fn proportional_set_size(pid: u32) -> Option<u64> {

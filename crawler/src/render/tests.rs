@@ -266,18 +266,119 @@ async fn a_browser_is_replaced_after_its_pages_and_none_is_left_when_the_rendere
 
 /// Processes whose command line names a profile under `profiles`.
 fn browser_processes(profiles: &std::path::Path) -> usize {
+    profiles_in_use(profiles).len()
+}
+
+/// The profile each process naming one under `profiles` runs with, a process each.
+fn profiles_in_use(profiles: &std::path::Path) -> Vec<String> {
     let needle = format!("--user-data-dir={}/", profiles.display());
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
-                String::from_utf8_lossy(&cmdline)
-                    .split('\0')
-                    .any(|arg| arg.starts_with(&needle))
-            })
+        .filter_map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            // Split at spaces too: Chromium's renderers have their arguments on one line.
+            String::from_utf8_lossy(&cmdline)
+                .split(['\0', ' '])
+                .find(|arg| arg.starts_with(&needle))
+                .map(str::to_string)
         })
-        .count()
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_browser_is_gone_before_its_successor_starts() {
+    let (port, _log) = serve(building_site()).await;
+    let _turn = browser_turn().await;
+    // Two pages at once, a browser each: every page retires the browser it ran in while
+    // the other may still be rendering there.
+    let setup = Arc::new(setup(&config(|c| {
+        c.render_recycle_pages = 1;
+        c.render_concurrency = 2;
+    })));
+    let profiles = setup.renderer.inner.profiles.clone();
+    let rendering = Arc::new(AtomicBool::new(true));
+    let sampler = tokio::spawn({
+        let rendering = Arc::clone(&rendering);
+        async move {
+            let mut most = 0;
+            while rendering.load(Ordering::Relaxed) {
+                let mut live = profiles_in_use(&profiles);
+                live.sort();
+                live.dedup();
+                most = most.max(live.len());
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            most
+        }
+    });
+    let mut pages = tokio::task::JoinSet::new();
+    for _ in 0..6 {
+        let setup = Arc::clone(&setup);
+        pages.spawn(async move { render(&setup, port, "/", BUILDING_PAGE).await });
+    }
+    while let Some(rendered) = pages.join_next().await {
+        assert!(rendered.unwrap().document.is_ok());
+    }
+    rendering.store(false, Ordering::Relaxed);
+    assert_eq!(sampler.await.unwrap(), 1, "browsers alive at once");
+    let launches = setup.renderer.inner.launches.load(Ordering::Relaxed);
+    assert!(
+        (3..=6).contains(&launches),
+        "{launches} browsers for 6 pages"
+    );
+}
+
+#[test]
+fn an_argument_is_found_whole_in_either_form_of_command_line() {
+    let arg = b"--user-data-dir=/tmp/p/1";
+    assert!(browser::holds_arg(
+        b"chromium\0--user-data-dir=/tmp/p/1\0--x",
+        arg
+    ));
+    assert!(browser::holds_arg(
+        b"/usr/lib/chromium/chromium --type=renderer --user-data-dir=/tmp/p/1 --lang=en\0",
+        arg
+    ));
+    assert!(browser::holds_arg(
+        b"chromium --user-data-dir=/tmp/p/1",
+        arg
+    ));
+    assert!(!browser::holds_arg(
+        b"chromium\0--user-data-dir=/tmp/p/10\0",
+        arg
+    ));
+    assert!(!browser::holds_arg(
+        b"chromium --user-data-dir=/tmp/p/1x",
+        arg
+    ));
+    assert!(!browser::holds_arg(b"anything", b""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browsers_memory_counts_its_renderers() {
+    let (port, _log) = serve(building_site()).await;
+    let _turn = browser_turn().await;
+    let setup = setup(&config(|c| c.render_settle_ms = 50));
+    let rendered = render(&setup, port, "/", BUILDING_PAGE).await;
+    assert!(rendered.document.is_ok());
+    // The first browser's profile.
+    let profile = setup.renderer.inner.profiles.join("0");
+    let kinds: Vec<String> = browser::processes_of(&profile)
+        .into_iter()
+        .filter_map(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
+        .map(|cmdline| {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let kind = cmdline
+                .split(' ')
+                .find_map(|arg| arg.strip_prefix("--type="));
+            kind.unwrap_or("browser").to_string()
+        })
+        .collect();
+    assert!(
+        kinds.iter().any(|kind| kind == "renderer"),
+        "the page's renderer is among {kinds:?}"
+    );
 }
 
 #[test]
@@ -315,10 +416,14 @@ async fn a_browser_using_more_memory_than_its_bound_is_replaced() {
         let rendered = render(&setup, port, "/", BUILDING_PAGE).await;
         assert!(rendered.document.is_ok());
     }
-    assert!(
-        setup.renderer.inner.running.lock().await.is_none(),
+    let running = setup.renderer.inner.running.lock().await;
+    let usable = running.as_ref().map(|r| r.usable());
+    assert_eq!(
+        usable,
+        Some(false),
         "measured after its 16th page and retired"
     );
+    drop(running);
     let rendered = render(&setup, port, "/", BUILDING_PAGE).await;
     assert!(rendered.document.is_ok());
     assert_eq!(setup.renderer.inner.launches.load(Ordering::Relaxed), 2);
