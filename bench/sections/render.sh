@@ -60,6 +60,8 @@ render_section() {
         render_crawl render-on "http://127.0.0.1:$render_on_port/" "$work/render-on.toml" \
             "render = always, $concurrency at once$cut" "${max_time:+${max_time}s}" render-off
     } >"$work/render.md"
-    grep -h "browser replaced\|not rendered" "$work/render-on.err" | sed 's/.*"message":"\([^"]*\)".*/\1/' |
+    # Why browsers were replaced and pages not rendered, counted (the URL left out).
+    grep -h "browser replaced\|page not rendered" "$work/render-on.err" |
+        sed -e 's/^.*\(browser replaced\|page not rendered\)/\1/' -e 's/ url=[^ ]*//' |
         sort | uniq -c | sed 's/^/    /' >"$work/render-notes.txt" || true
 }
