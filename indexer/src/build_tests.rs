@@ -2,34 +2,19 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
-use tantivy::collector::{Count, TopDocs};
+use tantivy::Term;
+use tantivy::collector::Count;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
 
 use crate::testutil::{TestStore, link, page};
 use crate::{BuildMode, BuildProgress, build, build_beside, build_with_progress};
 use index_format::{DocState, current_generation, generation, open_current};
 
-/// The stored document filed under `url`, if any.
-fn doc(store: &TestStore, url: &str) -> Option<TantivyDocument> {
-    let current = open_current(store.data()).unwrap().unwrap();
-    let searcher = current.index.reader().unwrap().searcher();
-    let query = TermQuery::new(
-        Term::from_field_text(current.fields.url, url),
-        IndexRecordOption::Basic,
-    );
-    let hits = searcher
-        .search(&query, &TopDocs::with_limit(2).order_by_score())
-        .unwrap();
-    assert!(hits.len() <= 1, "one document per URL: {url}");
-    hits.first()
-        .map(|(_, address)| searcher.doc(*address).unwrap())
-}
-
 fn inlinks(store: &TestStore, url: &str) -> u64 {
     let fields = open_current(store.data()).unwrap().unwrap().fields;
-    doc(store, url)
+    store
+        .indexed_doc(url)
         .unwrap()
         .get_first(fields.inlinks)
         .and_then(|v| v.as_u64())
@@ -91,7 +76,7 @@ fn noindex_pages_are_never_indexed_and_skips_are_counted() {
         (1, 2, 0)
     );
     assert_eq!(live_docs(&store), 2);
-    assert!(doc(&store, "http://a.test/secret").is_none());
+    assert!(store.indexed_doc("http://a.test/secret").is_none());
     assert_eq!(
         hits(&store, "body", "classifi"),
         0,
@@ -131,8 +116,12 @@ fn duplicates_collapse_to_the_shortest_url_with_merged_in_links() {
         (3, 2),
         "/, /other, /x"
     );
-    assert!(doc(&store, "http://a.test/index.html").is_none());
-    assert!(doc(&store, "http://a.test/copy-with-a-long-name").is_none());
+    assert!(store.indexed_doc("http://a.test/index.html").is_none());
+    assert!(
+        store
+            .indexed_doc("http://a.test/copy-with-a-long-name")
+            .is_none()
+    );
     assert_eq!(
         inlinks(&store, "http://a.test/"),
         2,
@@ -221,7 +210,7 @@ fn incremental_builds_update_changed_documents_only() {
     );
     assert_eq!((fourth.changed_pages, fourth.store_change), (1, 4));
     assert_eq!(live_docs(&store), 2);
-    assert!(doc(&store, "http://a.test/b").is_none());
+    assert!(store.indexed_doc("http://a.test/b").is_none());
     assert_eq!(inlinks(&store, "http://a.test/a"), 2);
     assert_eq!(
         current_generation(store.data()).unwrap().as_deref(),
@@ -440,7 +429,8 @@ fn a_hosts_repeated_blocks_are_learned_and_left_out_but_a_table_of_contents_stay
 
     let fields = open_current(store.data()).unwrap().unwrap().fields;
     let body_start = |url: &str| {
-        doc(&store, url)
+        store
+            .indexed_doc(url)
             .unwrap()
             .get_first(fields.body_start)
             .and_then(|v| v.as_str().map(str::to_string))

@@ -6,10 +6,10 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
-use tantivy::collector::{Count, TopDocs};
+use tantivy::Term;
+use tantivy::collector::Count;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
 
 use crate::testutil::{TestStore, page};
 use crate::{BuildMode, build};
@@ -57,17 +57,9 @@ fn hits(store: &TestStore, field: &str, word: &str) -> usize {
 
 /// The stored snippet source of the document filed under `url`.
 fn body_start(store: &TestStore, url: &str) -> String {
-    let current = open_current(store.data()).unwrap().unwrap();
-    let searcher = current.index.reader().unwrap().searcher();
-    let query = TermQuery::new(
-        Term::from_field_text(current.fields.url, url),
-        IndexRecordOption::Basic,
-    );
-    let hits = searcher
-        .search(&query, &TopDocs::with_limit(1).order_by_score())
-        .unwrap();
-    let doc: TantivyDocument = searcher.doc(hits[0].1).unwrap();
-    doc.get_first(current.fields.body_start)
+    let fields = open_current(store.data()).unwrap().unwrap().fields;
+    let doc = store.indexed_doc(url).unwrap();
+    doc.get_first(fields.body_start)
         .and_then(|v| v.as_str())
         .unwrap()
         .to_string()

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use index_format::open_current;
 use rocksdb::DB;
 use shared::docplan::{PageKind, PageMeta};
 use shared::record::{
@@ -11,6 +12,10 @@ use shared::record::{
     PageRecord, Record, RenderedPage, RobotsDirectives,
 };
 use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, open_options, store_dir};
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{TantivyDocument, Term};
 use tempfile::TempDir;
 
 /// A 200 page with `html` as its body; the content hash is the hash of the HTML.
@@ -129,6 +134,23 @@ impl TestStore {
     /// The data directory.
     pub fn data(&self) -> &Path {
         &self.path
+    }
+
+    /// The document of the built index filed under `url`, if any (one at most: a URL is one
+    /// document).
+    pub fn indexed_doc(&self, url: &str) -> Option<TantivyDocument> {
+        let current = open_current(self.data()).unwrap().unwrap();
+        let searcher = current.index.reader().unwrap().searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(current.fields.url, url),
+            IndexRecordOption::Basic,
+        );
+        let hits = searcher
+            .search(&query, &TopDocs::with_limit(2).order_by_score())
+            .unwrap();
+        assert!(hits.len() <= 1, "one document per URL: {url}");
+        hits.first()
+            .map(|(_, address)| searcher.doc(*address).unwrap())
     }
 
     /// Stores a page and its links (the crawler writes both in one batch), with the store's

@@ -5,7 +5,7 @@
 //! beside each page, and what search finds. Then `kill -9` of a crawler mid-render: no
 //! browser process of it is left.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use shared::record::RenderOutcome;
 use testweb::{
@@ -142,18 +142,16 @@ async fn a_crawler_killed_mid_render_leaves_no_browser_behind() {
     let pid = child.id();
 
     // Wait until the endless page is being rendered.
-    let started = Instant::now();
-    while browser_processes_of(pid).is_empty() || !web.requests_to(HOST).asked_for(SCRIPTS_ENDLESS)
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no browser started"
-        );
-        if let Some(status) = child.try_wait().expect("child status") {
-            panic!("the crawl ended before it could be killed: {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    crate::resume::wait_while_running(
+        &mut child,
+        || {
+            !browser_processes_of(pid).is_empty()
+                && web.requests_to(HOST).asked_for(SCRIPTS_ENDLESS)
+        },
+        Duration::from_millis(50),
+        "no browser started",
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");

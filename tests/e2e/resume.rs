@@ -55,6 +55,24 @@ pub(crate) fn spawn_crawler(args: &[String]) -> Child {
         .expect("child crawler starts")
 }
 
+/// Polls `ready` every `poll` until it holds, while the child crawler runs: the test fails
+/// with `what` if 60 s pass first, and if the child ends first.
+pub(crate) async fn wait_while_running(
+    child: &mut Child,
+    mut ready: impl FnMut() -> bool,
+    poll: Duration,
+    what: &str,
+) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < Duration::from_secs(60), "{what}");
+        if let Some(status) = child.try_wait().expect("child status") {
+            panic!("the crawl ended before it could be killed: {status}");
+        }
+        tokio::time::sleep(poll).await;
+    }
+}
+
 /// Runs the `crawler` command line with `args` in a child process to its end; returns what
 /// it printed on stdout (with the test harness's own lines).
 pub(crate) fn crawler_stdout(args: &[String]) -> String {
@@ -85,17 +103,13 @@ async fn killed_crawl_resumes_without_refetching() {
 
     // First run: kill it once it has made a good part of its requests.
     let mut child = spawn_crawler(&args);
-    let started = Instant::now();
-    while web.requests().len() < 120 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the crawl made too few requests"
-        );
-        if let Some(status) = child.try_wait().expect("child status") {
-            panic!("the crawl ended before it could be killed: {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
+    wait_while_running(
+        &mut child,
+        || web.requests().len() >= 120,
+        Duration::from_millis(2),
+        "the crawl made too few requests",
+    )
+    .await;
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
     let at_kill = web.requests().len();
