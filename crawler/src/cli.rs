@@ -305,17 +305,17 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
             redis: Some(url),
             json,
             ..
-        } => crate::cluster::status::status(&url, json, &mut std::io::stdout().lock()).await,
+        } => crate::cluster::status::status(&url, json, &mut shared::report_out::stdout()).await,
         Command::Status { data, json, .. } => {
             let data = data.context("give --data DIR or --redis URL")?;
-            crate::inspect::status(&open_store(&data)?, json, &mut std::io::stdout().lock())
+            crate::inspect::status(&open_store(&data)?, json, &mut shared::report_out::stdout())
         }
         Command::Report { data, json } => {
-            crate::inspect::report(&open_store(&data)?, json, &mut std::io::stdout().lock())
+            crate::inspect::report(&open_store(&data)?, json, &mut shared::report_out::stdout())
         }
         Command::Resume { data, origins } => resume(&data, &origins),
         Command::Explain { data, url } => {
-            crate::inspect::explain(&open_store(&data)?, &url, &mut std::io::stdout().lock())
+            crate::inspect::explain(&open_store(&data)?, &url, &mut shared::report_out::stdout())
         }
         Command::Export { data, warc, config } => export(&data, &warc, config.as_deref()),
         Command::Import { data, warc, config } => {
@@ -425,7 +425,7 @@ fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
     let body =
         std::fs::read(robots).with_context(|| format!("cannot read {}", robots.display()))?;
     let policy = RobotsPolicy::from_body(&body, agent);
-    let mut out = std::io::stdout().lock();
+    let mut out = shared::report_out::stdout();
     let mut unchecked = 0;
     for url in urls {
         match checked_path(url) {

@@ -11,6 +11,8 @@
 //!   rules the crawler and the indexer both read pages by.
 //! - [`partition`]: the partitions of a crawl run by several workers, and their directories.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
+//! - [`report_out`]: a command's report on standard output, ended quietly when its reader
+//!   goes (`crawler explain URL | head`).
 //!
 //! ```
 //! use shared::CanonicalUrl;
@@ -43,6 +45,7 @@ pub mod kind;
 pub mod logging;
 pub mod partition;
 pub mod record;
+pub mod report_out;
 pub mod simhash;
 pub mod store;
 pub mod url;

@@ -121,7 +121,9 @@ pub fn one_line_error(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// How a program's run ends: success, or its name and [`one_line_error`] written to `stderr`
-/// (one line) and a failure exit code. The `main` of each program ends here.
+/// (one line) and a failure exit code. A run whose report's reader went away
+/// ([`crate::report_out::ReaderGone`]: `crawler explain URL | head`) ends quietly and
+/// successfully. The `main` of each program ends here.
 pub fn exit_code<E>(
     program: &str,
     outcome: Result<(), E>,
@@ -132,6 +134,9 @@ where
 {
     match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) if crate::report_out::is_reader_gone(error.as_ref()) => {
+            std::process::ExitCode::SUCCESS
+        }
         Err(error) => {
             // Nothing better to do when stderr itself fails: the exit code still says it.
             let _ = writeln!(stderr, "{program}: {}", one_line_error(error.as_ref()));
@@ -289,6 +294,31 @@ mod tests {
             std::process::ExitCode::SUCCESS
         );
         assert!(stderr.is_empty());
+    }
+
+    #[test]
+    fn a_run_whose_reader_went_away_ends_quietly_and_other_broken_pipes_do_not() {
+        use std::io::Write;
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let mut report = crate::report_out::ReportOut::new(writer);
+        let gone = writeln!(report, "a line").expect_err("the reader is gone");
+        let outcome: anyhow::Result<()> =
+            Err(anyhow::Error::from(gone).context("cannot write the report"));
+        let mut stderr = Vec::new();
+        let code = exit_code("crawler", outcome, &mut stderr);
+        assert_eq!(code, std::process::ExitCode::SUCCESS);
+        assert!(stderr.is_empty(), "{}", String::from_utf8_lossy(&stderr));
+
+        let socket = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let outcome: anyhow::Result<()> = Err(anyhow::Error::from(socket).context("a fetch"));
+        let code = exit_code("crawler", outcome, &mut stderr);
+        assert_eq!(code, std::process::ExitCode::FAILURE);
+        assert!(
+            String::from_utf8_lossy(&stderr).starts_with("crawler: a fetch: "),
+            "{}",
+            String::from_utf8_lossy(&stderr)
+        );
     }
 
     #[test]
