@@ -9,6 +9,8 @@
 //!   robots.txt, the host's delay, the address policy, the body limit and a per-page cap;
 //!   scripts and style sheets kept for the run in [`cache`].
 //! - [`auto`]: the sample that decides an `auto` host.
+//! - [`retirement`]: why a browser is replaced, and the warning when its memory bound is too
+//!   low for the pages rendered at once.
 //!
 //! [`Renderer`] holds one browser at a time, renders at most `render_concurrency` pages at
 //! once, and replaces the browser every `render_recycle_pages` pages, when its memory passes
@@ -23,6 +25,7 @@ mod cdp;
 mod network;
 mod page;
 mod reply;
+mod retirement;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +44,7 @@ use crate::fetch::Fetcher;
 use browser::Browser;
 use network::Network;
 use page::{PageSource, Tab};
+use retirement::{BoundWatch, Retirement};
 
 pub(crate) use auto::Gain;
 pub(crate) use network::{OriginRules, SentRequest};
@@ -146,6 +150,7 @@ struct Inner {
     launches: AtomicU64,
     failed_launch: std::sync::Mutex<Option<(Instant, String)>>,
     auto: auto::AutoDecisions,
+    bound_watch: BoundWatch,
     profiles: PathBuf,
 }
 
@@ -181,6 +186,7 @@ impl Renderer {
                 launches: AtomicU64::new(0),
                 failed_launch: std::sync::Mutex::new(None),
                 auto: auto::AutoDecisions::default(),
+                bound_watch: BoundWatch::default(),
                 profiles,
             }),
         }))
@@ -353,20 +359,37 @@ impl Renderer {
         let pages = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
         let settings = &self.inner.settings;
         let why = if unusable {
-            Some("it failed".to_string())
+            Retirement::Failed
         } else if pages >= settings.recycle_pages.get() {
-            Some(format!("{pages} pages rendered"))
+            Retirement::Recycled { pages }
         } else if pages.is_multiple_of(MEASURE_EVERY) {
             let bytes = running.browser.memory_bytes();
-            (bytes > settings.max_browser_bytes).then(|| format!("it uses {bytes} bytes"))
+            if bytes <= settings.max_browser_bytes {
+                return;
+            }
+            Retirement::TooBig { bytes }
         } else {
-            None
+            return;
         };
-        let Some(why) = why else { return };
         if running.retired.swap(true, Ordering::AcqRel) {
             return;
         }
         info!(%why, "browser replaced");
+        let recycle_pages = settings.recycle_pages.get();
+        if self
+            .inner
+            .bound_watch
+            .bound_too_low(why, pages, recycle_pages)
+        {
+            warn!(
+                render_max_browser_bytes = settings.max_browser_bytes,
+                render_concurrency = settings.concurrency.get(),
+                "browsers keep passing their memory bound within a few dozen pages: each page \
+                 rendered at once has a renderer process of its own, a few hundred MiB on a \
+                 large page; raise render_max_browser_bytes (about 512 MiB per page rendered at \
+                 once) or lower render_concurrency"
+            );
+        }
     }
 }
 
