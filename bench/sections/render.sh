@@ -10,7 +10,8 @@
 # as they were reaped), and the peak memory of the crawler and its browser together (Pss,
 # sampled every half second by bench/render/peak_memory.py). The HTML files only the
 # rendering crawl fetched are counted by kind in $work/render-on-only.txt, the others listed.
-# $BENCH_RENDER_CONCURRENCY (default 6) pages are rendered at once. $BENCH_RENDER_MAX_TIME
+# $BENCH_RENDER_CONCURRENCY (default 6) pages are rendered at once, the browser's memory bound
+# 512 MiB for each (at least 2 GiB). $BENCH_RENDER_MAX_TIME
 # (seconds; default none) stops the rendering crawl early, as `--max-time` does; its row
 # then says so.
 
@@ -52,7 +53,12 @@ render_section() {
     local cut=""
     [ -n "$max_time" ] && cut=" (stopped at --max-time ${max_time}s if not done)"
     printf '[crawler]\n' >"$work/render-off.toml"
-    printf '[crawler]\nrender = "always"\nrender_concurrency = %s\n' "$concurrency" >"$work/render-on.toml"
+    # The browser's memory bound sized as README says: 512 MiB per page rendered at once, at
+    # least the 2 GiB default (with the default at 12 at once, browsers thrash in core::arch).
+    local bound=$((concurrency * 512 * 1024 * 1024))
+    if [ "$bound" -lt $((2 << 30)) ]; then bound=$((2 << 30)); fi
+    printf '[crawler]\nrender = "always"\nrender_concurrency = %s\nrender_max_browser_bytes = %s\n' \
+        "$concurrency" "$bound" >"$work/render-on.toml"
     {
         echo "| crawl | pages stored | HTML files fetched | source pages | translated RBE pages | seconds | pages/s | CPU s | peak MiB (crawler + browser) |"
         echo "|---|---|---|---|---|---|---|---|---|"
