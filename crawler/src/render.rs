@@ -358,9 +358,10 @@ impl Renderer {
     fn after_page(&self, running: &Running, unusable: bool) {
         let pages = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
         let settings = &self.inner.settings;
+        let recycle_pages = settings.recycle_pages.get();
         let why = if unusable {
             Retirement::Failed
-        } else if pages >= settings.recycle_pages.get() {
+        } else if pages >= recycle_pages {
             Retirement::Recycled { pages }
         } else if pages.is_multiple_of(MEASURE_EVERY) {
             let bytes = running.browser.memory_bytes();
@@ -375,7 +376,6 @@ impl Renderer {
             return;
         }
         info!(%why, "browser replaced");
-        let recycle_pages = settings.recycle_pages.get();
         if self
             .inner
             .bound_watch

@@ -52,11 +52,11 @@ fn reader_gone(error: io::Error) -> io::Error {
 pub fn is_reader_gone(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut next = Some(error);
     while let Some(error) = next {
-        let gone = error.is::<ReaderGone>()
-            || error
-                .downcast_ref::<io::Error>()
-                .and_then(io::Error::get_ref)
-                .is_some_and(|inner| inner.is::<ReaderGone>());
+        // `io::Error::source` skips its own payload, so the payload is looked at here.
+        let gone = error
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            .is_some_and(|inner| inner.is::<ReaderGone>());
         if gone {
             return true;
         }
