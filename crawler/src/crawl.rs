@@ -43,6 +43,7 @@ mod robots;
 
 use job::{Outcome, PageResult, Parsed, perform};
 pub(crate) use partition::{PartitionRole, PartitionState};
+use rendering::RenderTools;
 
 /// What to crawl and how.
 #[derive(Clone, Debug)]
@@ -307,11 +308,14 @@ impl Crawler {
                     Job::Robots { .. } | Job::Resolve { .. } => None,
                 };
                 let fetcher = self.fetcher.clone();
-                let renderer = self.renderer.clone();
+                let render = self.renderer.clone().map(|renderer| RenderTools {
+                    renderer,
+                    copies: self.store.copy_check(),
+                });
                 let agent = config.agent.clone();
                 tasks.spawn(async move {
                     let _slot = slot;
-                    perform(job, plan, fetcher, renderer, agent).await
+                    perform(job, plan, fetcher, render, agent).await
                 });
             }
             if let Some(role) = role.as_mut() {

@@ -20,6 +20,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rocksdb::{DB, WriteBatch};
 use shared::record::{CrawlCounters, PageRecord, Record};
@@ -45,12 +46,14 @@ mod revisits;
 mod tests;
 
 pub(crate) use commit::{KindCommit, PageCommit};
+pub(crate) use near::CopyCheck;
 pub(crate) use partition::{ArrivedLink, Fence};
 pub(crate) use queue::QueuedUrl;
 
 /// The writable content store.
 pub struct PageStore {
-    db: DB,
+    /// Shared only with [`CopyCheck`]s, which hold it weakly: the store closes when dropped.
+    db: Arc<DB>,
     /// `DATA/store`, named by write errors.
     path: PathBuf,
     counters: CrawlCounters,
@@ -93,7 +96,7 @@ impl PageStore {
         let db = DB::open_cf_descriptors(&open_options(budget), &path, Cf::descriptors(budget))
             .map_err(|source| StoreError::opening(path.clone(), source))?;
         let mut store = Self {
-            db,
+            db: Arc::new(db),
             path,
             counters: CrawlCounters::default(),
             traps: TrapRules::default(),

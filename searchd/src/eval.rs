@@ -13,6 +13,7 @@
 //! so the set does not depend on the port the site was served from.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -300,10 +301,15 @@ const METRICS: [Metric; 3] = [
 ];
 
 /// Runs the judged set against the server at `base` (`http://127.0.0.1:8080`), with our
-/// ranking and BM25, scores each of `runs` beside them and prints the table: a row per
-/// query with its half, then each engine's means over all queries and over each half.
+/// ranking and BM25, scores each of `runs` beside them and writes the table to `out`: a row
+/// per query with its half, then each engine's means over all queries and over each half.
 /// Returns the mean reciprocal rank of our ranking.
-pub async fn run(base: &str, judgments: &Judgments, runs: &[Run]) -> Result<f64> {
+pub async fn run(
+    base: &str,
+    judgments: &Judgments,
+    runs: &[Run],
+    out: &mut (impl Write + Send),
+) -> Result<f64> {
     // reqwest is built without a bundled TLS crypto provider (as in the crawler's fetcher); installing
     // it twice is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -326,7 +332,7 @@ pub async fn run(base: &str, judgments: &Judgments, runs: &[Run]) -> Result<f64>
             header.push_str(&format!(" {label:>w$}", w = column(&label)));
         }
     }
-    println!("{header}");
+    writeln!(out, "{header}")?;
     for judged in &judgments.query {
         let mut row = Vec::new();
         for (_, param) in RANKINGS {
@@ -345,28 +351,30 @@ pub async fn run(base: &str, judgments: &Judgments, runs: &[Run]) -> Result<f64>
                 line.push_str(&format!(" {:>w$}", show(scores)));
             }
         }
-        println!("{line}");
+        writeln!(out, "{line}")?;
         for (engine, scores) in row.into_iter().enumerate() {
             rows[engine].push((judged.half, scores));
         }
     }
-    println!();
-    let show = |label: String, s: &Summary| {
-        println!(
+    writeln!(out)?;
+    let show = |out: &mut dyn Write, label: String, s: &Summary| {
+        writeln!(
+            out,
             "{label} MRR@10 {:.3}   nDCG@10 {:.3}   recall@10 {:.3}   best page in the top 3: {}/{}",
             s.mrr, s.ndcg, s.recall, s.top3, s.queries
-        );
+        )
     };
     for (name, engine) in names.iter().zip(&rows) {
         show(
+            out,
             format!("{name:<5}"),
             &summarize(engine.iter().map(|(_, s)| s)),
-        );
+        )?;
     }
-    println!();
+    writeln!(out)?;
     for (name, engine) in names.iter().zip(&rows) {
         for (half, summary) in summarize_by_half(engine) {
-            show(format!("{name:<5} {:<8}", half.label()), &summary);
+            show(out, format!("{name:<5} {:<8}", half.label()), &summary)?;
         }
     }
     Ok(summarize(rows[0].iter().map(|(_, s)| s)).mrr)

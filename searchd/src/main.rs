@@ -193,7 +193,8 @@ fn main() -> ExitCode {
                     .iter()
                     .map(|(name, file)| searchd::eval::load_runs(name, file, &judgments))
                     .collect::<anyhow::Result<Vec<_>>>()?;
-                searchd::eval::run(&url, &judgments, &runs)
+                let mut out = shared::report_out::ReportOut::new(std::io::stdout());
+                searchd::eval::run(&url, &judgments, &runs, &mut out)
                     .await
                     .map(|_| ())
             }

@@ -20,9 +20,10 @@ use crate::support::{Searchd, crawled_and_indexed};
 
 /// Queries in a default run: seconds of test time.
 const DEFAULT_QUERIES: u64 = 2_000;
-/// The longest any answer may take. Typical answers take a few milliseconds, the slowest
-/// (long queries of many words, paging deep) tens; this is a correctness bound with ample
-/// headroom for a loaded machine, not a benchmark.
+/// The longest any answer may take, twice in a row (a query past it is asked again, so a
+/// moment of load on the machine is not a failure). Typical answers take a few milliseconds,
+/// the slowest (long queries of many words, paging deep) tens; this is a correctness bound
+/// that catches a query that is slow every time, not a benchmark.
 const BOUND: Duration = Duration::from_secs(2);
 
 /// SplitMix64: a small deterministic generator, so a failing seed replays exactly.
@@ -445,6 +446,61 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// An answer: status, content type and body; a transport error; or no answer in time.
+type Answer = Result<Result<(u16, String, String), reqwest::Error>, tokio::time::error::Elapsed>;
+
+/// Sends one request and says what came back and how long it took.
+async fn ask(
+    client: &reqwest::Client,
+    server: &Searchd,
+    endpoint: Endpoint,
+    params: &str,
+) -> (Answer, Duration) {
+    let request = match endpoint {
+        Endpoint::Get => client.get(server.url(&format!("/search?{params}"))),
+        Endpoint::Api => client.get(server.url(&format!("/api/search?{params}"))),
+        Endpoint::Post => client
+            .post(server.url("/search"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(params.to_string()),
+    };
+    let sent = Instant::now();
+    let answer = tokio::time::timeout(BOUND * 5, async {
+        let response = request.send().await?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        Ok((status, content_type, response.text().await?))
+    })
+    .await;
+    (answer, sent.elapsed())
+}
+
+/// What is wrong with an answer, if anything, counting its status.
+fn problem_of(
+    endpoint: Endpoint,
+    answer: Answer,
+    statuses: &mut std::collections::BTreeMap<u16, u64>,
+) -> Option<String> {
+    match answer {
+        Err(_) => Some(format!("no answer within {:?}", BOUND * 5)),
+        Ok(Err(error)) => Some(format!("request failed: {error}")),
+        Ok(Ok((status, content_type, body))) => {
+            *statuses.entry(status).or_default() += 1;
+            fault(endpoint, status, &content_type, &body)
+        }
+    }
+}
+
+/// A request's parameters as a failure shows them: quoted, the first 400 characters.
+fn shown(params: &str) -> String {
+    format!("{:?}", params.chars().take(400).collect::<String>())
+}
+
 /// Requests that once answered 500, asked before the random ones (numbered from 0 in the
 /// failures). From `bench/fuzz-queries` (100,000 queries, seed 20): tantivy's debug
 /// assertions on a backward seek, in `explain` of a clause that misses the page and in a
@@ -484,41 +540,19 @@ async fn random_queries_are_never_a_server_error() {
         (endpoint, params)
     });
     for (n, (endpoint, params)) in regressions.chain(random).enumerate() {
-        let request = match endpoint {
-            Endpoint::Get => client.get(server.url(&format!("/search?{params}"))),
-            Endpoint::Api => client.get(server.url(&format!("/api/search?{params}"))),
-            Endpoint::Post => client
-                .post(server.url("/search"))
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(params.clone()),
-        };
-        let sent = Instant::now();
-        let answer = tokio::time::timeout(BOUND * 5, async {
-            let response = request.send().await?;
-            let status = response.status().as_u16();
-            let content_type = response
-                .headers()
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_string();
-            Ok::<_, reqwest::Error>((status, content_type, response.text().await?))
-        })
-        .await;
-        let took = sent.elapsed();
+        let (answer, took) = ask(&client, &server, endpoint, &params).await;
         latencies.push(took);
-        let problem = match answer {
-            Err(_) => Some(format!("no answer within {:?}", BOUND * 5)),
-            Ok(Err(error)) => Some(format!("request failed: {error}")),
-            Ok(Ok((status, content_type, body))) => {
-                *statuses.entry(status).or_default() += 1;
-                fault(endpoint, status, &content_type, &body)
-                    .or_else(|| (took > BOUND).then(|| format!("took {took:?}")))
-            }
-        };
+        let mut problem = problem_of(endpoint, answer, &mut statuses);
+        if problem.is_none() && took > BOUND {
+            // A slow query is slow every time; a loaded machine is slow once. Only a second
+            // slow answer counts.
+            let (again, took_again) = ask(&client, &server, endpoint, &params).await;
+            problem = problem_of(endpoint, again, &mut statuses).or_else(|| {
+                (took_again > BOUND).then(|| format!("took {took:?}, then {took_again:?}"))
+            });
+        }
         if let Some(problem) = problem {
-            let shown: String = params.chars().take(400).collect();
-            failures.push(format!("#{n} {endpoint:?} {shown:?}: {problem}"));
+            failures.push(format!("#{n} {endpoint:?} {}: {problem}", shown(&params)));
         }
     }
     let elapsed = started.elapsed();

@@ -3,15 +3,16 @@
 //! log shows the crawler asked for (nothing robots.txt forbids, nothing of a type not
 //! fetched, the per-page cap kept, every gap at least the delay), what the store keeps
 //! beside each page, and what search finds. Then `kill -9` of a crawler mid-render: no
-//! browser process of it is left.
+//! browser process of it is left. And on `copies.test`: a page whose text is already stored
+//! is stored as a copy without a render.
 
 use std::time::Duration;
 
 use shared::record::RenderOutcome;
 use testweb::{
-    SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX,
-    SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK,
-    SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+    COPIES_NEAR_PAIR, COPIES_OTHER, SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT,
+    SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS,
+    SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
 };
 
 use crate::support::{Rig, stored_urls, write_config_file};
@@ -195,4 +196,51 @@ async fn auto_renders_a_sample_of_each_host_and_goes_on_only_where_scripts_add()
             && stored_urls(rig.data()).contains(&rig.web.url(HOST, SCRIPTS_BUILT[3].path)),
         "{scripted} of {scripts_pages} scripts.test pages rendered, its built pages reached"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_of_a_stored_page_is_not_rendered_again() {
+    let mut rig = Rig::start().await;
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 100;
+    // One page at a time, so each page is stored before the next is fetched (copies fetched
+    // at once are each rendered: the check reads the store).
+    rig.config.host_concurrency = 1;
+    let host = "copies.test";
+    let (story, print) = COPIES_NEAR_PAIR;
+    // The server ignores the query: the same story's bytes under a second URL, as the Rust
+    // docs' `?search=` links give every page.
+    let story_copy = format!("{story}?copy=1");
+    rig.crawl(&[rig.web.url(host, "/"), rig.web.url(host, &story_copy)])
+        .await;
+    let store = rig.store();
+    let render = |path: &str| {
+        let url = rig.web.url(host, path);
+        let rendered = store.rendered(&url).expect("readable");
+        let page = store.page(&url).expect("readable").expect("stored");
+        (url, rendered.map(|r| r.outcome), page.duplicate_of)
+    };
+    // A near-duplicate and a page of the same boilerplate have text of their own.
+    for path in [print, COPIES_OTHER] {
+        assert_eq!(render(path).1, Some(RenderOutcome::Rendered), "{path}");
+    }
+    // Of the story's two URLs, the first fetched is rendered; the other is stored as its
+    // copy, unrendered, naming it.
+    let both = [story, story_copy.as_str()].map(render);
+    let [
+        (first, first_outcome, _),
+        (second, second_outcome, duplicate_of),
+    ] = match both {
+        [a, b] if a.1 == Some(RenderOutcome::Rendered) => [a, b],
+        [a, b] => [b, a],
+    };
+    assert_eq!(first_outcome, Some(RenderOutcome::Rendered), "{first}");
+    assert_eq!(duplicate_of.as_ref(), Some(&first), "{second}");
+    match second_outcome {
+        Some(RenderOutcome::NotRendered { reason }) => assert!(
+            reason.contains(first.as_str()) && reason.contains("copy"),
+            "{second}: {reason}"
+        ),
+        other => panic!("{second}: {other:?}"),
+    }
 }

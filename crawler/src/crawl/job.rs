@@ -9,7 +9,7 @@ use shared::{CanonicalUrl, ContentKind, KindSet, now_ms};
 use tokio::time::Instant;
 
 use super::Crawler;
-use super::rendering::{self, Rendering, StaticPage};
+use super::rendering::{self, RenderTools, Rendering, StaticPage};
 use crate::error::Error;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
@@ -131,7 +131,7 @@ pub(super) async fn perform(
     job: Job,
     plan: Option<FetchPlan>,
     fetcher: Fetcher,
-    renderer: Option<Renderer>,
+    render: Option<RenderTools>,
     agent: String,
 ) -> Outcome {
     match job {
@@ -175,24 +175,22 @@ pub(super) async fn perform(
             let mut rendering = None;
             let result = match result {
                 Ok(fetched) => {
-                    let to_render = renderer
+                    let to_render = render
                         .as_ref()
-                        .filter(|renderer| is_rendered(renderer, &fetched, &url))
+                        .filter(|tools| is_rendered(&tools.renderer, &fetched, &url))
                         .map(|_| StaticPage {
                             headers: fetched.headers.clone(),
                             body: fetched.raw.clone(),
                         });
                     let (fetched, mut parsed) =
                         parse(fetched, &fetcher, &url, agent.clone(), plan.sitemap_limits).await;
-                    if let (Some(page), Some(renderer), Parsed::Content(findings)) =
-                        (to_render, renderer.as_ref(), &mut parsed)
+                    if let (Some(page), Some(tools), Parsed::Content(findings)) =
+                        (to_render, render.as_ref(), &mut parsed)
                     {
                         let own = OriginRules { robots, spacing };
                         rendering = Some(
-                            rendering::render(
-                                renderer, &fetcher, &url, own, page, findings, &agent,
-                            )
-                            .await,
+                            rendering::render(tools, &fetcher, &url, own, page, findings, &agent)
+                                .await,
                         );
                     }
                     Ok((fetched, parsed))

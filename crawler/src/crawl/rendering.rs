@@ -5,6 +5,13 @@
 //! and added to the static ones (the crawl follows both), its robots META adds to the
 //! static page's (directives only restrict), and the document after scripts is kept in a
 //! [`RenderedPage`] beside the page, for the indexer and `crawler explain`.
+//!
+//! A page whose text is already stored under another URL is not rendered: it will be stored
+//! as that page's copy, whose links are not followed and which the index leaves out, so its
+//! render would find nothing the crawl uses. (The Rust docs link every page to itself with
+//! `?search=` from a script: rendered, each such copy ran rustdoc's search, doubling the
+//! crawl.) A page too short to judge by its text (no simhash: an empty shell that scripts
+//! fill) is always rendered.
 
 use std::collections::HashSet;
 
@@ -15,6 +22,14 @@ use crate::extract::{Extracted, MAX_LINKS, extract};
 use crate::fetch::Fetcher;
 use crate::kind::Findings;
 use crate::render::{Gain, OriginRules, RenderRequest, Renderer, SentRequest};
+use crate::store::CopyCheck;
+
+/// What a fetch task renders with: the renderer, and the store's text index to tell a copy.
+#[derive(Clone)]
+pub(super) struct RenderTools {
+    pub renderer: Renderer,
+    pub copies: CopyCheck,
+}
 
 /// What a page's render gives the scheduler.
 pub(crate) struct Rendering {
@@ -32,9 +47,10 @@ pub(super) struct StaticPage {
     pub body: Vec<u8>,
 }
 
-/// Renders `url`'s page and adds what it finds to `findings`.
+/// Renders `url`'s page and adds what it finds to `findings`, unless its text is a copy of
+/// a stored page's.
 pub(super) async fn render(
-    renderer: &Renderer,
+    tools: &RenderTools,
     fetcher: &Fetcher,
     url: &CanonicalUrl,
     own: OriginRules,
@@ -42,6 +58,16 @@ pub(super) async fn render(
     findings: &mut Findings,
     agent: &str,
 ) -> Rendering {
+    let text = &findings.extracted;
+    if let Some(original) = text
+        .simhash
+        .and_then(|_| tools.copies.original(text.text_hash, url.as_str()))
+    {
+        return Rendering::not_rendered(format!(
+            "its text is that of {original}, already stored: a copy is not rendered"
+        ));
+    }
+    let renderer = &tools.renderer;
     let request = RenderRequest {
         url,
         headers: &page.headers,
@@ -79,6 +105,23 @@ pub(super) async fn render(
             elapsed_ms: u32::try_from(rendered.elapsed.as_millis()).unwrap_or(u32::MAX),
         },
         sent: rendered.sent,
+    }
+}
+
+impl Rendering {
+    /// A render not tried, for `reason`.
+    fn not_rendered(reason: String) -> Self {
+        Self {
+            record: RenderedPage {
+                rendered_at_ms: now_ms(),
+                outcome: RenderOutcome::NotRendered { reason },
+                html: None,
+                requests: 0,
+                refused: 0,
+                elapsed_ms: 0,
+            },
+            sent: Vec::new(),
+        }
     }
 }
 

@@ -2,7 +2,10 @@
 //! with a simhash within [`simhash::NEAR_DISTANCE`] bits and a similar title (column family
 //! `near`, each simhash indexed under its four 16-bit blocks).
 
-use shared::store::Cf;
+use std::sync::{Arc, Weak};
+
+use rocksdb::DB;
+use shared::store::{Cf, cf_handle};
 use shared::{StoreError, simhash};
 
 use super::PageStore;
@@ -11,7 +14,35 @@ use super::PageStore;
 /// work of one lookup (a block value shared by this many pages is noise, not a match).
 const NEAR_CANDIDATES: usize = 512;
 
+/// A fetch task's look at the store's text index, before it renders a page: is this text
+/// already stored under another URL? Holds the store weakly, so a task that outlives the
+/// crawl (a render cut off by Ctrl-C) never keeps the store open.
+#[derive(Clone, Debug)]
+pub(crate) struct CopyCheck {
+    db: Weak<DB>,
+}
+
+impl CopyCheck {
+    /// The stored page whose text hash is `text_hash`, other than `except`; `None` also when
+    /// the store is closed or cannot be read (the page is then treated as new).
+    pub(crate) fn original(&self, text_hash: u64, except: &str) -> Option<String> {
+        let db = self.db.upgrade()?;
+        let owner = db
+            .get_pinned_cf(cf_handle(&db, Cf::Content), text_hash.to_be_bytes())
+            .ok()??;
+        let owner = String::from_utf8_lossy(&owner).into_owned();
+        (owner != except).then_some(owner)
+    }
+}
+
 impl PageStore {
+    /// A [`CopyCheck`] of this store.
+    pub(crate) fn copy_check(&self) -> CopyCheck {
+        CopyCheck {
+            db: Arc::downgrade(&self.db),
+        }
+    }
+
     /// The stored page a page duplicates, other than `except` (the page itself, on a
     /// revisit): the first stored with the same `text_hash`, else one whose simhash is within
     /// [`simhash::NEAR_DISTANCE`] bits of `near`'s and whose title is similar (`near` is the
