@@ -27,12 +27,16 @@ impl CopyCheck {
     /// the store is closed or cannot be read (the page is then treated as new).
     pub(crate) fn original(&self, text_hash: u64, except: &str) -> Option<String> {
         let db = self.db.upgrade()?;
-        let owner = db
-            .get_pinned_cf(cf_handle(&db, Cf::Content), text_hash.to_be_bytes())
-            .ok()??;
-        let owner = String::from_utf8_lossy(&owner).into_owned();
-        (owner != except).then_some(owner)
+        exact_owner(&db, text_hash, except).ok().flatten()
     }
+}
+
+/// The stored page whose text hash is `text_hash`, other than `except`.
+fn exact_owner(db: &DB, text_hash: u64, except: &str) -> Result<Option<String>, StoreError> {
+    Ok(db
+        .get_pinned_cf(cf_handle(db, Cf::Content), text_hash.to_be_bytes())?
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .filter(|owner| owner != except))
 }
 
 impl PageStore {
@@ -53,12 +57,7 @@ impl PageStore {
         near: Option<(u64, &str)>,
         except: &str,
     ) -> Result<Option<String>, StoreError> {
-        let exact = self
-            .db
-            .get_pinned_cf(self.cf(Cf::Content), text_hash.to_be_bytes())?
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .filter(|owner| owner != except);
-        match (exact, near) {
+        match (exact_owner(&self.db, text_hash, except)?, near) {
             (Some(owner), _) => Ok(Some(owner)),
             (None, Some((hash, title))) => self.near_owner(hash, title, except),
             (None, None) => Ok(None),
