@@ -2,7 +2,8 @@
 """Xapian-Omega as the baseline of bench/relevance: no scoring here, only Omega's results.
 
   omega.py stage DOCS WORK        # WORK/site: a tree of symlinks to the pages of DOCS
-  omega.py query JUDGMENTS WORK   # each judged query through the Omega CGI: TSV on stdout
+  omega.py query JUDGMENTS WORK [STEMMER]
+                                  # each judged query through the Omega CGI: TSV on stdout
 
 `stage` links every HTML file under DOCS (*.html, *.htm) into WORK/site at the same path,
 except redirect stubs (a <meta http-equiv="refresh"> in the first 1 KiB: rustdoc writes
@@ -16,6 +17,13 @@ QUERY_STRING with P=the query, DB, FMT, HITSPERPAGE=10), and prints `QUERY<TAB>P
 result, best first: the runs file `searchd eval --runs omega=FILE` scores. The template
 keeps the one query setting of Omega's stock `query` template (its field prefixes) and prints
 each hit's URL; the default operator and query parsing are Omega's own (AND since 1.3.0).
+
+STEMMER (a Xapian::Stem name: german, spanish, russian, english, none...) is for a corpus in
+another language, whose database omindex built with `--stemmer=STEMMER`: the query then also
+carries STEMMER=STEMMER, and the template (`urls-stem`) sets OmegaScript's `stemmer` from it
+before the query is parsed (Omega 1.4 has no CGI parameter for the stemmer: it is the
+`stemmer` variable, "english" when unset). Without STEMMER the query and the template are
+exactly those of the English corpora (no STEMMER parameter, template `urls`).
 """
 
 import os
@@ -33,6 +41,9 @@ TEMPLATE = (
     "$setmap{prefix,,$split{ S B F},title,S,author,A,topic,B}"
     "$hitlist{$field{url}\n}"
 )
+
+# The same, with the query's stemmer taken from the CGI parameter STEMMER.
+TEMPLATE_STEM = "$set{stemmer,$cgi{STEMMER}}" + TEMPLATE
 
 
 def is_redirect_stub(path: Path) -> bool:
@@ -62,10 +73,11 @@ def stage(docs: Path, work: Path) -> None:
     print(f"omega: staged {pages} HTML pages of {docs} ({stubs} redirect stubs left out)")
 
 
-def query(judgments: Path, work: Path) -> None:
+def query(judgments: Path, work: Path, stemmer: str | None = None) -> None:
     (work / "templates").mkdir(exist_ok=True)
     (work / "log").mkdir(exist_ok=True)
     (work / "templates" / "urls").write_text(TEMPLATE)
+    (work / "templates" / "urls-stem").write_text(TEMPLATE_STEM)
     conf = work / "omega.conf"
     conf.write_text(
         f"database_dir {work.resolve()}\n"
@@ -83,9 +95,11 @@ def query(judgments: Path, work: Path) -> None:
     with open(judgments, "rb") as f:
         queries = [q["q"] for q in tomllib.load(f)["query"]]
     for q in queries:
-        env["QUERY_STRING"] = urllib.parse.urlencode(
-            [("P", q), ("DB", "db"), ("FMT", "urls"), ("HITSPERPAGE", "10")]
-        )
+        params = [("P", q), ("DB", "db"), ("FMT", "urls"), ("HITSPERPAGE", "10")]
+        if stemmer:
+            params[2] = ("FMT", "urls-stem")
+            params.append(("STEMMER", stemmer))
+        env["QUERY_STRING"] = urllib.parse.urlencode(params)
         out = subprocess.run(
             [OMEGA], env=env, capture_output=True, check=True
         ).stdout.decode("utf-8", "replace")
@@ -102,8 +116,8 @@ def query(judgments: Path, work: Path) -> None:
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "stage":
         stage(Path(sys.argv[2]), Path(sys.argv[3]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "query":
-        query(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "query":
+        query(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4] if len(sys.argv) == 5 else None)
     else:
         sys.exit(__doc__)
 
