@@ -315,7 +315,9 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
         }
         Command::Resume { data, origins } => resume(&data, &origins),
         Command::Explain { data, url } => {
-            crate::inspect::explain(&open_store(&data)?, &url, &mut shared::report_out::stdout())
+            let mut out = shared::report_out::stdout();
+            crate::inspect::explain(&open_store(&data)?, &url, &mut out)?;
+            crate::inspect::explain_language(&data, &url, &mut out)
         }
         Command::Export { data, warc, config } => export(&data, &warc, config.as_deref()),
         Command::Import { data, warc, config } => {

@@ -41,7 +41,8 @@ pub struct Extracted {
     /// `<meta name="revisit-after">` in seconds ("7 days", "2 weeks", "14").
     pub revisit_after_secs: Option<u64>,
     /// The target of `<meta http-equiv="refresh" content="N; url=...">`, canonical: the page
-    /// is a redirect (whatever `N`; a refresh to the page itself is no redirect).
+    /// is a redirect (whatever `N`; a refresh to the page itself is no redirect). A refresh
+    /// inside `<noscript>` or `<template>` is none: its URL is one of [`Extracted::links`].
     pub refresh_to: Option<String>,
     /// Directives from `<meta name="robots">` and `<meta name="OUR-TOKEN">`.
     pub robots: RobotsDirectives,
@@ -112,10 +113,20 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
     let mut robots = RobotsDirectives::default();
     let (mut description, mut keywords) = (String::new(), String::new());
     let (mut revisit_after_secs, mut refresh_to) = (None, None);
+    // A refresh inside `<noscript>` sends only browsers without scripts elsewhere (a
+    // "please enable JavaScript" page, often on every page of a site): its URL is a link of
+    // the page, never the page's redirect.
+    let mut fallback_refreshes = Vec::new();
     for meta in &scanned.metas {
         let content = meta.content.as_str();
         if let Some(equiv) = &meta.http_equiv {
-            if equiv.trim().eq_ignore_ascii_case("refresh") && refresh_to.is_none() {
+            let refresh = equiv.trim().eq_ignore_ascii_case("refresh");
+            if refresh && meta.in_fallback {
+                fallback_refreshes.extend(refresh_target(content).map(|href| scan::RawLink {
+                    href: href.to_string(),
+                    ..Default::default()
+                }));
+            } else if refresh && refresh_to.is_none() {
                 refresh_to = refresh_target(content)
                     .and_then(|target| CanonicalUrl::join(&base, target).ok())
                     .map(String::from)
@@ -152,7 +163,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
     // source page.
     let own = CanonicalUrl::from_url(page_url.clone()).ok();
     let fragments_are_own = base == *page_url;
-    for link in scanned.links {
+    for link in scanned.links.into_iter().chain(fallback_refreshes) {
         if fragments_are_own && link.href.trim().starts_with('#') {
             continue;
         }

@@ -13,7 +13,10 @@ use shared::docplan::{DocPlan, PageMeta};
 use shared::record::{FetchHistory, RobotsDirectives, RobotsFetch};
 use shared::{CanonicalUrl, PageRecord, StoreReader, format_time_ms};
 
+mod language;
 mod rendered;
+
+pub use language::explain_language;
 
 /// Anchor texts shown by `crawler explain`.
 const EXPLAIN_ANCHORS: usize = 10;

@@ -70,6 +70,9 @@ pub struct UrlReport {
     pub inlinks: Option<u64>,
     /// Its title (from the index).
     pub title: Option<String>,
+    /// The language its text is in (from the index), and why: `fr (its text (confidence
+    /// 1.00))`.
+    pub language: Option<String>,
     /// The indexed page it was folded into (same content, or its `rel=canonical`).
     pub folded_into: Option<String>,
     /// Why the crawler dropped it unfetched (a robots.txt rule and its line ...).
@@ -153,6 +156,7 @@ impl UrlReport {
                 report.indexed = true;
                 report.inlinks = Some(doc.signals.inlinks);
                 report.title = Some(doc.title);
+                report.language = Some(format!("{} ({})", doc.lang, doc.lang_reason));
             }
             Ok(None) => {
                 report.folded_into = searcher
@@ -233,6 +237,7 @@ impl UrlReport {
             }
         };
         add("title", self.title.clone());
+        add("language", self.language.clone());
         add("in-links", self.inlinks.map(|n| n.to_string()));
         add("HTTP status", self.status.map(|s| s.to_string()));
         add("fetch error", self.fetch_error.clone());

@@ -9,6 +9,7 @@ use serde_json::json;
 use warp::Rejection;
 use warp::reply::{Reply, Response};
 
+use crate::accept_language::Preferred;
 use crate::cache::copy_anywhere;
 use crate::cached_html;
 use crate::error::{AppError, reject};
@@ -128,22 +129,34 @@ pub async fn home(state: Arc<AppState>) -> Result<Response, Rejection> {
 }
 
 /// `GET|POST /search`: the HTML results page.
-pub async fn search_page(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
+/// Of a page's translations, the one in the language the browser asks for first is shown.
+pub async fn search_page(
+    params: Params,
+    preferred: Preferred,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
     let SearchParams { query, page, .. } = SearchParams::read(&params, state.per_page);
-    let results = blocking(&state, move |s| s.searcher.search(&query, page, s.per_page)).await?;
+    let results = blocking(&state, move |s| {
+        s.searcher
+            .search_for(&query, page, s.per_page, false, Ranking::Full, &preferred)
+    })
+    .await?;
     Ok(html(render::results(&results)))
 }
 
 /// The JSON answer of `/api/search`:
 /// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
-/// "snippet", "score", "all_words", "kind"}]}`, with `"explain"` on each hit when it was
-/// asked for; `kind` is what the result was made from (`html`, `pdf`);
+/// "snippet", "score", "all_words", "kind", "lang"}]}`, with `"explain"` on each hit when it
+/// was asked for; `kind` is what the result was made from (`html`, `pdf`); `lang` the
+/// language of its text (`en`, `fr`, `und` when it could not be told);
 /// `all_words` is false for a page with most but not all of the words (they follow the
 /// pages with every word, when those are few); `partial` is
 /// true when no page had every word and the hits are pages with some of them, or when a
 /// shard did not answer in time (then, and only then, `missing_shards` names those
 /// leaves); `suggestion`
-/// is a respelled query ("did you mean") or null.
+/// is a respelled query ("did you mean") or null; `facets.lang` counts the matches by
+/// language (`[{"value": "fr", "count": 12}]`, most first); a hit whose translations also
+/// matched names them in `also_in` (`[{"lang", "url"}]`).
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
         .hits
@@ -156,7 +169,11 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
                 "score": hit.score,
                 "all_words": hit.all_words,
                 "kind": hit.kind,
+                "lang": hit.lang,
             });
+            if let (false, Some(object)) = (hit.also_in.is_empty(), value.as_object_mut()) {
+                object.insert("also_in".into(), json!(hit.also_in));
+            }
             if let (Some(explanation), Some(object)) = (&hit.explanation, value.as_object_mut()) {
                 object.insert("explain".into(), explanation.clone());
             }
@@ -170,6 +187,11 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
         "page": results.page,
         "partial": results.partial || !results.missing_shards.is_empty(),
         "suggestion": results.suggestion,
+        "facets": {
+            "lang": results.langs.iter()
+                .map(|(lang, count)| json!({"value": lang, "count": count}))
+                .collect::<Vec<_>>(),
+        },
         "hits": hits,
     });
     if let (false, Some(object)) = (results.missing_shards.is_empty(), value.as_object_mut()) {
@@ -179,11 +201,16 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
 }
 
 /// `GET /api/search`.
-pub async fn search_api(params: Params, state: Arc<AppState>) -> Result<Response, Rejection> {
+pub async fn search_api(
+    params: Params,
+    preferred: Preferred,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
     let p = SearchParams::read(&params, state.per_page);
     let results = blocking(&state, move |s| {
-        s.searcher
-            .search_ranked(&p.query, p.page, p.per_page, p.explain, p.ranking)
+        s.searcher.search_for(
+            &p.query, p.page, p.per_page, p.explain, p.ranking, &preferred,
+        )
     })
     .await?;
     Ok(json_reply(&results_json(&results)))

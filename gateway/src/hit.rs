@@ -71,6 +71,29 @@ pub struct Hit {
     /// What the document was made from: `html`, or `pdf` for a PDF's text.
     #[serde(default = "html")]
     pub kind: String,
+    /// The language of its text (`en`, `fr`; `und` when it could not be told).
+    #[serde(default = "undetermined")]
+    pub lang: String,
+    /// Why it has that language (its text, or a declaration when the text could not tell).
+    #[serde(default)]
+    pub lang_reason: String,
+    /// The same page in other languages that matched too, folded under this one (the page
+    /// shown is the one in the language the user prefers).
+    #[serde(default)]
+    pub also_in: Vec<Translation>,
+}
+
+/// A translation of a result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Translation {
+    /// Its language.
+    pub lang: String,
+    /// Its URL.
+    pub url: String,
+}
+
+fn undetermined() -> String {
+    "und".into()
 }
 
 fn yes() -> bool {
@@ -104,17 +127,16 @@ impl Hit {
             kind: Some(text(doc, fields.kind))
                 .filter(|kind| !kind.is_empty())
                 .unwrap_or_else(html),
+            lang: Some(text(doc, fields.lang))
+                .filter(|lang| !lang.is_empty())
+                .unwrap_or_else(undetermined),
+            lang_reason: text(doc, fields.lang_reason),
+            also_in: Vec::new(),
         }
     }
 }
 
-/// A stored text field of a document (empty when missing).
-pub(crate) fn text(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
-    doc.get_first(field)
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_string()
-}
+pub(crate) use crate::stored::text;
 
 fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)

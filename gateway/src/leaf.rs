@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use index_format::IndexFields;
+use index_format::language::Stemming;
 use serde::{Deserialize, Serialize};
 use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
@@ -19,6 +20,8 @@ use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
 
+use crate::analysis::{merge_held, stemmings_held};
+use crate::facets::{self, LangCounts};
 use crate::hit::{Hit, QuerySpec, Ranking, text};
 use crate::query::UserQuery;
 use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boost, thin_prior};
@@ -56,6 +59,12 @@ pub struct TopHit {
     pub name: u64,
     /// Its body simhash (0: none, or not the full ranking).
     pub simhash: u64,
+    /// The key of its set of translations (0: none, or not the full ranking).
+    #[serde(default)]
+    pub translations: u64,
+    /// Its language.
+    #[serde(default)]
+    pub lang: String,
 }
 
 /// The answer to a [`TopRequest`].
@@ -65,6 +74,9 @@ pub struct TopAnswer {
     pub total: u64,
     /// The best of this process's shards together, best first (at most the limit asked).
     pub hits: Vec<TopHit>,
+    /// Matching documents by language, most first.
+    #[serde(default)]
+    pub langs: Vec<(String, u64)>,
 }
 
 /// The third question: the results of these documents, with snippets (and explained).
@@ -194,7 +206,7 @@ impl LocalShards {
         }
     }
 
-    fn query(&self, loaded: &Loaded, spec: &QuerySpec) -> Box<dyn Query> {
+    fn query(&self, loaded: &Loaded, spec: &QuerySpec, held: &[Stemming]) -> Box<dyn Query> {
         let user_query = UserQuery::parse(&spec.text, self.max_query_len);
         match spec.ranking {
             Ranking::Full => user_query.to_query_matching(
@@ -202,8 +214,9 @@ impl LocalShards {
                 &loaded.fields,
                 &self.ranking,
                 spec.matching,
+                held,
             ),
-            Ranking::Bm25Body => user_query.to_body_query(&loaded.index, &loaded.fields),
+            Ranking::Bm25Body => user_query.to_body_query(&loaded.index, &loaded.fields, held),
         }
     }
 
@@ -211,11 +224,23 @@ impl LocalShards {
     /// schema and its analyzers, so it is built once for the shards that share a schema (all
     /// of them, from one indexer), not once per shard.
     fn prepared(&self, spec: &QuerySpec) -> Vec<Prepared> {
-        let mut prepared: Vec<Prepared> = Vec::with_capacity(self.shards.len());
-        for (number, shard) in self.shards.iter().enumerate() {
-            let Some(loaded) = shard.current() else {
-                continue;
-            };
+        let loaded: Vec<(u32, Arc<Loaded>, tantivy::Searcher)> = self
+            .shards
+            .iter()
+            .enumerate()
+            .filter_map(|(number, shard)| {
+                let loaded = shard.current()?;
+                let searcher = loaded.reader.searcher();
+                Some((number as u32, loaded, searcher))
+            })
+            .collect();
+        // Every shard is asked with the same cuts: the stemmings any of them holds.
+        let mut held = Vec::new();
+        for (_, loaded, searcher) in &loaded {
+            merge_held(&mut held, stemmings_held(searcher, loaded.fields.stemmer));
+        }
+        let mut prepared: Vec<Prepared> = Vec::with_capacity(loaded.len());
+        for (number, loaded, searcher) in loaded {
             let query = match prepared.last() {
                 Some(last)
                     if last.loaded.index.schema() == loaded.index.schema()
@@ -223,11 +248,11 @@ impl LocalShards {
                 {
                     Arc::clone(&last.query)
                 }
-                _ => Arc::from(self.query(&loaded, spec)),
+                _ => Arc::from(self.query(&loaded, spec, &held)),
             };
             prepared.push(Prepared {
-                number: number as u32,
-                searcher: loaded.reader.searcher(),
+                number,
+                searcher,
                 loaded,
                 query,
             });
@@ -270,8 +295,9 @@ impl LocalShards {
                 EnableScoring::enabled_from_statistics_provider(&scoring, &shard.searcher);
             shard.query.weight(scoring).map_err(refused)
         })?;
-        let collector = (Count, top_collector(request.limit, ranking));
+        let collector = (Count, top_collector(request.limit, ranking), LangCounts);
         let mut total = 0;
+        let mut langs = Vec::new();
         let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
         for (place, shard) in shards.iter().enumerate() {
             let weight = &*weights[weight_of[place]];
@@ -283,8 +309,9 @@ impl LocalShards {
                 .map(|(ord, reader)| collector.collect_segment(weight, ord as u32, reader))
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(refused)?;
-            let (count, top) = collector.merge_fruits(fruits).map_err(refused)?;
+            let (count, top, counts) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
+            langs.push(counts);
             best.extend(
                 top.into_iter()
                     .map(|(score, address)| (score, place, address)),
@@ -296,6 +323,7 @@ impl LocalShards {
         let mut answer = TopAnswer {
             total,
             hits: Vec::with_capacity(best.len()),
+            langs: facets::merge(langs),
         };
         for (score, place, address) in best {
             let shard = &shards[place];
@@ -319,6 +347,8 @@ impl LocalShards {
                 },
                 name: fast(index_format::fields::PAGE_NAME),
                 simhash: fast(index_format::fields::SIMHASH),
+                translations: fast(index_format::fields::TRANSLATIONS),
+                lang: text(&doc, fields.lang),
             });
         }
         Ok(answer)
@@ -498,6 +528,7 @@ fn snippet_fields(fields: &IndexFields) -> SnippetFields {
         body_start: fields.body_start,
         description: fields.description,
         nosnippet: fields.nosnippet,
+        lang: fields.lang,
     }
 }
 

@@ -45,12 +45,15 @@
 
 #![deny(missing_docs)]
 
+mod accept_language;
+mod analysis;
 mod breakdown;
 mod cache;
 mod cached_html;
 mod display;
 mod error;
 mod explain;
+mod facets;
 mod handlers;
 mod hit;
 mod image_handlers;
@@ -73,6 +76,7 @@ mod shard;
 mod snippet;
 mod stats;
 mod status;
+mod stored;
 mod suggest;
 mod user_fields;
 
@@ -98,10 +102,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use accept_language::Preferred;
 pub use error::AppError;
 pub use explain::UrlReport;
 pub use handlers::{AppState, results_json};
-pub use hit::{Hit, QuerySpec, Ranking};
+pub use hit::{Hit, QuerySpec, Ranking, Translation};
 pub use image_handlers::images_json;
 pub use image_query::{FilterError, ImageRequest};
 pub use image_search::{ImageHit, ImageResults, thumbnail_path};

@@ -5,7 +5,7 @@
 //! `intitle:word`), `inurl:word` (the URL's words) — tantivy's query grammar, parsed
 //! leniently so malformed input is searched as well as it can be and never fails — and
 //! `site:host`, which is lifted out first and becomes a filter on the `host` field (the host
-//! itself or any of its subdomains).
+//! itself or any of its subdomains), and `lang:xx`, a filter on the page's language.
 //!
 //! A colon that does not follow a field name separates words, so `std::vec::Vec` searches
 //! for `std`, `vec` and `Vec` (all required) instead of a field named `std`.
@@ -19,19 +19,20 @@
 //! `<~intitle:heron` is `title:heron`. Groups nest at most [`MAX_GROUP_DEPTH`] deep (the
 //! grammar recurses once per level; a few hundred levels overflow a thread's stack).
 
-use index_format::IndexFields;
+use index_format::{EXACT_TOKENIZER, IndexFields};
 use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, QueryParser,
-    RegexQuery, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query,
+    QueryParser, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
 
-use std::sync::OnceLock;
+use index_format::language::{Stemming, language_code};
 
+use crate::analysis::{self, Analyses};
 use crate::user_fields::{user_field, within_language};
 
 /// A query as understood, before it meets an index.
@@ -43,6 +44,9 @@ pub struct UserQuery {
     pub text: String,
     /// Hosts from `site:` terms, lowercase; a hit must be on one of them (or a subdomain).
     pub sites: Vec<String>,
+    /// Languages from `lang:` terms (`lang:fr`, `lang:de-AT` is `de`); a hit must be in one
+    /// of them. A value that names no language is kept as typed, lowercase: it matches none.
+    pub langs: Vec<String>,
 }
 
 impl UserQuery {
@@ -50,6 +54,7 @@ impl UserQuery {
     pub fn parse(raw: &str, max_len: usize) -> Self {
         let shown = cut(raw, max_len).trim().to_string();
         let mut sites = Vec::new();
+        let mut langs = Vec::new();
         let mut words: Vec<Word> = Vec::new();
         let mut in_phrase = false;
         for word in shown.split_whitespace() {
@@ -57,9 +62,14 @@ impl UserQuery {
                 .get(..5)
                 .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("site:"))
                 .and_then(|_| site_host(&word[5..]));
+            let lang = word
+                .get(..5)
+                .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("lang:"))
+                .and_then(|_| lang_value(&word[5..]));
             let comparison = !in_phrase && is_comparison(word);
             match site {
                 Some(host) => sites.push(host),
+                None if lang.is_some() => langs.extend(lang),
                 None if comparison => {}
                 None => words.push(Word {
                     text: split_colons(
@@ -77,12 +87,13 @@ impl UserQuery {
             shown,
             text: without_deep_groups(&without_dangling_operators(words).join(" ")),
             sites,
+            langs,
         }
     }
 
     /// Whether there is nothing to search for (no word, no site).
     pub fn is_empty(&self) -> bool {
-        !self.has_words() && self.sites.is_empty()
+        !self.has_words() && self.sites.is_empty() && self.langs.is_empty()
     }
 
     fn has_words(&self) -> bool {
@@ -90,23 +101,26 @@ impl UserQuery {
     }
 
     /// The tantivy query: the text over every text field with its boost, restricted to
-    /// `sites`.
+    /// `sites` and `langs`, for an index of one stemming.
     pub fn to_query(
         &self,
         index: &Index,
         fields: &IndexFields,
         ranking: &RankingConfig,
     ) -> Box<dyn Query> {
-        self.to_query_matching(index, fields, ranking, Matching::Compounds)
+        self.to_query_matching(index, fields, ranking, Matching::Compounds, &[])
     }
 
-    /// Like [`UserQuery::to_query`], with `matching` deciding whether every word is needed.
+    /// Like [`UserQuery::to_query`], with `matching` deciding whether every word is needed,
+    /// over an index whose documents were stemmed by the `held` stemmings (each cut of the
+    /// query meets its own documents: [`Analyses`]).
     pub fn to_query_matching(
         &self,
         index: &Index,
         fields: &IndexFields,
         ranking: &RankingConfig,
         matching: Matching,
+        held: &[Stemming],
     ) -> Box<dyn Query> {
         let searched = [
             (fields.title, ranking.title_boost),
@@ -128,7 +142,6 @@ impl UserQuery {
             ),
             (fields.body_exact, ranking.body_boost * ranking.exact_boost),
         ];
-        let query = self.over(index, fields, &searched, matching);
         let abbreviated = [
             (
                 fields.title_exact,
@@ -140,12 +153,25 @@ impl UserQuery {
             ),
         ];
         let sections = (fields.sections, ranking.section_boost);
-        self.with_bonuses(query, index, &searched, &abbreviated, sections)
+        let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers| {
+            let query = self.text_query(index, &searched, matching, tokenizers);
+            self.with_bonuses(query, index, &searched, &abbreviated, sections, tokenizers)
+        });
+        self.filtered(fields, text_query)
     }
 
     /// The same text over the body alone, unboosted: the plain BM25 baseline.
-    pub fn to_body_query(&self, index: &Index, fields: &IndexFields) -> Box<dyn Query> {
-        self.over(index, fields, &[(fields.body, 1.0)], Matching::AllWords)
+    pub fn to_body_query(
+        &self,
+        index: &Index,
+        fields: &IndexFields,
+        held: &[Stemming],
+    ) -> Box<dyn Query> {
+        let searched = [(fields.body, 1.0)];
+        let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers| {
+            self.text_query(index, &searched, Matching::AllWords, tokenizers)
+        });
+        self.filtered(fields, text_query)
     }
 
     /// Whether a query without every word met could still match pages with some of them:
@@ -155,48 +181,63 @@ impl UserQuery {
             .is_some_and(|words| words.len() >= 2)
     }
 
-    /// The text over `searched` fields with their boosts, restricted to `sites`.
-    fn over(
+    /// The text over `searched` fields with their boosts, cut by `tokenizers`.
+    fn text_query(
         &self,
         index: &Index,
-        fields: &IndexFields,
         searched: &[(Field, f32)],
         matching: Matching,
+        tokenizers: &TokenizerManager,
     ) -> Box<dyn Query> {
-        let text_query: Box<dyn Query> = match (self.has_words(), matching) {
+        let parse = |text: &str, all_words| parsed(index, searched, text, all_words, tokenizers);
+        match (self.has_words(), matching) {
             (false, _) => Box::new(AllQuery),
-            (true, Matching::AllWords) => parsed(index, searched, &self.text, true),
-            (true, Matching::AnyWord) => parsed(index, searched, &self.text, false),
-            (true, Matching::Compounds) => {
-                parsed(index, searched, &with_compound_forms(&self.text), true)
-            }
+            (true, Matching::AllWords) => parse(&self.text, true),
+            (true, Matching::AnyWord) => parse(&self.text, false),
+            (true, Matching::Compounds) => parse(&with_compound_forms(&self.text), true),
             (true, Matching::AtLeast(needed)) => {
                 let words = self.only_plain_words().unwrap_or_default();
                 let clauses = words
                     .iter()
-                    .map(|word| {
-                        let query = parsed(index, searched, &with_compound_forms(word), true);
-                        (Occur::Should, query)
-                    })
+                    .map(|word| (Occur::Should, parse(&with_compound_forms(word), true)))
                     .collect();
                 Box::new(BooleanQuery::with_minimum_required_clauses(
                     clauses,
                     usize::from(needed).max(1),
                 ))
             }
-        };
-        if self.sites.is_empty() {
-            return text_query;
         }
-        let sites = self
-            .sites
-            .iter()
-            .map(|site| (Occur::Should, site_query(fields.host, site)))
-            .collect();
-        Box::new(BooleanQuery::new(vec![
-            (Occur::Must, text_query),
-            (Occur::Must, Box::new(BooleanQuery::new(sites))),
-        ]))
+    }
+
+    /// `text_query` restricted to `sites` and `langs`.
+    fn filtered(&self, fields: &IndexFields, text_query: Box<dyn Query>) -> Box<dyn Query> {
+        let mut clauses = vec![(Occur::Must, text_query)];
+        if !self.sites.is_empty() {
+            let sites = self
+                .sites
+                .iter()
+                .map(|site| (Occur::Should, site_query(fields.host, site)))
+                .collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(sites))));
+        }
+        if !self.langs.is_empty() {
+            let langs = self
+                .langs
+                .iter()
+                .map(|lang| {
+                    let term = Term::from_field_text(fields.lang, lang);
+                    let query: Box<dyn Query> =
+                        Box::new(TermQuery::new(term, IndexRecordOption::Basic));
+                    (Occur::Should, query)
+                })
+                .collect();
+            let langs = ConstScoreQuery::new(Box::new(BooleanQuery::new(langs)), 0.0);
+            clauses.push((Occur::Must, Box::new(langs)));
+        }
+        match clauses.len() {
+            1 => clauses.remove(0).1,
+            _ => Box::new(BooleanQuery::new(clauses)),
+        }
     }
 }
 
@@ -245,6 +286,7 @@ impl UserQuery {
         searched: &[(Field, f32)],
         abbreviated: &[(Field, f32)],
         (sections, section_boost): (Field, f32),
+        tokenizers: &TokenizerManager,
     ) -> Box<dyn Query> {
         let Some(words) = self.only_plain_words() else {
             return query;
@@ -252,7 +294,7 @@ impl UserQuery {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
         let text = words.join(" ");
         for &(field, boost) in searched.iter().filter(|_| words.len() >= 2) {
-            let terms = positioned_terms(index, field, &text);
+            let terms = positioned_terms(index, field, &text, tokenizers);
             if terms.len() < 2 {
                 continue;
             }
@@ -264,7 +306,7 @@ impl UserQuery {
             ));
         }
         if section_boost > 0.0 {
-            let terms = positioned_terms(index, sections, &text);
+            let terms = positioned_terms(index, sections, &text, tokenizers);
             let section: Box<dyn Query> = match terms.as_slice() {
                 [] => Box::new(EmptyQuery),
                 [(_, term)] => Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs)),
@@ -279,9 +321,29 @@ impl UserQuery {
                 Box::new(BoostQuery::new(section, section_boost)),
             ));
         }
+        // The spelling typed: a word typed with its accents (`schön`) means that spelling,
+        // and a page that has the word only without them (`schon`, which German stems
+        // alike) ranks below one that has it as typed.
+        for word in words.iter().filter(|word| has_accents(word)) {
+            let exact = searched
+                .iter()
+                .filter(|(field, _)| tokenizer_of(index, *field) == Some(EXACT_TOKENIZER));
+            for &(field, boost) in exact {
+                for token in field_tokens_with(index, field, word, tokenizers) {
+                    let term = TermQuery::new(
+                        Term::from_field_text(field, &token),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    clauses.push((
+                        Occur::Should,
+                        Box::new(BoostQuery::new(Box::new(term), boost * SPELLING_BOOST)),
+                    ));
+                }
+            }
+        }
         for &(field, boost) in abbreviated.iter().filter(|(_, boost)| *boost > 0.0) {
             for prefix in words.iter().flat_map(|word| abbreviations(word)) {
-                for token in field_tokens(index, field, prefix) {
+                for token in field_tokens_with(index, field, prefix, tokenizers) {
                     let term = Term::from_field_text(field, &token);
                     clauses.push((
                         Occur::Should,
@@ -298,12 +360,40 @@ impl UserQuery {
 }
 
 /// The terms `text` becomes in `field`, each with its position: what a phrase is made of.
-fn positioned_terms(index: &Index, field: Field, text: &str) -> Vec<(usize, Term)> {
-    field_tokens(index, field, text)
+fn positioned_terms(
+    index: &Index,
+    field: Field,
+    text: &str,
+    tokenizers: &TokenizerManager,
+) -> Vec<(usize, Term)> {
+    field_tokens_with(index, field, text, tokenizers)
         .iter()
         .enumerate()
         .map(|(position, token)| (position, Term::from_field_text(field, token)))
         .collect()
+}
+
+/// How much more a word typed with accents counts in an exact field than its exact match
+/// alone does (see [`UserQuery::with_bonuses`]).
+const SPELLING_BOOST: f32 = 4.0;
+
+/// Whether `word` has letters that lose an accent when folded (`schön`, `café`).
+fn has_accents(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    index_format::tokenize::fold(&lower) != lower.as_str()
+}
+
+/// The tokenizer `field` is indexed with, if it is a text field.
+fn tokenizer_of(index: &Index, field: Field) -> Option<&'static str> {
+    let schema = index.schema();
+    let tantivy::schema::FieldType::Str(options) = schema.get_field_entry(field).field_type()
+    else {
+        return None;
+    };
+    let name = options.get_indexing_options()?.tokenizer();
+    [EXACT_TOKENIZER, index_format::TOKENIZER]
+        .into_iter()
+        .find(|known| *known == name)
 }
 
 /// Shortest word abbreviated.
@@ -335,13 +425,19 @@ pub enum Matching {
     AnyWord,
 }
 
-/// The query parsed from `text` over the `searched` fields with their boosts, every word
-/// required when `all_words`; parsed leniently, so it never fails.
-fn parsed(index: &Index, searched: &[(Field, f32)], text: &str, all_words: bool) -> Box<dyn Query> {
+/// The query parsed from `text` over the `searched` fields with their boosts, cut by
+/// `tokenizers`, every word required when `all_words`; parsed leniently, so it never fails.
+fn parsed(
+    index: &Index,
+    searched: &[(Field, f32)],
+    text: &str,
+    all_words: bool,
+    tokenizers: &TokenizerManager,
+) -> Box<dyn Query> {
     let mut parser = QueryParser::new(
         index.schema(),
         searched.iter().map(|(f, _)| *f).collect(),
-        query_tokenizers().clone(),
+        tokenizers.clone(),
     );
     if all_words {
         parser.set_conjunction_by_default();
@@ -364,14 +460,13 @@ fn parsed(index: &Index, searched: &[(Field, f32)], text: &str, all_words: bool)
 /// leniently as [`UserQuery`] text is (fields a user may not name read as words): for
 /// indexes other than the page index, such as the image index.
 pub(crate) fn parsed_over(index: &Index, searched: &[(Field, f32)], text: &str) -> Box<dyn Query> {
-    parsed(index, searched, text, true)
-}
-
-/// The analyzers queries are cut with (compounds as parts, see
-/// [`index_format::tokenize::query_tokenizers`]), made once.
-fn query_tokenizers() -> &'static TokenizerManager {
-    static MANAGER: OnceLock<TokenizerManager> = OnceLock::new();
-    MANAGER.get_or_init(index_format::tokenize::query_tokenizers)
+    parsed(
+        index,
+        searched,
+        text,
+        true,
+        analysis::tokenizers(Stemming::DEFAULT),
+    )
 }
 
 /// Most parts of a query compound given a joined form.
@@ -413,9 +508,15 @@ fn joined_form(word: &str) -> Option<String> {
     compound.then(|| parts.concat())
 }
 
-/// The tokens `text` becomes in `field`, through the field's analyzer as queries are cut
-/// (as the index holds them: lowercased, stemmed or not, CJK bigrams; compounds as parts).
-pub fn field_tokens(index: &Index, field: Field, text: &str) -> Vec<String> {
+/// The tokens `text` becomes in `field`, through the field's analyzer in `tokenizers` (one
+/// stemming's query tokenizers: lowercased, stemmed or not, CJK bigrams; compounds as parts),
+/// as documents of that stemming hold them.
+pub(crate) fn field_tokens_with(
+    index: &Index,
+    field: Field,
+    text: &str,
+    tokenizers: &TokenizerManager,
+) -> Vec<String> {
     let schema = index.schema();
     let entry = schema.get_field_entry(field);
     let tantivy::schema::FieldType::Str(options) = entry.field_type() else {
@@ -423,7 +524,7 @@ pub fn field_tokens(index: &Index, field: Field, text: &str) -> Vec<String> {
     };
     let Some(mut analyzer) = options
         .get_indexing_options()
-        .and_then(|indexing| query_tokenizers().get(indexing.tokenizer()))
+        .and_then(|indexing| tokenizers.get(indexing.tokenizer()))
     else {
         return Vec::new();
     };
@@ -520,6 +621,16 @@ fn site_host(value: &str) -> Option<String> {
     };
     let host = host.trim_matches('.').to_ascii_lowercase();
     (!host.is_empty()).then_some(host)
+}
+
+/// The language a `lang:` value names (`fr`, `de-AT`, `FRA`), else the value as typed,
+/// lowercase (a filter nothing matches); `None` when empty.
+fn lang_value(value: &str) -> Option<String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return None;
+    }
+    Some(language_code(value).map_or_else(|| value.to_lowercase(), str::to_string))
 }
 
 /// `host` as a regex matching itself only.
@@ -643,6 +754,23 @@ mod tests {
         let q = UserQuery::parse(raw, 512);
         assert_eq!(q.text, text, "text of {raw:?}");
         assert_eq!(q.sites, sites, "sites of {raw:?}");
+    }
+
+    #[test]
+    fn lang_terms_are_lifted_out_as_languages() {
+        for (raw, text, langs) in [
+            ("cheval lang:fr", "cheval", &["fr"][..]),
+            ("LANG:de-AT haus lang:FRA", "haus", &["de", "fr"]),
+            ("lang:klingon x", "x", &["klingon"]),
+            ("lang: x", "lang  x", &[]),
+            ("\"a lang:fr\"", "\"a lang:fr\"", &[]),
+            ("lang:\"><script>", "", &["\"><script>"]),
+        ] {
+            let q = UserQuery::parse(raw, 512);
+            assert_eq!(q.text, text, "text of {raw:?}");
+            assert_eq!(q.langs, langs, "langs of {raw:?}");
+        }
+        assert!(!UserQuery::parse("lang:fr", 100).is_empty());
     }
 
     #[test]

@@ -128,6 +128,8 @@ pub struct Candidate {
     pub namesakes: u32,
     /// How many better results of the same host came before it (0 for the first).
     pub repeats: u32,
+    /// The places of its translations folded under it (the same page in other languages).
+    pub translations: Vec<usize>,
 }
 
 /// Demotes pages named like a better result of the same host and sorts best first (ties
@@ -190,6 +192,7 @@ mod tests {
                 name: *name,
                 namesakes: 0,
                 repeats: 0,
+                translations: Vec::new(),
             })
             .collect()
     }

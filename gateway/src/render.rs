@@ -37,6 +37,7 @@ form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
 .hit .url a{color:#6b7280}
 .hit .snippet{margin:.2rem 0 0;color:#374151}
+.hit .also,.facets{font-size:.85rem;color:#4b5563}
 mark{background:#fff3b0;color:inherit;padding:0 .1em;border-radius:2px}
 nav.pages{display:flex;gap:.4rem;margin:2rem 0;flex-wrap:wrap}
 nav.pages a,nav.pages span{padding:.3rem .65rem;border-radius:6px;text-decoration:none}
@@ -122,7 +123,7 @@ fn help() -> Markup {
 
 fn snippet(snippet: &Snippet) -> Markup {
     html! {
-        p.snippet {
+        p.snippet dir="auto" {
             @for (marked, run) in snippet.runs() {
                 @if marked { mark { (shown(run, usize::MAX)) } } @else { (shown(run, usize::MAX)) }
             }
@@ -136,8 +137,9 @@ fn hit(hit: &Hit) -> Markup {
     } else {
         &hit.title
     };
+    let lang = Some(hit.lang.as_str()).filter(|lang| *lang != "und");
     html! {
-        div.hit {
+        div.hit lang=[lang] {
             @if hit.kind != "html" {
                 span.kind { (hit.kind.to_uppercase()) } " "
             }
@@ -147,6 +149,36 @@ fn hit(hit: &Hit) -> Markup {
                 a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" }
             }
             @if !hit.snippet.text.is_empty() { (snippet(&hit.snippet)) }
+            @if !hit.also_in.is_empty() {
+                div.also {
+                    "also in: "
+                    @for (i, translation) in hit.also_in.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href=(translation.url) hreflang=(translation.lang) lang=(translation.lang) {
+                            (translation.lang)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The language facet: each language of the matches with its count, a link narrowing the
+/// query to it; shown when the matches are in more than one language.
+fn languages(results: &SearchResults) -> Markup {
+    html! {
+        @if results.langs.len() > 1 {
+            nav.facets aria-label="Languages" {
+                "Languages: "
+                @for (i, (code, count)) in results.langs.iter().enumerate() {
+                    @if i > 0 { " · " }
+                    @let name = index_format::language::language(code).map_or(code.as_str(), |l| l.name);
+                    a href={ "/search?q=" (urlencode(&format!("{} lang:{code}", results.query))) } {
+                        (shown(name, URL_CHARS)) " (" (count) ")"
+                    }
+                }
+            }
         }
     }
 }
@@ -240,6 +272,7 @@ pub fn results(results: &SearchResults) -> Markup {
                         (count(results.total)) " in " (format!("{:.1}", results.took_ms)) " ms"
                         @if results.page > 1 { " · page " (results.page) }
                     }
+                    (languages(results))
                     @for (i, h) in results.hits.iter().enumerate() {
                         @if !results.partial && !h.all_words && results.hits[..i].iter().all(|h| h.all_words) {
                             div.notice.some-words {
@@ -364,6 +397,9 @@ mod tests {
                 explanation: None,
                 all_words: true,
                 kind: "html".into(),
+                lang: "en".into(),
+                lang_reason: String::new(),
+                also_in: Vec::new(),
             }],
             ..SearchResults::default()
         }

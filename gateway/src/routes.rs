@@ -24,6 +24,7 @@ use warp::reply::{Reply, Response};
 
 use warp::http::HeaderValue;
 
+use crate::accept_language::Preferred;
 use crate::error::{AppError, Format, answer, recover_html, recover_json, reject};
 use crate::handlers::{self, AppState, PAGE_CSP, Params};
 use crate::image_handlers;
@@ -38,6 +39,8 @@ pub fn routes(
     let state = warp::any().map(move || Arc::clone(&state));
     let query = warp::query::<Params>();
     let accept = warp::header::optional::<String>("accept");
+    let languages = warp::header::optional::<String>("accept-language")
+        .map(|header: Option<String>| Preferred::from_header(header.as_deref()));
 
     let home = warp::path::end()
         .and(warp::get())
@@ -51,6 +54,7 @@ pub fn routes(
     let search = search_get
         .or(search_post)
         .unify()
+        .and(languages)
         .and(state.clone())
         .and_then(handlers::search_page);
     let cache = warp::path!("cache")
@@ -86,6 +90,7 @@ pub fn routes(
     let api_search = warp::path!("search")
         .and(warp::get())
         .and(query)
+        .and(languages)
         .and(state.clone())
         .and_then(handlers::search_api);
     let api_images = warp::path!("images")

@@ -121,11 +121,12 @@ async fn json_api_has_the_contract_shape() {
     assert_eq!(answer.status, 200, "{}", answer.body);
     let value = json(&answer);
     let keys = sorted_keys(&value);
-    // DESIGN.md's keys, plus `partial` (issue 5: no page had every word) and `suggestion`
-    // ("did you mean").
+    // DESIGN.md's keys, plus `partial` (issue 5: no page had every word), `suggestion`
+    // ("did you mean") and `facets` (issue 39: the matches by language).
     assert_eq!(
         keys,
         [
+            "facets",
             "hits",
             "page",
             "partial",
@@ -139,6 +140,10 @@ async fn json_api_has_the_contract_shape() {
     assert!(value["suggestion"].is_null());
     assert_eq!(value["query"], "heron");
     assert_eq!(value["total"], 3);
+    assert_eq!(
+        value["facets"]["lang"],
+        serde_json::json!([{"value": "en", "count": 3}])
+    );
     assert_eq!(value["page"], 1);
     assert!(value["took_ms"].is_number());
     let hits = value["hits"].as_array().expect("hits");
@@ -146,12 +151,21 @@ async fn json_api_has_the_contract_shape() {
     for hit in hits {
         let keys = sorted_keys(hit);
         // DESIGN.md's keys, plus `all_words` (issue 23: pages with most of the words follow)
-        // and `kind` (issue 24: what the result was made from).
+        // `kind` (issue 24: what the result was made from) and `lang` (issue 39).
         assert_eq!(
             keys,
-            ["all_words", "kind", "score", "snippet", "title", "url"]
+            [
+                "all_words",
+                "kind",
+                "lang",
+                "score",
+                "snippet",
+                "title",
+                "url"
+            ]
         );
         assert_eq!(hit["kind"], "html");
+        assert_eq!(hit["lang"], "en", "{hit}");
     }
     assert!(hits[0]["score"].as_f64() >= hits[1]["score"].as_f64());
     assert!(

@@ -21,7 +21,8 @@ use std::time::Instant;
 use shared::config::RankingConfig;
 use tantivy::Score;
 
-use crate::hit::{Hit, QuerySpec, Ranking};
+use crate::accept_language::Preferred;
+use crate::hit::{Hit, QuerySpec, Ranking, Translation};
 use crate::leaf::{HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{Candidate, demote_namesakes, demote_repeats};
@@ -61,6 +62,8 @@ pub struct SearchResults {
     pub per_page: usize,
     /// Results, best first.
     pub hits: Vec<Hit>,
+    /// The matches (with every word) by language, most first: the language facet.
+    pub langs: Vec<(String, u64)>,
 }
 
 impl SearchResults {
@@ -87,6 +90,7 @@ struct Found {
     crowding: bool,
     total: u64,
     hits: Vec<(usize, TopHit)>,
+    langs: Vec<(String, u64)>,
 }
 
 impl Searcher {
@@ -172,7 +176,14 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, SearchError> {
-        self.run(query, page, per_page, false, Ranking::Full)
+        self.run(
+            query,
+            page,
+            per_page,
+            false,
+            Ranking::Full,
+            &Preferred::default(),
+        )
     }
 
     /// Like [`Searcher::search`], ordered by `ranking`, explained when `explain`.
@@ -184,7 +195,29 @@ impl Searcher {
         explain: bool,
         ranking: Ranking,
     ) -> Result<SearchResults, SearchError> {
-        self.run(query, page, per_page, explain, ranking)
+        self.run(
+            query,
+            page,
+            per_page,
+            explain,
+            ranking,
+            &Preferred::default(),
+        )
+    }
+
+    /// Like [`Searcher::search_ranked`], for a user who prefers the `preferred` languages: of
+    /// a page's translations that match, the one in the language most preferred is shown,
+    /// the others named beside it ([`Hit::also_in`]).
+    pub fn search_for(
+        &self,
+        query: &str,
+        page: usize,
+        per_page: usize,
+        explain: bool,
+        ranking: Ranking,
+        preferred: &Preferred,
+    ) -> Result<SearchResults, SearchError> {
+        self.run(query, page, per_page, explain, ranking, preferred)
     }
 
     /// Like [`Searcher::search`], with each hit's score explained.
@@ -194,7 +227,14 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, SearchError> {
-        self.run(query, page, per_page, true, Ranking::Full)
+        self.run(
+            query,
+            page,
+            per_page,
+            true,
+            Ranking::Full,
+            &Preferred::default(),
+        )
     }
 
     fn run(
@@ -204,6 +244,7 @@ impl Searcher {
         per_page: usize,
         explain: bool,
         ranking: Ranking,
+        preferred: &Preferred,
     ) -> Result<SearchResults, SearchError> {
         let started = Instant::now();
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
@@ -238,8 +279,9 @@ impl Searcher {
         };
         let mut missing = Vec::new();
         let mut found = self.find(&spec, limit, full, &mut missing)?;
-        let mut candidates = merge(&mut found, limit, full);
+        let mut candidates = merge(&mut found, limit, full, preferred);
         let all_words = found.hits.len();
+        results.langs = std::mem::take(&mut found.langs);
         // Each tier's query and where its documents start in `found.hits`: a hit is explained
         // (and its snippet cut) with the query that found it.
         let mut tiers: Vec<(usize, QuerySpec)> = vec![(0, spec.clone())];
@@ -269,10 +311,13 @@ impl Searcher {
                 let base = found.hits.len();
                 tiers.push((base, tier.clone()));
                 let room = limit.saturating_sub(candidates.len());
-                candidates.extend(merge(&mut more, room, full).into_iter().map(|mut c| {
-                    c.place += base;
-                    c
-                }));
+                candidates.extend(merge(&mut more, room, full, preferred).into_iter().map(
+                    |mut c| {
+                        c.place += base;
+                        c.translations.iter_mut().for_each(|place| *place += base);
+                        c
+                    },
+                ));
                 found.hits.extend(more.hits);
                 found.total = found.total.max(more.total);
             }
@@ -306,6 +351,7 @@ impl Searcher {
             };
             hit.score = candidate.score;
             hit.all_words = candidate.place < all_words;
+            hit.also_in = translations(&found, candidate);
             if let Some(serde_json::Value::Object(explanation)) = &mut hit.explanation {
                 for (key, value) in demotions(candidate) {
                     explanation.insert(key.into(), value);
@@ -358,10 +404,12 @@ impl Searcher {
         let local = self.local.top(&request)?;
         let mut total = local.total;
         let mut hits: Vec<(usize, TopHit)> = local.hits.into_iter().map(|h| (0, h)).collect();
+        let mut langs = vec![local.langs];
         for (i, pending) in asked {
             if let Some(answer) = answered(pending.wait(), missing, &self.leaves[i]) {
                 total += answer.total;
                 hits.extend(answer.hits.into_iter().map(|h| (i + 1, h)));
+                langs.push(answer.langs);
             }
         }
         Ok(Found {
@@ -369,6 +417,7 @@ impl Searcher {
             crowding,
             total,
             hits,
+            langs: crate::facets::merge(langs),
         })
     }
 
@@ -494,20 +543,42 @@ fn fewer_words(words: usize) -> Vec<u8> {
 }
 
 /// The found documents merged best first (ties in the order found: leaf, shard, rank) and
-/// cut to `limit`, near-copies folded under better results, namesakes and host repeats
-/// demoted (the full ranking's); each candidate names its place in `found.hits`.
-fn merge(found: &mut Found, limit: usize, full: bool) -> Vec<Candidate> {
+/// cut to `limit`, near-copies folded under better results, translations of one page folded
+/// into one result (at the best one's rank, shown in the language `preferred` wants most),
+/// namesakes and host repeats demoted (the full ranking's); each candidate names its place
+/// in `found.hits`.
+fn merge(found: &mut Found, limit: usize, full: bool, preferred: &Preferred) -> Vec<Candidate> {
     found.hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
     found.hits.truncate(limit);
-    let mut candidates = Vec::with_capacity(found.hits.len());
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(found.hits.len());
     // Results kept so far, by body simhash and page name: a later near-copy folds under them.
     let mut kept: Vec<(u64, u64)> = Vec::new();
+    // Sets of translations met so far: the candidate standing for each.
+    let mut sets: HashMap<u64, usize> = HashMap::new();
     for (place, (_, top)) in found.hits.iter().enumerate() {
         if full {
+            if top.translations != 0
+                && let Some(&at) = sets.get(&top.translations)
+            {
+                let standing = &mut candidates[at];
+                let shown = &found.hits[standing.place].1;
+                if prefers(preferred, &top.lang, &shown.lang) {
+                    standing.translations.push(standing.place);
+                    standing.place = place;
+                    standing.host = top.host.clone();
+                    standing.name = top.name;
+                } else {
+                    standing.translations.push(place);
+                }
+                continue; // a translation of a better result: folded into it
+            }
             if is_copy_of_kept(&kept, top.simhash, top.name) {
                 continue; // a near-copy of a better result: folded under it
             }
             kept.push((top.simhash, top.name));
+            if top.translations != 0 {
+                sets.insert(top.translations, candidates.len());
+            }
         }
         candidates.push(Candidate {
             score: top.score,
@@ -516,6 +587,7 @@ fn merge(found: &mut Found, limit: usize, full: bool) -> Vec<Candidate> {
             name: top.name,
             namesakes: 0,
             repeats: 0,
+            translations: Vec::new(),
         });
     }
     if full {
@@ -544,6 +616,30 @@ fn demotions(candidate: &Candidate) -> [(&'static str, serde_json::Value); 5] {
         ),
         ("score", candidate.score.into()),
     ]
+}
+
+/// Whether a user preferring `preferred` would rather read `lang` than `shown`.
+fn prefers(preferred: &Preferred, lang: &str, shown: &str) -> bool {
+    match (preferred.rank(lang), preferred.rank(shown)) {
+        (Some(new), Some(old)) => new < old,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// The translations folded into `candidate`, by language.
+fn translations(found: &Found, candidate: &Candidate) -> Vec<Translation> {
+    let mut out: Vec<Translation> = candidate
+        .translations
+        .iter()
+        .filter_map(|&place| found.hits.get(place))
+        .map(|(_, top)| Translation {
+            lang: top.lang.clone(),
+            url: top.url.clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.lang.cmp(&b.lang).then_with(|| a.url.cmp(&b.url)));
+    out
 }
 
 fn elapsed_ms(started: Instant) -> f64 {

@@ -27,11 +27,15 @@ use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use index_format::language::Stemming;
+use index_format::tokenize::{Compounds, stemmed_analyzer};
 use tantivy::query::Query;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+
+use crate::stored;
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 200;
@@ -97,6 +101,8 @@ pub struct SnippetFields {
     pub description: Field,
     /// 1 when no snippet may be shown.
     pub nosnippet: Field,
+    /// The document's language: its body's words are analyzed as its stemming cut them.
+    pub lang: Field,
 }
 
 /// One query's passage finder: its terms in the body field, and the analyzer that turns a
@@ -112,8 +118,11 @@ pub struct Passages {
     /// When every term is ASCII: a search for the prefixes a word of each term starts with
     /// ([`word_prefix`]).
     prefixes: Option<AhoCorasick>,
-    /// The body field's analyzer, run on one word at a time.
+    /// The body field's analyzer, run on one word at a time: the index's own, or the one of
+    /// the stemming of the document read now.
     analyzer: TextAnalyzer,
+    /// The stemming `analyzer` cuts by.
+    stemming: Stemming,
     /// Words analyzed so far, as they appear in bodies: the term each one is, if any.
     known: HashMap<String, Option<usize>, Xxh3DefaultBuilder>,
     /// Longest passage, in characters.
@@ -208,6 +217,7 @@ impl Passages {
             index_terms: Vec::new(),
             ascii_firsts,
             analyzer,
+            stemming: Stemming::DEFAULT,
             known: HashMap::default(),
             max_chars,
         }
@@ -226,20 +236,28 @@ impl Passages {
             return Snippet::default();
         }
         let held = self.held_by(searcher, address);
-        let text = |field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-        };
-        let body = text(fields.body_start).trim();
+        self.analyze_as(Stemming::of_language(&stored::text(doc, fields.lang)));
+        let body_start = stored::text(doc, fields.body_start);
+        let body = body_start.trim();
         if let Some(passage) = self.passage_among(body, held) {
             return passage;
         }
-        let fallback = match text(fields.description).trim() {
-            "" => text(fields.body_start),
+        let description = stored::text(doc, fields.description);
+        let fallback = match description.trim() {
+            "" => body_start.as_str(),
             description => description,
         };
         Snippet::plain(shorten(fallback, SNIPPET_CHARS))
+    }
+
+    /// Analyzes the words of the next bodies as a document stemmed by `stemming` was cut
+    /// (its stemmed fields hold that language's stems).
+    fn analyze_as(&mut self, stemming: Stemming) {
+        if stemming != self.stemming {
+            self.stemming = stemming;
+            self.analyzer = stemmed_analyzer(stemming, Compounds::Joined);
+            self.known.clear();
+        }
     }
 
     /// The best passage of `body`, if it holds any term (the tests' way in).
@@ -291,11 +309,12 @@ impl Passages {
         // A clone (one reference count) to search with while `term_of` borrows `self`.
         let prefixes = self.prefixes.clone();
         let words: Box<dyn Iterator<Item = Range<usize>>> = match &prefixes {
-            Some(prefixes) => Box::new(
+            Some(prefixes) => Box::new(in_order(
                 prefixes
                     .find_iter(text)
                     .filter_map(|found| index_format::tokenize::word_at(text, found.start())),
-            ),
+                accented_words(text),
+            )),
             None => Box::new(index_format::tokenize::spans(text).filter(|span| {
                 // A stem keeps its word's first letter: an ASCII word whose lowercased first
                 // letter starts no term is no term.
@@ -401,6 +420,49 @@ fn prefix_search(terms: &[(String, f32)]) -> Option<AhoCorasick> {
         .match_kind(MatchKind::LeftmostFirst)
         .build(terms.iter().map(|(text, _)| word_prefix(text)))
         .ok()
+}
+
+/// The words of `text` with a letter outside ASCII, in order. Folded before it is stemmed,
+/// such a word may be an ASCII term its raw prefix does not start with (`naïve` is `naiv`,
+/// `école` is `ecol`), so the prefix search alone would pass it over.
+fn accented_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let found = at + text.as_bytes()[at..].iter().position(|b| !b.is_ascii())?;
+            let width = text[found..].chars().next().map_or(1, char::len_utf8);
+            at = found + width;
+            let mut start = found;
+            while let Some(c) = text[..start].chars().next_back()
+                && c.is_alphanumeric()
+            {
+                start -= c.len_utf8();
+            }
+            if let Some(word) = index_format::tokenize::word_at(text, start)
+                && word.end > found
+            {
+                at = at.max(word.end);
+                return Some(word);
+            }
+        }
+    })
+}
+
+/// Two streams of word ranges, each in order, as one in order (a word in both once).
+fn in_order(
+    a: impl Iterator<Item = Range<usize>>,
+    b: impl Iterator<Item = Range<usize>>,
+) -> impl Iterator<Item = Range<usize>> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.start == y.start => {
+            b.next();
+            a.next()
+        }
+        (Some(x), Some(y)) if y.start < x.start => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// The mask of `count` terms, a bit each.
@@ -642,7 +704,16 @@ mod tests {
             assert!(marks.is_some_and(|n| n > 0), "{query}");
         }
         // Non-ASCII terms: every word is walked.
-        assert!(passages("naïve").prefixes.is_none());
+        assert!(passages("книги").prefixes.is_none());
+        // A folded term is ASCII, and the words written with accents are still found.
+        let mut fast = passages("naïve cafe");
+        assert!(fast.prefixes.is_some());
+        let accented = "A naïve reader sat in the café — a naive one in the cafe.";
+        let mut walking = passages("naïve cafe");
+        walking.prefixes = None;
+        let marked = fast.passage(accented);
+        assert_eq!(marked, walking.passage(accented));
+        assert_eq!(marked.map(|s| s.highlights.len()), Some(4));
     }
 
     #[test]

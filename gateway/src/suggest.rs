@@ -21,11 +21,12 @@ const MORE_COMMON: u64 = 20;
 /// Spellings weighed against the rest of the query, the commonest first.
 const CANDIDATES: usize = 5;
 
-/// Where words are looked up: `stemmed` (with `stem`, its analyzer) says whether a word is
-/// known in some form; `exact` holds the spellings offered.
+/// Where words are looked up: `stemmed` (with `stem`, its analyzers: one cut per stemming
+/// the index holds, the first one's used to weigh candidates) says whether a word is known in
+/// some form, in some language; `exact` holds the spellings offered.
 struct Dictionary<'a> {
     stemmed: Field,
-    stem: &'a dyn Fn(&str) -> Vec<String>,
+    stem: &'a dyn Fn(&str) -> Vec<Vec<String>>,
     exact: Field,
 }
 
@@ -37,7 +38,15 @@ pub fn suggest(
     fields: &IndexFields,
     words: &[&str],
 ) -> Option<String> {
-    let stem = |word: &str| crate::query::field_tokens(index, fields.body, word);
+    let held = crate::analysis::stemmings_held(searcher, fields.stemmer);
+    let stem = |word: &str| -> Vec<Vec<String>> {
+        held.iter()
+            .map(|&stemming| {
+                let tokenizers = crate::analysis::tokenizers(stemming);
+                crate::query::field_tokens_with(index, fields.body, word, tokenizers)
+            })
+            .collect()
+    };
     let dictionary = Dictionary {
         stemmed: fields.body,
         stem: &stem,
@@ -51,13 +60,21 @@ fn respell(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> 
     let mut out = Vec::with_capacity(words.len());
     for (i, word) in words.iter().enumerate() {
         let lower = word.to_lowercase();
-        let forms = (dictionary.stem)(&lower);
-        let found = forms
+        let cuts = (dictionary.stem)(&lower);
+        // Known in any language's form: `cheval` stands on a French site saying `chevaux`.
+        let found = cuts
             .iter()
-            .map(|form| doc_freq(searcher, dictionary.stemmed, form))
-            .min()
+            .map(|forms| {
+                forms
+                    .iter()
+                    .map(|form| doc_freq(searcher, dictionary.stemmed, form))
+                    .min()
+                    .unwrap_or(0)
+            })
+            .max()
             .unwrap_or(0);
-        if found >= RARE || forms.len() != 1 || lower.chars().count() < 3 {
+        let one_form = cuts.first().is_some_and(|forms| forms.len() == 1);
+        if found >= RARE || !one_form || lower.chars().count() < 3 {
             out.push((*word).to_string());
             continue;
         }
@@ -70,7 +87,12 @@ fn respell(searcher: &Searcher, dictionary: &Dictionary<'_>, words: &[&str]) -> 
             .iter()
             .enumerate()
             .filter(|(j, _)| *j != i)
-            .flat_map(|(_, w)| (dictionary.stem)(&w.to_lowercase()))
+            .flat_map(|(_, w)| {
+                (dictionary.stem)(&w.to_lowercase())
+                    .into_iter()
+                    .next()
+                    .unwrap_or_default()
+            })
             .collect();
         let best = candidates.into_iter().max_by_key(|(candidate, df)| {
             (together(searcher, dictionary, candidate, &others), *df)

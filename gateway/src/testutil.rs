@@ -76,6 +76,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         },
         copies: Vec::new(),
         template: Default::default(),
+        content_language: None,
     };
     input.to_document(fields)
 }

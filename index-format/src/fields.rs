@@ -61,3 +61,16 @@ pub const FETCHED_AT: &str = "fetched_at";
 pub const SIMHASH: &str = "simhash";
 /// Whether a snippet may be shown (0/1, fast field).
 pub const NOSNIPPET: &str = "nosnippet";
+/// The language of the document's text: a code of [`crate::language::LANGUAGES`] (`en`,
+/// `fr`), or `und` when it could not be told. One token, stored and fast: `lang:` queries and
+/// the language facet.
+pub const LANG: &str = "lang";
+/// Why the document has its language, in a few words (`/explain`), stored.
+pub const LANG_REASON: &str = "lang_reason";
+/// The stemming its stemmed fields were cut with ([`crate::language::Stemming::name`]): a
+/// query is matched against each stemming's documents with that stemming's stems.
+pub const STEMMER: &str = "stemmer";
+/// A hash naming the document's set of translations (its `<link rel="alternate" hreflang>`
+/// pages and itself), 0 when it names none: the translations of one page fold into one
+/// result. Fast and stored.
+pub const TRANSLATIONS: &str = "translations";

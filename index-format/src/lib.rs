@@ -4,6 +4,7 @@
 //!   handles on its fields.
 //! - [`tokenize`]: the tokenizers of the text fields ([`tokenize::register`] on every index
 //!   opened), and the word spans snippets are cut at.
+//! - [`language`]: the languages a page is found in, and the stemming each gets.
 //! - [`generation`]: `DATA/index/gen-NNNNNN/` directories, the `CURRENT` file naming the one
 //!   in use, the build lock and the atomic switch.
 //! - [`DocState`]: what a generation holds (`state.json`), for incremental builds and for
@@ -33,6 +34,7 @@ mod error;
 pub mod fields;
 pub mod generation;
 mod images;
+pub mod language;
 mod open;
 mod schema;
 mod state;
@@ -48,4 +50,4 @@ pub use state::DocState;
 /// The version of what a document is made of. Bump it when extraction or the document
 /// layout changes: every document is then re-indexed, and a generation written by another
 /// version is never updated in place (see [`DocState`]).
-pub const FORMAT_VERSION: u32 = 14;
+pub const FORMAT_VERSION: u32 = 15;

@@ -18,6 +18,13 @@
 //! | `code_percent` | `u64` share of the body text in `<pre>` code listings, fast and stored |
 //! | `body_words` | `u64` words of the content (`<main>`, else the body), fast and stored |
 //! | `page_name` | `u64` hash of the page's name (last segment or index folder), fast |
+//! | `lang` | the text's language, one token (`STRING`), stored and fast |
+//! | `lang_reason` | why it has that language, stored, not indexed |
+//! | `stemmer` | the stemming of the stemmed fields, one token (`STRING`) |
+//! | `translations` | `u64` hash of the page's set of translations (0: none), fast and stored |
+//!
+//! A document whose stemming is not [`crate::language::Stemming::DEFAULT`] has its stemmed
+//! fields added pre-tokenized, cut by [`crate::tokenize::stemmed_analyzer`] of its language.
 
 use crate::fields;
 use tantivy::schema::{
@@ -96,6 +103,10 @@ pub fn schema() -> Schema {
     builder.add_u64_field(fields::CODE_PERCENT, FAST | STORED);
     builder.add_u64_field(fields::PAGE_NAME, FAST);
     builder.add_u64_field(fields::BODY_WORDS, FAST | STORED);
+    builder.add_text_field(fields::LANG, STRING | STORED | FAST);
+    builder.add_text_field(fields::LANG_REASON, STORED);
+    builder.add_text_field(fields::STEMMER, STRING);
+    builder.add_u64_field(fields::TRANSLATIONS, FAST | STORED);
     builder.build()
 }
 
@@ -154,6 +165,14 @@ pub struct IndexFields {
     pub page_name: Field,
     /// Words of the body text.
     pub body_words: Field,
+    /// The text's language code.
+    pub lang: Field,
+    /// Why it has that language.
+    pub lang_reason: Field,
+    /// The stemming of the stemmed fields.
+    pub stemmer: Field,
+    /// The hash of the page's set of translations, 0 when none.
+    pub translations: Field,
 }
 
 impl IndexFields {
@@ -191,6 +210,10 @@ impl IndexFields {
             code_percent: get(fields::CODE_PERCENT)?,
             page_name: get(fields::PAGE_NAME)?,
             body_words: get(fields::BODY_WORDS)?,
+            lang: get(fields::LANG)?,
+            lang_reason: get(fields::LANG_REASON)?,
+            stemmer: get(fields::STEMMER)?,
+            translations: get(fields::TRANSLATIONS)?,
         })
     }
 }

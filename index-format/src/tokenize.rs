@@ -4,8 +4,11 @@
 //! a topic marker) and Chinese and Japanese do not separate words at all, so a whole run is
 //! no word a reader would type: bigrams let "러스트" find "러스트는" (the query's bigrams are
 //! a phrase, so they must stand together). Then tokens over 40 bytes are dropped, the rest
-//! lowercased, and for [`STEMMED`] stemmed as English (Snowball's stems, remembered per
-//! analyzer, in `tokenize/stem.rs`).
+//! lowercased, and for [`STEMMED`] folded (accents off, `tokenize/fold.rs`) and stemmed
+//! (Snowball's stems, remembered per analyzer, in `tokenize/stem.rs`): as English in the
+//! analyzer registered on an index; a document in another language that Snowball stems is
+//! cut by [`stemmed_analyzer`] of its [`Stemming`] and added pre-tokenized, and a query is
+//! cut once per stemming an index holds ([`query_tokenizers_for`]).
 //!
 //! Compounds: words joined by single hyphens, dots or underscores with at least one letter
 //! among them (`f-string`, `e-mail`, `os.path.join`, `read_to_string`) are indexed as their
@@ -19,13 +22,17 @@
 //! Both are registered on every index this crate creates or opens ([`register`]); a reader
 //! that opens an index some other way must call it too.
 
+mod fold;
 mod stem;
+
+pub use fold::fold;
 
 use tantivy::Index;
 use tantivy::tokenizer::{
     LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer, TokenizerManager,
 };
 
+use crate::language::Stemming;
 use stem::RememberingStemmer;
 
 /// Tokenizer name of the stemmed text fields.
@@ -53,28 +60,40 @@ pub fn register(index: &Index) {
 /// Give this to a `QueryParser` (and use it for any query text) so a query's `f-string` is
 /// the phrase `f string` rather than three tokens, two of them at one position.
 pub fn query_tokenizers() -> TokenizerManager {
+    query_tokenizers_for(Stemming::DEFAULT)
+}
+
+/// [`query_tokenizers`] with [`STEMMED`] stemming by `stemming`: how a query meets the
+/// documents of that stemming.
+pub fn query_tokenizers_for(stemming: Stemming) -> TokenizerManager {
     let manager = TokenizerManager::default();
-    register_on(&manager, Compounds::PartsOnly);
+    register_with(&manager, stemming, Compounds::PartsOnly);
     manager
 }
 
 fn register_on(manager: &TokenizerManager, compounds: Compounds) {
-    let words = WordsAndBigrams { compounds };
-    manager.register(
-        STEMMED,
-        TextAnalyzer::builder(words)
-            .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
-            .filter(LowerCaser)
-            .filter(RememberingStemmer::new())
-            .build(),
-    );
+    register_with(manager, Stemming::DEFAULT, compounds);
+}
+
+fn register_with(manager: &TokenizerManager, stemming: Stemming, compounds: Compounds) {
+    manager.register(STEMMED, stemmed_analyzer(stemming, compounds));
     manager.register(
         EXACT,
-        TextAnalyzer::builder(words)
+        TextAnalyzer::builder(WordsAndBigrams { compounds })
             .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
             .filter(LowerCaser)
             .build(),
     );
+}
+
+/// The analyzer of the stemmed fields for text stemmed by `stemming`: what [`STEMMED`] is
+/// for [`Stemming::DEFAULT`], and what the indexer cuts a document of another stemming with.
+pub fn stemmed_analyzer(stemming: Stemming, compounds: Compounds) -> TextAnalyzer {
+    TextAnalyzer::builder(WordsAndBigrams { compounds })
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(RememberingStemmer::new(stemming))
+        .build()
 }
 
 /// Whether words joined by hyphens, dots or underscores also give their joined token.

@@ -15,8 +15,11 @@ use shared::{CanonicalUrl, ContentKind};
 use tantivy::TantivyDocument;
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::language::{self, Hints};
 use crate::linkgraph::Inbound;
-use crate::text::{self, HostTemplate};
+use crate::stemmed::StemmedFields;
+use crate::text::{self, Declared, HostTemplate};
+use index_format::language::Stemming;
 use index_format::{BODY_START_BYTES, FORMAT_VERSION, IndexFields};
 
 /// The hash of everything a document is made of, without its body: see the module docs. A
@@ -79,6 +82,8 @@ pub struct DocInput {
     pub copies: Vec<String>,
     /// The blocks its host repeats on most pages, left out of its text.
     pub template: Arc<HostTemplate>,
+    /// The `Content-Language` header it was served with, if any.
+    pub content_language: Option<String>,
 }
 
 /// What a document's text is read from.
@@ -117,6 +122,11 @@ impl DocInput {
             inbound,
             copies,
             template,
+            content_language: page
+                .headers
+                .iter()
+                .find(|(name, _)| name == "content-language")
+                .map(|(_, value)| value.clone()),
         }
     }
 
@@ -129,7 +139,6 @@ impl DocInput {
         for copy in &self.copies {
             doc.add_text(fields.copies, copy);
         }
-        doc.add_text(fields.url_text, url_words(&self.url));
         if let Ok(url) = CanonicalUrl::parse(&self.url) {
             doc.add_text(fields.host, url.host());
             doc.add_u64(fields.url_depth, url_depth(url.as_url().path()));
@@ -148,25 +157,50 @@ impl DocInput {
         .into_iter()
         .find(|t| !t.is_empty())
         .unwrap_or_default();
-        doc.add_text(fields.title, title);
+        let page_url = url::Url::parse(&self.url).ok();
+        let own_hreflang = page_url
+            .as_ref()
+            .and_then(|url| own_hreflang(&text.declared, url));
+        let language = language::decide(
+            title,
+            &text.body,
+            &Hints {
+                declared: Some(&text.declared),
+                header: self.content_language.as_deref(),
+                own_hreflang,
+            },
+        );
+        let stemming = Stemming::of_language(language.code);
+        doc.add_text(fields.lang, language.code);
+        doc.add_text(fields.lang_reason, language.reason());
+        doc.add_text(fields.stemmer, stemming.name());
+        let translations = page_url.map_or(0, |url| translations_key(&text.declared, &url));
+        doc.add_u64(fields.translations, translations);
+        let mut stemmed = StemmedFields::new(stemming);
+        stemmed.add(&mut doc, fields.url_text, &url_words(&self.url));
+        stemmed.add(&mut doc, fields.title, title);
         doc.add_text(fields.title_exact, title);
         for heading in &text.headings {
-            doc.add_text(fields.headings, heading);
+            stemmed.add(&mut doc, fields.headings, heading);
             doc.add_text(fields.headings_exact, heading);
         }
-        doc.add_text(fields.body, &text.body);
+        stemmed.add(&mut doc, fields.body, &text.body);
         let snippet_source = text.snippet_source(BODY_START_BYTES);
         doc.add_text(fields.body_start, &snippet_source);
-        doc.add_text(fields.lead, lead(&snippet_source));
-        doc.add_text(fields.sections, sections(&text.body, &text.section_starts));
+        stemmed.add(&mut doc, fields.lead, lead(&snippet_source));
+        stemmed.add(
+            &mut doc,
+            fields.sections,
+            &sections(&text.body, &text.section_starts),
+        );
         doc.add_text(fields.body_exact, &text.body);
         doc.add_u64(
             fields.simhash,
             shared::simhash::simhash(&text.body).unwrap_or(0),
         );
-        doc.add_text(fields.description, &self.description);
+        stemmed.add(&mut doc, fields.description, &self.description);
         for anchor in &self.inbound.anchors {
-            doc.add_text(fields.anchor, anchor);
+            stemmed.add(&mut doc, fields.anchor, anchor);
         }
         doc.add_u64(fields.inlinks, self.inbound.count);
         doc.add_u64(fields.external_inlinks, self.inbound.external);
@@ -177,6 +211,44 @@ impl DocInput {
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
         doc
     }
+}
+
+/// The `hreflang` of the page's alternate that names the page itself, if one does.
+fn own_hreflang<'d>(declared: &'d Declared, page: &url::Url) -> Option<&'d str> {
+    declared
+        .alternates
+        .iter()
+        .find(|(_, href)| {
+            CanonicalUrl::join(page, href).is_ok_and(|target| target.as_str() == page.as_str())
+        })
+        .map(|(lang, _)| lang.as_str())
+}
+
+/// The key of the page's set of translations: a hash of the canonical URLs its
+/// `<link rel="alternate" hreflang>` name, itself included, sorted, so every page of the set
+/// has the same key; 0 when it names none.
+fn translations_key(declared: &Declared, page: &url::Url) -> u64 {
+    let mut urls: Vec<String> = declared
+        .alternates
+        .iter()
+        .filter_map(|(_, href)| CanonicalUrl::join(page, href).ok())
+        .map(String::from)
+        .collect();
+    if urls.is_empty() {
+        return 0;
+    }
+    urls.push(page.as_str().to_string());
+    urls.sort_unstable();
+    urls.dedup();
+    if urls.len() < 2 {
+        return 0;
+    }
+    let mut h = Xxh3::new();
+    for url in &urls {
+        h.update(&(url.len() as u64).to_le_bytes());
+        h.update(url.as_bytes());
+    }
+    h.digest().max(1)
 }
 
 /// Plain text (a PDF's) as the HTML the text extractor reads: escaped, each blank-line

@@ -8,7 +8,10 @@
 //!   else the shortest.
 //! - `linkgraph`: in-link counts from distinct pages, and anchor text, per document.
 //! - `text`: title, headings and visible body text of a page, boilerplate left out.
-//! - `document`: a document's inputs, their fingerprint, and the tantivy document.
+//! - `document`: a document's inputs, their fingerprint, and the tantivy document;
+//!   `language`: the page's language (its text first, its declarations as hints), which
+//!   decides the stemming `stemmed` cuts its stemmed fields with; the page's set of
+//!   translations (`hreflang`) as one key.
 //! - `target`: the generation a build writes, chosen by [`BuildMode`].
 //! - `build`: [`build()`], the three passes, full or incremental, over `DATA/store` or over
 //!   every partition's store of a partitioned `DATA` (one index shard each, link signals and
@@ -53,6 +56,7 @@ mod error;
 mod exchange;
 mod held;
 mod images;
+mod language;
 mod linkgraph;
 mod progress;
 #[cfg(test)]
@@ -60,6 +64,7 @@ mod rendered_tests;
 #[cfg(test)]
 mod sharded_tests;
 mod source;
+mod stemmed;
 mod summary;
 mod target;
 mod template;

@@ -44,10 +44,12 @@ use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
 pub use blocks::HostTemplate;
 use blocks::{Blocks, Counters};
+pub use declared::Declared;
 
 pub(crate) mod blocks;
 #[cfg(test)]
 mod chrome_tests;
+mod declared;
 
 /// ARIA roles of landmarks and widgets that are page chrome, not content: see the module docs.
 pub const CHROME_ROLES: [&str; 12] = [
@@ -95,6 +97,8 @@ pub struct PageText {
     pub link_dense: Vec<Range<usize>>,
     /// Bytes of text left out because they were the host's template.
     pub template_bytes: usize,
+    /// What the page declares of its language and translations.
+    pub declared: Declared,
 }
 
 impl PageText {
@@ -220,6 +224,9 @@ impl PageReader for Walker<'_> {
     fn start(&mut self, tag: &StartTag<'_>) {
         let name = tag.name();
         self.head = self.head.after_start_tag(name);
+        if self.skipping.is_none() {
+            self.text.declared.read(tag);
+        }
         if let Some(skipping) = &mut self.skipping {
             if skipping.name == *name {
                 skipping.depth += 1;

@@ -16,6 +16,10 @@
 //!   sitemap, a revisit and a generation switch (in child processes), a full disk (a tmpfs,
 //!   as root), a store another crawler holds, corrupt records, an index removed under
 //!   searchd: a clear error or an answer, never a panic, and the next run finishes the work.
+//! - [`languages`]: pages in many languages: each told by its text, found by other forms
+//!   of its words in its language, accents optional (the exact spelling first), `lang:`,
+//!   the language facet, translations folded into the browser's language, scripts without a
+//!   stemmer as written; a `<noscript>` refresh is no redirect.
 //! - [`ranking`]: the index never holds noindex pages; more in-links rank higher; copies are
 //!   one result, under their `rel=canonical` URL.
 //! - [`stalls`]: a hanging URL goes behind its host's other pages and costs a short pause;
@@ -71,6 +75,7 @@ mod fuzz_corpus;
 mod image_search;
 mod images;
 mod index_exchange;
+mod languages;
 mod pdfs;
 mod query_fuzz;
 mod ranking;

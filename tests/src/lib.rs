@@ -30,6 +30,7 @@
 //! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
 //! | `pdfs.test` | [`pdfs`] | a library of PDFs written as raw PDF syntax: a 3-page document with a title, one served as an octet stream, HTML served as a PDF, an encrypted file, a flate bomb, a page tree that is its own parent, a truncated file |
 //! | `scripts.test` | [`scripts`] | pages whose links and text only scripts write, for rendering: subresources robots.txt forbids, an image, a font and a WebSocket blocked by default, endless requests (`/loop`), an endless script (`/endless`) and the page after it |
+//! | `languages.test` | [`languages`] | pages in French, German (under a template saying `lang="en"`), English, Spanish, Russian, Greek, Hebrew, Arabic and Japanese; three translations naming each other by `hreflang`; digits only; a hostile `lang`; pages whose `<noscript>` refresh sends browsers without scripts to one fallback page |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -53,6 +54,7 @@ mod gzip;
 mod host_requests;
 pub mod hostile;
 pub mod images;
+pub mod languages;
 pub mod pdfs;
 pub mod ranked;
 pub mod redirects;
@@ -99,6 +101,11 @@ pub use images::{
     GalleryImage, IMAGES_BOAT_WORD, IMAGES_DISALLOWED, IMAGES_HOSTILE, IMAGES_JPEG_QUALITIES,
     IMAGES_READ,
 };
+pub use languages::{
+    LANG_ARABIC, LANG_DIGITS, LANG_ENGLISH, LANG_FRENCH, LANG_GERMAN, LANG_GREEK, LANG_HEBREW,
+    LANG_HOSTILE, LANG_JAPANESE, LANG_NOSCRIPT_FALLBACK, LANG_NOSCRIPT_PAGES, LANG_NOSCRIPT_WORDS,
+    LANG_RUSSIAN, LANG_SCHON, LANG_SHARED_WORD, LANG_SPANISH,
+};
 pub use pdfs::{
     PDFS_FAKE_WORD, PDFS_HOSTILE, PDFS_LOGBOOK_WORD, PDFS_TIDES_TITLE, PDFS_TIDES_WORDS,
 };
@@ -132,7 +139,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 22] = [
+pub const HOSTS: [&str; 23] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -155,6 +162,7 @@ pub const HOSTS: [&str; 22] = [
     "images.test",
     "pdfs.test",
     "scripts.test",
+    "languages.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -366,6 +374,7 @@ impl Shared {
             "images.test" => images::respond(path, &self.stop).await,
             "pdfs.test" => pdfs::respond(path, query),
             "scripts.test" => scripts::respond(path),
+            "languages.test" => languages::respond(path),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak

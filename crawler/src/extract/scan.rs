@@ -10,6 +10,8 @@
 //! - `<noscript>` is read as a browser without scripts reads it (we run none): its markup
 //!   counts, so its links are followed (mdBook's only full table of contents is an
 //!   `<iframe src=toc.html>` there), and its text is left out of the page's text as before;
+//!   a `<meta>` in it is marked [`Meta::in_fallback`] (a refresh there is no redirect of the
+//!   page: a browser running scripts never follows it);
 //! - the head ends at `</head>`, `<body>`, a start tag that does not belong in a head, or
 //!   text other than white space (which then belongs to the body);
 //! - a new `<a>` ends the open one (the adoption agency's result for nested links);
@@ -38,6 +40,9 @@ pub(crate) struct Meta {
     pub http_equiv: Option<String>,
     /// Its `content`.
     pub content: String,
+    /// Whether it stands inside `<noscript>` or `<template>`: markup for browsers without
+    /// scripts (or never rendered), not the page as a browser running scripts shows it.
+    pub in_fallback: bool,
 }
 
 /// A link as written: `a[href]`, `area[href]`, `frame[src]`, `iframe[src]`.
@@ -206,6 +211,7 @@ impl PageReader for State {
                         name: tag.attr("name").map(str::to_string),
                         http_equiv: tag.attr("http-equiv").map(str::to_string),
                         content: content.to_string(),
+                        in_fallback: self.templates > 0,
                     });
                 }
             }

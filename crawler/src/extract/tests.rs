@@ -376,6 +376,31 @@ fn links_inside_noscript_are_followed_and_its_text_is_not_the_pages() {
 }
 
 #[test]
+fn a_refresh_inside_noscript_is_a_link_not_the_pages_redirect() {
+    // A site whose every page sends browsers without scripts to one fallback page: each page
+    // is itself, and the fallback page one more link.
+    let got = page(
+        r#"<html><head><noscript><meta http-equiv="refresh" content="0; url=/noscript.html">
+        </noscript><title>Layers</title></head><body><p>Layers hold images.</p></body></html>"#,
+    );
+    assert_eq!(got.refresh_to, None);
+    let links: Vec<_> = got.links.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(links, vec!["http://a.test/noscript.html"]);
+    assert_eq!(got.text_hash, xxh3_64(b"Layers hold images."));
+
+    let in_template = page(
+        r#"<body><template><meta http-equiv="refresh" content="0; url=/later"></template></body>"#,
+    );
+    assert_eq!(in_template.refresh_to, None);
+    // Outside them a refresh is still the page's redirect, after a fallback one too.
+    let both = page(
+        r#"<head><noscript><meta http-equiv="refresh" content="0; url=/noscript.html"></noscript>
+        <meta http-equiv="refresh" content="0; url=/moved.html"></head>"#,
+    );
+    assert_eq!(both.refresh_to.as_deref(), Some("http://a.test/moved.html"));
+}
+
+#[test]
 fn a_canonical_link_counts_only_in_the_head() {
     let after_body_text = page("<head><title>T</title></head>Text<link rel=canonical href=/other>");
     assert_eq!(after_body_text.canonical, None);

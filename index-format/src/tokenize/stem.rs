@@ -1,44 +1,48 @@
-//! English stemming that remembers the words it has stemmed: [`RememberingStemmer`].
+//! Stemming by a page's language that remembers the words it has stemmed:
+//! [`RememberingStemmer`].
+//!
+//! Each word is folded first ([`super::fold`]: accents off), then stemmed with the Snowball
+//! algorithm of the analyzer's [`Stemming`], so `cafe` meets `cafés` and `cheval` meets
+//! `chevaux`. (Snowball's German stemmer reads `ae`, `oe` and `ue` as umlauts itself, so
+//! `Mueller`, `Muller` and `Müller` share a stem.)
 //!
 //! Text repeats its words (a page of the Rust docs says "the", "type" and "returns" hundreds
 //! of times), and the Snowball algorithm costs far more than a hash lookup: stemming was a
 //! sixth of an index build. Each analyzer (one per field and indexing thread, kept for a
 //! whole segment) keeps a table from the words it met to their stems, bounded by
 //! [`REMEMBERED_WORDS`]: when full it starts again empty, so memory never grows with the text.
-//! The stems are Snowball's English stems, the same tantivy's `Stemmer` gives.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
+use super::fold::fold;
+use crate::language::Stemming;
+
 /// Most words one analyzer remembers (tokens are at most 40 bytes: a few MiB at most).
 pub const REMEMBERED_WORDS: usize = 1 << 15;
 
-/// A token filter that replaces each token by its English stem, remembering up to `limit`
-/// words per analyzer.
+/// A token filter that replaces each token by its folded stem in one language, remembering
+/// up to `limit` words per analyzer.
 #[derive(Clone, Copy, Debug)]
 pub struct RememberingStemmer {
+    stemming: Stemming,
     limit: usize,
 }
 
 impl RememberingStemmer {
-    /// Remembers up to [`REMEMBERED_WORDS`] words.
-    pub fn new() -> Self {
-        Self::with_limit(REMEMBERED_WORDS)
+    /// Stems by `stemming`, remembering up to [`REMEMBERED_WORDS`] words.
+    pub fn new(stemming: Stemming) -> Self {
+        Self::with_limit(stemming, REMEMBERED_WORDS)
     }
 
-    /// Remembers up to `limit` words (at least one).
-    pub fn with_limit(limit: usize) -> Self {
+    /// Stems by `stemming`, remembering up to `limit` words (at least one).
+    pub fn with_limit(stemming: Stemming, limit: usize) -> Self {
         Self {
+            stemming,
             limit: limit.max(1),
         }
-    }
-}
-
-impl Default for RememberingStemmer {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -49,7 +53,7 @@ impl TokenFilter for RememberingStemmer {
         RememberingStemmerFilter {
             inner,
             memory: Memory {
-                stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+                stemmer: frostem::Stemmer::new(self.stemming.algorithm()),
                 stems: HashMap::default(),
                 limit: self.limit,
             },
@@ -84,10 +88,13 @@ impl Memory {
             }
             return;
         }
-        let stem: Option<Box<str>> = match self.stemmer.stem(text) {
-            Cow::Borrowed(stem) if stem == text.as_str() => None,
-            Cow::Borrowed(stem) => Some(stem.into()),
-            Cow::Owned(stem) => Some(stem.into_boxed_str()),
+        let stem: Option<Box<str>> = {
+            let folded = fold(text);
+            match self.stemmer.stem(&folded) {
+                Cow::Borrowed(stem) if stem == text.as_str() => None,
+                Cow::Borrowed(stem) => Some(stem.into()),
+                Cow::Owned(stem) => Some(stem.into_boxed_str()),
+            }
         };
         if self.stems.len() >= self.limit {
             self.stems.clear();
@@ -163,7 +170,7 @@ mod tests {
     fn stems_are_snowballs_whether_remembered_or_not() {
         for limit in [1, 2, 5, REMEMBERED_WORDS] {
             let mut remembering = TextAnalyzer::builder(SimpleTokenizer::default())
-                .filter(RememberingStemmer::with_limit(limit))
+                .filter(RememberingStemmer::with_limit(Stemming::DEFAULT, limit))
                 .build();
             let mut snowball = TextAnalyzer::builder(SimpleTokenizer::default())
                 .filter(Stemmer::new(Language::English))
@@ -180,7 +187,8 @@ mod tests {
 
     #[test]
     fn memory_stays_within_its_limit() {
-        let mut memory = RememberingStemmer::with_limit(3).transform(SimpleTokenizer::default());
+        let mut memory = RememberingStemmer::with_limit(Stemming::DEFAULT, 3)
+            .transform(SimpleTokenizer::default());
         {
             let mut stream = memory.token_stream(TEXTS[0]);
             while stream.advance() {}
@@ -191,5 +199,38 @@ mod tests {
             memory.memory.stems.len()
         );
         assert!(!memory.memory.stems.is_empty());
+    }
+
+    fn analyzer(language: &str) -> TextAnalyzer {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(tantivy::tokenizer::LowerCaser)
+            .filter(RememberingStemmer::new(Stemming::of_language(language)))
+            .build()
+    }
+
+    /// The forms of a word that meet, by language: a plural and its singular, a word and
+    /// the same word without its accents or with its umlauts typed as `e`, a noun in two
+    /// cases.
+    #[test]
+    fn other_forms_of_a_word_meet_in_its_language() {
+        for (language, a, b) in [
+            ("fr", "chevaux", "cheval"),
+            ("fr", "café", "cafe"),
+            ("fr", "cafés", "café"),
+            ("de", "Häuser", "Haus"),
+            ("de", "Ebenen", "Ebene"),
+            ("de", "Müller", "Mueller"),
+            ("de", "Müller", "Muller"),
+            ("de", "Straße", "Strasse"),
+            ("es", "canciones", "canción"),
+            ("es", "canciones", "cancion"),
+            ("ru", "книги", "книгой"),
+            ("en", "running", "runs"),
+            ("en", "naïve", "naive"),
+        ] {
+            let mut analyzer = analyzer(language);
+            let (a_stems, b_stems) = (stems(&mut analyzer, a), stems(&mut analyzer, b));
+            assert_eq!(a_stems[0], b_stems[0], "{language}: {a} and {b}");
+        }
     }
 }

@@ -1,0 +1,295 @@
+//! The language of a page, decided once per document as it is indexed: [`decide`].
+//!
+//! The text decides: `whatlang` reads the first [`DETECT_BYTES`] of the page's title and
+//! body (a page that mixes languages gets the one most of that prefix is in). Chinese,
+//! Japanese and Korean are told by their scripts first ([`by_cjk_script`]): whatlang decides
+//! by the script with most letters, and a Japanese manual full of commands has more Latin
+//! letters than kana (alone it got half the Japanese and Chinese pages of
+//! `bench/langdetect` wrong, and called them reliable). The page's own
+//! declarations (`<html lang>`, the `Content-Language` header or META, `og:locale`, the
+//! `hreflang` of an alternate naming the page itself) are hints: they win only when the text
+//! is too short to tell ([`MIN_LETTERS`]) or the detector is unsure of it, because templates
+//! say `lang="en"` over text in any language. Nothing at all: `und`.
+
+use index_format::language::{language, language_code};
+
+use crate::text::Declared;
+
+/// Bytes of a page's text the detector reads: enough for its trigrams to settle, bounded so
+/// a page of a megabyte costs what a page of a few kilobytes does.
+pub const DETECT_BYTES: usize = 4096;
+
+/// Fewest letters of text the detector is trusted with; below, the declarations decide.
+pub const MIN_LETTERS: usize = 40;
+
+/// The code of "no language could be told".
+pub const UNDETERMINED: &str = "und";
+
+/// A page's language and what decided it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PageLanguage {
+    /// A code of [`index_format::language::LANGUAGES`], or [`UNDETERMINED`].
+    pub code: &'static str,
+    /// What decided it.
+    pub source: Source,
+}
+
+/// What decided a page's language.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// The text, with the detector's confidence (0 to 1).
+    Text(f64),
+    /// A declaration, because the text was too short or the detector unsure.
+    Declared(Declaration),
+    /// Neither text nor declarations could tell.
+    Unknown,
+}
+
+/// Where a page declared its language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Declaration {
+    /// `<html lang>`.
+    HtmlLang,
+    /// The `Content-Language` header.
+    Header,
+    /// `<meta http-equiv="content-language">`.
+    Meta,
+    /// `<meta property="og:locale">`.
+    OgLocale,
+    /// The `hreflang` of a `<link rel="alternate">` naming the page itself.
+    Hreflang,
+}
+
+impl PageLanguage {
+    /// Why the page has its language, in a few words (for `/explain`).
+    pub fn reason(&self) -> String {
+        let declared = |d: Declaration| match d {
+            Declaration::HtmlLang => "<html lang>",
+            Declaration::Header => "the Content-Language header",
+            Declaration::Meta => "<meta http-equiv=content-language>",
+            Declaration::OgLocale => "og:locale",
+            Declaration::Hreflang => "its own hreflang",
+        };
+        match self.source {
+            Source::Text(confidence) => format!("its text (confidence {confidence:.2})"),
+            Source::Declared(d) => format!("{}: its text is too short or unclear", declared(d)),
+            Source::Unknown => "its text is too short or unclear and it declares none".into(),
+        }
+    }
+}
+
+/// A page's declarations, as [`decide`] reads them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hints<'a> {
+    /// What the page's markup declares.
+    pub declared: Option<&'a Declared>,
+    /// The `Content-Language` header, if any.
+    pub header: Option<&'a str>,
+    /// The page's own URL, to find the alternate naming itself (resolved by the caller).
+    pub own_hreflang: Option<&'a str>,
+}
+
+impl Hints<'_> {
+    /// The first declaration that names a known language, in order of trust.
+    fn first(&self) -> Option<(&'static str, Declaration)> {
+        let declared = self.declared;
+        [
+            (
+                declared.and_then(|d| d.html_lang.as_deref()),
+                Declaration::HtmlLang,
+            ),
+            (self.header, Declaration::Header),
+            (
+                declared.and_then(|d| d.meta_language.as_deref()),
+                Declaration::Meta,
+            ),
+            (
+                declared.and_then(|d| d.og_locale.as_deref()),
+                Declaration::OgLocale,
+            ),
+            (self.own_hreflang, Declaration::Hreflang),
+        ]
+        .into_iter()
+        .find_map(|(tag, from)| Some((language_code(tag?)?, from)))
+    }
+}
+
+/// The language of a page whose text starts with `title` and `body`; see the module docs.
+pub fn decide(title: &str, body: &str, hints: &Hints<'_>) -> PageLanguage {
+    let mut sample = String::with_capacity(DETECT_BYTES);
+    for part in [title, body] {
+        let room = DETECT_BYTES.saturating_sub(sample.len() + 1);
+        if room == 0 {
+            break;
+        }
+        if !sample.is_empty() {
+            sample.push(' ');
+        }
+        sample.push_str(prefix(part, room));
+    }
+    let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
+    let detected = match by_cjk_script(&sample) {
+        Some(code) => Some((code, 1.0, true)),
+        None => (letters >= MIN_LETTERS)
+            .then(|| whatlang::detect(&sample))
+            .flatten()
+            .and_then(|info| {
+                let code = language(info.lang().code())?.code;
+                Some((code, info.confidence(), info.is_reliable()))
+            }),
+    };
+    match (detected, hints.first()) {
+        (Some((code, confidence, true)), _) | (Some((code, confidence, false)), None) => {
+            PageLanguage {
+                code,
+                source: Source::Text(confidence),
+            }
+        }
+        (_, Some((code, from))) => PageLanguage {
+            code,
+            source: Source::Declared(from),
+        },
+        (None, None) => PageLanguage {
+            code: UNDETERMINED,
+            source: Source::Unknown,
+        },
+    }
+}
+
+/// Chinese, Japanese or Korean, when at least a tenth of the letters of `text` are Han,
+/// kana or Hangul: Korean when Hangul is at least half of them, Japanese when kana is at
+/// least a tenth of the rest, else Chinese.
+fn by_cjk_script(text: &str) -> Option<&'static str> {
+    let (mut han, mut kana, mut hangul, mut others) = (0usize, 0usize, 0usize, 0usize);
+    for c in text.chars() {
+        match c as u32 {
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
+            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => han += 1,
+            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => hangul += 1,
+            _ if c.is_alphabetic() => others += 1,
+            _ => {}
+        }
+    }
+    let cjk = han + kana + hangul;
+    if cjk == 0 || cjk * 10 < cjk + others {
+        return None;
+    }
+    Some(if hangul >= han + kana {
+        "ko"
+    } else if kana * 10 >= han + kana {
+        "ja"
+    } else {
+        "zh"
+    })
+}
+
+/// The first `max` bytes of `text`, cut at a character boundary.
+fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GERMAN: &str = "Ebenen sind wie durchsichtige Folien, die übereinander liegen. \
+        Jede Ebene kann eigene Bildinhalte haben, und man kann sie einzeln bearbeiten, \
+        verschieben oder ausblenden, ohne die anderen zu verändern.";
+    const FRENCH: &str = "Les calques sont comme des feuilles transparentes empilées les unes \
+        sur les autres. Chaque calque peut contenir sa propre image, et on peut les modifier \
+        séparément sans toucher aux autres.";
+
+    fn declared(html_lang: &str) -> Declared {
+        Declared {
+            html_lang: Some(html_lang.to_string()),
+            ..Declared::default()
+        }
+    }
+
+    #[test]
+    fn the_text_wins_over_a_template_that_declares_another_language() {
+        let english_template = declared("en");
+        let hints = Hints {
+            declared: Some(&english_template),
+            ..Hints::default()
+        };
+        let got = decide("Ebenen", GERMAN, &hints);
+        assert_eq!(got.code, "de");
+        assert!(matches!(got.source, Source::Text(_)), "{got:?}");
+        assert_eq!(decide("Calques", FRENCH, &Hints::default()).code, "fr");
+    }
+
+    #[test]
+    fn a_short_text_takes_the_first_declaration_that_names_a_language() {
+        let french = declared("fr-CA");
+        let hostile = declared("en\"><script>");
+        let got = decide(
+            "Accueil",
+            "Bienvenue",
+            &Hints {
+                declared: Some(&french),
+                header: Some("de"),
+                ..Hints::default()
+            },
+        );
+        assert_eq!(got.code, "fr");
+        assert_eq!(got.source, Source::Declared(Declaration::HtmlLang));
+        let got = decide(
+            "Home",
+            "",
+            &Hints {
+                declared: Some(&hostile),
+                header: Some("*"),
+                own_hreflang: Some("es"),
+            },
+        );
+        assert_eq!(got.code, "es", "{got:?}");
+        assert_eq!(decide("", "", &Hints::default()).code, UNDETERMINED);
+        assert_eq!(
+            decide("12 34", "%%% 99 ### 42 == 17", &Hints::default()).code,
+            UNDETERMINED
+        );
+    }
+
+    #[test]
+    fn scripts_without_a_stemmer_are_told_and_a_huge_page_reads_a_bounded_prefix() {
+        let thai = "ภาษาไทยเป็นภาษาที่มีระดับเสียงของคำแน่นอนหรือวรรณยุกต์เช่นเดียวกับภาษาจีน";
+        assert_eq!(decide("", thai, &Hints::default()).code, "th");
+        let hebrew = "עברית היא שפה שמית ממשפחת השפות האפרו-אסייתיות, הידועה כשפתו של העם היהודי";
+        assert_eq!(decide("", hebrew, &Hints::default()).code, "he");
+        // Only the prefix is read: what follows it cannot change the language.
+        let huge = format!("{FRENCH} {}", "z ".repeat(500_000));
+        assert_eq!(decide("", &huge, &Hints::default()).code, "fr");
+        // A Japanese manual full of commands is Japanese; Chinese and Korean by their scripts.
+        let manual = "設定ファイルを開きます。 sudo apt-get install --yes nginx-full \
+            systemctl restart nginx.service && journalctl -u nginx --since today";
+        assert_eq!(decide("", manual, &Hints::default()).code, "ja");
+        assert_eq!(
+            decide(
+                "",
+                "配置文件在这里。 sudo apt-get install nginx",
+                &Hints::default()
+            )
+            .code,
+            "zh"
+        );
+        assert_eq!(
+            decide(
+                "",
+                "설정 파일을 엽니다 sudo apt-get install",
+                &Hints::default()
+            )
+            .code,
+            "ko"
+        );
+        let mixed = format!("{GERMAN} {GERMAN} {}", &FRENCH[..60]);
+        assert_eq!(decide("", &mixed, &Hints::default()).code, "de");
+    }
+}
