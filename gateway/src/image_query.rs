@@ -15,8 +15,9 @@ use tantivy::Term;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 
+use crate::filters::url_on_site_query;
 use crate::handlers::Params;
-use crate::query::{UserQuery, parsed_over, url_on_site_query, with_compound_forms};
+use crate::query::{UserQuery, parsed_over, with_compound_forms};
 
 /// Field boosts of an image search.
 const ALT_BOOST: f32 = 3.0;

@@ -54,6 +54,7 @@ mod display;
 mod error;
 mod explain;
 mod facets;
+mod filters;
 mod handlers;
 mod hit;
 mod image_handlers;

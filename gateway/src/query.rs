@@ -25,14 +25,15 @@ use tantivy::Index;
 use tantivy::Term;
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query,
-    QueryParser, RegexQuery, TermQuery,
+    QueryParser, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
 
-use index_format::language::{Stemming, language_code};
+use index_format::language::Stemming;
 
 use crate::analysis::{self, Analyses};
+use crate::filters::{lang_value, site_host, site_query};
 use crate::user_fields::{user_field, within_language};
 
 /// A query as understood, before it meets an index.
@@ -600,73 +601,6 @@ fn cut(raw: &str, max_len: usize) -> &str {
     match head.rfind(char::is_whitespace) {
         Some(space) if mid_word => &head[..space],
         _ => head,
-    }
-}
-
-/// The host of a `site:` value: `Example.com`, `example.com/`, `http://example.com:8080/x`
-/// all give `example.com`. `None` when nothing is left.
-fn site_host(value: &str) -> Option<String> {
-    let value = value.split_once("://").map_or(value, |(_, rest)| rest);
-    let host = value.split('/').next().unwrap_or_default();
-    let host = match host.rsplit_once(':') {
-        Some((name, port))
-            if !name.is_empty()
-                && !port.is_empty()
-                && port.bytes().all(|b| b.is_ascii_digit())
-                && (!name.contains(':') || name.ends_with(']')) =>
-        {
-            name
-        }
-        _ => host,
-    };
-    let host = host.trim_matches('.').to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
-}
-
-/// The language a `lang:` value names (`fr`, `de-AT`, `FRA`), else the value as typed,
-/// lowercase (a filter nothing matches); `None` when empty.
-fn lang_value(value: &str) -> Option<String> {
-    let value = value.trim();
-    if value.is_empty() {
-        return None;
-    }
-    Some(language_code(value).map_or_else(|| value.to_lowercase(), str::to_string))
-}
-
-/// `host` as a regex matching itself only.
-fn escaped_host(host: &str) -> String {
-    host.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' {
-                c.to_string()
-            } else {
-                format!("\\{c}")
-            }
-        })
-        .collect()
-}
-
-/// Pages on `host` or any of its subdomains.
-fn site_query(field: Field, host: &str) -> Box<dyn Query> {
-    site_regex_query(field, host, &format!("(.+\\.)?{}", escaped_host(host)))
-}
-
-/// URLs (an untokenized URL field such as the image index's `page_url`) on `host` or any
-/// of its subdomains, any scheme, port and path.
-pub(crate) fn url_on_site_query(field: Field, host: &str) -> Box<dyn Query> {
-    let pattern = format!("[a-z]+://([^/]+\\.)?{}(:[0-9]+)?(/.*)?", escaped_host(host));
-    site_regex_query(field, host, &pattern)
-}
-
-/// The regex query of `pattern` over `field`, or the exact term `host` if the pattern is
-/// refused.
-fn site_regex_query(field: Field, host: &str, pattern: &str) -> Box<dyn Query> {
-    match RegexQuery::from_pattern(pattern, field) {
-        Ok(query) => Box::new(query),
-        Err(_) => Box::new(TermQuery::new(
-            Term::from_field_text(field, host),
-            IndexRecordOption::Basic,
-        )),
     }
 }
 
