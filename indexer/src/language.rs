@@ -22,6 +22,11 @@ pub const DETECT_BYTES: usize = 4096;
 /// Fewest letters of text the detector is trusted with; below, the declarations decide.
 pub const MIN_LETTERS: usize = 40;
 
+/// Fewest letters of text that may overrule a page's declared language: fewer, and the
+/// detector is not asked (a short page says little; most of an API reference's pages are
+/// short, and the detector was a tenth of a build).
+pub const MIN_LETTERS_TO_OVERRULE: usize = 120;
+
 /// The code of "no language could be told".
 pub const UNDETERMINED: &str = "und";
 
@@ -132,10 +137,11 @@ pub fn decide(title: &str, body: &str, hints: &Hints<'_>) -> PageLanguage {
     let detected = match by_cjk_script(&sample) {
         Some(code) => Some((code, 1.0, true)),
         // Most pages of an English site say so and read so: told without the detector.
-        None if matches!(declared, None | Some(("en", _))) && reads_as_english(&sample) => {
+        None if reads_as_english(&sample, declared.map(|(code, _)| code)) => {
             Some(("en", 1.0, true))
         }
-        None => (letters >= MIN_LETTERS)
+        None => (letters >= MIN_LETTERS
+            && (declared.is_none() || letters >= MIN_LETTERS_TO_OVERRULE))
             .then(|| whatlang::detect(&sample))
             .flatten()
             .and_then(|info| {
@@ -183,13 +189,18 @@ const ENGLISH_WORDS: [&str; 20] = [
     "can", "which", "you", "be", "as", "on", "not",
 ];
 
-/// Whether `sample` reads as English prose: nearly all its letters ASCII (a Russian manual
+/// Whether `sample` reads as English prose, for a page that declares `declared` (English,
+/// or nothing; never for another language): nearly all its letters ASCII (a Russian manual
 /// quoting an English sentence is no English page), and among its first 300 words (20 at
-/// least), `the` at least 3 times and the words of [`ENGLISH_WORDS`] at least a twentieth
-/// (API docs are half code). Cheaper than the detector by
-/// far (the detector scores every Latin language's trigrams: a fifth of a build), and only
-/// asked when the page says it is English or says nothing.
-fn reads_as_english(sample: &str) -> bool {
+/// least) the words of [`ENGLISH_WORDS`] at least a twentieth (API docs are half code), `the`
+/// among them at least once when the page says it is English, 3 times when it says nothing.
+/// Far cheaper than the detector, which scores every Latin language's trigrams.
+fn reads_as_english(sample: &str, declared: Option<&str>) -> bool {
+    let enough_the = match declared {
+        Some("en") => 1,
+        None => 3,
+        Some(_) => return false,
+    };
     let (letters, ascii) = sample
         .chars()
         .filter(|c| c.is_alphabetic())
@@ -212,7 +223,7 @@ fn reads_as_english(sample: &str) -> bool {
             english += usize::from(ENGLISH_WORDS.contains(&lower.as_str()));
         }
     }
-    words >= 20 && the >= 3 && english * 20 >= words
+    words >= 20 && the >= enough_the && english * 20 >= words
 }
 
 /// Chinese, Japanese or Korean, when at least a tenth of the letters of `text` are Han,
@@ -290,10 +301,12 @@ mod tests {
         let english = "The layers of an image are like sheets of glass stacked on top of \
             each other. Each layer can hold its own picture, and you can change the order of \
             the layers or hide one of them without touching the others.";
-        assert!(reads_as_english(english));
+        assert!(reads_as_english(english, None));
+        assert!(reads_as_english(english, Some("en")));
+        assert!(!reads_as_english(english, Some("de")));
         let quoting = format!("Падающая тень: фильтр добавляет тень. {english}");
         for other in [GERMAN, FRENCH, "the the the", quoting.as_str()] {
-            assert!(!reads_as_english(other), "{other}");
+            assert!(!reads_as_english(other, Some("en")), "{other}");
         }
         let got = decide("Layers", english, &Hints::default());
         assert_eq!((got.code, got.source), ("en", Source::Text(1.0)));
