@@ -218,9 +218,8 @@ fn reads_as_english(sample: &str, declared: Option<&str>) -> bool {
     {
         words += 1;
         if word.len() <= 5 {
-            let lower = word.to_ascii_lowercase();
-            the += usize::from(lower == "the");
-            english += usize::from(ENGLISH_WORDS.contains(&lower.as_str()));
+            the += usize::from(word.eq_ignore_ascii_case("the"));
+            english += usize::from(ENGLISH_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)));
         }
     }
     words >= 20 && the >= enough_the && english * 20 >= words
