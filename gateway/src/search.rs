@@ -176,7 +176,7 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, SearchError> {
-        self.run(
+        self.search_for(
             query,
             page,
             per_page,
@@ -195,7 +195,7 @@ impl Searcher {
         explain: bool,
         ranking: Ranking,
     ) -> Result<SearchResults, SearchError> {
-        self.run(
+        self.search_for(
             query,
             page,
             per_page,
@@ -205,21 +205,6 @@ impl Searcher {
         )
     }
 
-    /// Like [`Searcher::search_ranked`], for a user who prefers the `preferred` languages: of
-    /// a page's translations that match, the one in the language most preferred is shown,
-    /// the others named beside it ([`Hit::also_in`]).
-    pub fn search_for(
-        &self,
-        query: &str,
-        page: usize,
-        per_page: usize,
-        explain: bool,
-        ranking: Ranking,
-        preferred: &Preferred,
-    ) -> Result<SearchResults, SearchError> {
-        self.run(query, page, per_page, explain, ranking, preferred)
-    }
-
     /// Like [`Searcher::search`], with each hit's score explained.
     pub fn search_explained(
         &self,
@@ -227,7 +212,7 @@ impl Searcher {
         page: usize,
         per_page: usize,
     ) -> Result<SearchResults, SearchError> {
-        self.run(
+        self.search_for(
             query,
             page,
             per_page,
@@ -237,7 +222,10 @@ impl Searcher {
         )
     }
 
-    fn run(
+    /// Like [`Searcher::search_ranked`], for a user who prefers the `preferred` languages: of
+    /// a page's translations that match, the one in the language most preferred is shown,
+    /// the others named beside it ([`Hit::also_in`]).
+    pub fn search_for(
         &self,
         raw: &str,
         page: usize,
