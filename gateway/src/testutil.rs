@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use index_format::IndexFields;
-use indexer::{DocInput, Inbound};
+use indexer::{Analyzers, DocInput, Inbound};
 use tantivy::{Index, TantivyDocument};
 
 /// One document of a test index.
@@ -78,7 +78,7 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         template: Default::default(),
         content_language: None,
     };
-    input.to_document(fields)
+    input.to_document(fields, &mut Analyzers::default())
 }
 
 /// Writes generation `number` of `data` holding `docs`, and points `CURRENT` at it.

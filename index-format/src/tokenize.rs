@@ -4,7 +4,8 @@
 //! a topic marker) and Chinese and Japanese do not separate words at all, so a whole run is
 //! no word a reader would type: bigrams let "러스트" find "러스트는" (the query's bigrams are
 //! a phrase, so they must stand together). Then tokens over 40 bytes are dropped, the rest
-//! lowercased, and for [`STEMMED`] folded (accents off, `tokenize/fold.rs`) and stemmed
+//! lowercased, and for [`STEMMED`] folded (accents off, `tokenize/fold.rs`), made singular
+//! where Snowball leaves short plurals alone (`tokenize/plural.rs`) and stemmed
 //! (Snowball's stems, remembered per analyzer, in `tokenize/stem.rs`): as English in the
 //! analyzer registered on an index; a document in another language that Snowball stems is
 //! cut by [`stemmed_analyzer`] of its [`Stemming`] and added pre-tokenized, and a query is
@@ -23,6 +24,7 @@
 //! that opens an index some other way must call it too.
 
 mod fold;
+mod plural;
 mod stem;
 
 pub use fold::fold;

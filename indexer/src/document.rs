@@ -17,7 +17,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::language::{self, Hints};
 use crate::linkgraph::Inbound;
-use crate::stemmed::StemmedFields;
+use crate::stemmed::Analyzers;
 use crate::text::{self, Declared, HostTemplate};
 use index_format::language::Stemming;
 use index_format::{BODY_START_BYTES, FORMAT_VERSION, IndexFields};
@@ -130,8 +130,9 @@ impl DocInput {
         }
     }
 
-    /// Parses the HTML (the one parse of this page) and builds the tantivy document.
-    pub fn to_document(&self, fields: &IndexFields) -> TantivyDocument {
+    /// Parses the HTML (the one parse of this page) and builds the tantivy document, its
+    /// stemmed fields cut by `analyzers` (the parser thread's own) when not in English.
+    pub fn to_document(&self, fields: &IndexFields, analyzers: &mut Analyzers) -> TantivyDocument {
         let text = text::extract_with(&self.html, &self.template);
         let mut doc = TantivyDocument::new();
         doc.add_text(fields.url, &self.url);
@@ -176,7 +177,7 @@ impl DocInput {
         doc.add_text(fields.stemmer, stemming.name());
         let translations = page_url.map_or(0, |url| translations_key(&text.declared, &url));
         doc.add_u64(fields.translations, translations);
-        let mut stemmed = StemmedFields::new(stemming);
+        let mut stemmed = analyzers.fields(stemming);
         stemmed.add(&mut doc, fields.url_text, &url_words(&self.url));
         stemmed.add(&mut doc, fields.title, title);
         doc.add_text(fields.title_exact, title);

@@ -2,7 +2,7 @@
 //!
 //! The text decides: `whatlang` reads the first [`DETECT_BYTES`] of the page's title and
 //! body (a page that mixes languages gets the one most of that prefix is in). Chinese,
-//! Japanese and Korean are told by their scripts first ([`by_cjk_script`]): whatlang decides
+//! Japanese and Korean are told by their scripts first ([`Letters::cjk_language`]): whatlang decides
 //! by the script with most letters, and a Japanese manual full of commands has more Latin
 //! letters than kana (alone it got half the Japanese and Chinese pages of
 //! `bench/langdetect` wrong, and called them reliable). The page's own
@@ -133,21 +133,16 @@ pub fn decide(title: &str, body: &str, hints: &Hints<'_>) -> PageLanguage {
         sample.push_str(prefix(part, room));
     }
     let declared = hints.first();
-    let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
-    let detected = match by_cjk_script(&sample) {
+    let letters = Letters::of(&sample);
+    let detected = match letters.cjk_language() {
         Some(code) => Some((code, 1.0, true)),
         // Most pages of an English site say so and read so: told without the detector.
-        None if reads_as_english(&sample, declared.map(|(code, _)| code)) => {
+        None if reads_as_english(&sample, &letters, declared.map(|(code, _)| code)) => {
             Some(("en", 1.0, true))
         }
-        None => (letters >= MIN_LETTERS
-            && (declared.is_none() || letters >= MIN_LETTERS_TO_OVERRULE))
-            .then(|| whatlang::detect(&sample))
-            .flatten()
-            .and_then(|info| {
-                let code = language(info.lang().code())?.code;
-                Some((code, info.confidence(), info.is_reliable()))
-            }),
+        None if letters.all < MIN_LETTERS => None,
+        None if declared.is_some() && letters.all < MIN_LETTERS_TO_OVERRULE => None,
+        None => detect(&sample),
     };
     // The text overrules a declaration only when the detector is sure of it: a page of
     // code under `lang="en"` is no French page because its identifiers look French.
@@ -195,19 +190,13 @@ const ENGLISH_WORDS: [&str; 20] = [
 /// least) the words of [`ENGLISH_WORDS`] at least a twentieth (API docs are half code), `the`
 /// among them at least once when the page says it is English, 3 times when it says nothing.
 /// Far cheaper than the detector, which scores every Latin language's trigrams.
-fn reads_as_english(sample: &str, declared: Option<&str>) -> bool {
+fn reads_as_english(sample: &str, letters: &Letters, declared: Option<&str>) -> bool {
     let enough_the = match declared {
         Some("en") => 1,
         None => 3,
         Some(_) => return false,
     };
-    let (letters, ascii) = sample
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .fold((0usize, 0usize), |(all, ascii), c| {
-            (all + 1, ascii + usize::from(c.is_ascii()))
-        });
-    if ascii * 100 < letters * 98 {
+    if letters.ascii * 100 < letters.all * 98 {
         return false;
     }
     let (mut words, mut english, mut the) = (0usize, 0usize, 0usize);
@@ -225,31 +214,62 @@ fn reads_as_english(sample: &str, declared: Option<&str>) -> bool {
     words >= 20 && the >= enough_the && english * 20 >= words
 }
 
-/// Chinese, Japanese or Korean, when at least a tenth of the letters of `text` are Han,
-/// kana or Hangul: Korean when Hangul is at least half of them, Japanese when kana is at
-/// least a tenth of the rest, else Chinese.
-fn by_cjk_script(text: &str) -> Option<&'static str> {
-    let (mut han, mut kana, mut hangul, mut others) = (0usize, 0usize, 0usize, 0usize);
-    for c in text.chars() {
-        match c as u32 {
-            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => han += 1,
-            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => hangul += 1,
-            _ if c.is_alphabetic() => others += 1,
-            _ => {}
+/// The whatlang language of `text`, with its confidence and whether it is reliable, if
+/// whatlang tells one of [`index_format::language::LANGUAGES`].
+fn detect(text: &str) -> Option<(&'static str, f64, bool)> {
+    let info = whatlang::detect(text)?;
+    let code = language(info.lang().code())?.code;
+    Some((code, info.confidence(), info.is_reliable()))
+}
+
+/// The letters of a page's sample, counted in one pass: all of them, the ASCII ones, and
+/// those of the Chinese, Japanese and Korean scripts.
+#[derive(Clone, Copy, Debug, Default)]
+struct Letters {
+    all: usize,
+    ascii: usize,
+    han: usize,
+    kana: usize,
+    hangul: usize,
+}
+
+impl Letters {
+    fn of(text: &str) -> Self {
+        let mut letters = Self::default();
+        for c in text.chars() {
+            if c.is_ascii() {
+                letters.ascii += usize::from(c.is_ascii_alphabetic());
+                continue;
+            }
+            match c as u32 {
+                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => letters.kana += 1,
+                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => letters.han += 1,
+                0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => letters.hangul += 1,
+                _ => {}
+            }
+            letters.all += usize::from(c.is_alphabetic());
         }
+        letters.all += letters.ascii;
+        letters
     }
-    let cjk = han + kana + hangul;
-    if cjk == 0 || cjk * 10 < cjk + others {
-        return None;
+
+    /// Chinese, Japanese or Korean, when at least a tenth of the letters are Han, kana or
+    /// Hangul: Korean when Hangul is at least half of them, Japanese when kana is at least a
+    /// tenth of the rest, else Chinese.
+    fn cjk_language(&self) -> Option<&'static str> {
+        let (han, kana, hangul) = (self.han, self.kana, self.hangul);
+        let cjk = han + kana + hangul;
+        if cjk == 0 || cjk * 10 < self.all {
+            return None;
+        }
+        Some(if hangul >= han + kana {
+            "ko"
+        } else if kana * 10 >= han + kana {
+            "ja"
+        } else {
+            "zh"
+        })
     }
-    Some(if hangul >= han + kana {
-        "ko"
-    } else if kana * 10 >= han + kana {
-        "ja"
-    } else {
-        "zh"
-    })
 }
 
 /// The first `max` bytes of `text`, cut at a character boundary.
@@ -300,12 +320,13 @@ mod tests {
         let english = "The layers of an image are like sheets of glass stacked on top of \
             each other. Each layer can hold its own picture, and you can change the order of \
             the layers or hide one of them without touching the others.";
-        assert!(reads_as_english(english, None));
-        assert!(reads_as_english(english, Some("en")));
-        assert!(!reads_as_english(english, Some("de")));
+        let reads = |text: &str, declared| reads_as_english(text, &Letters::of(text), declared);
+        assert!(reads(english, None));
+        assert!(reads(english, Some("en")));
+        assert!(!reads(english, Some("de")));
         let quoting = format!("Падающая тень: фильтр добавляет тень. {english}");
         for other in [GERMAN, FRENCH, "the the the", quoting.as_str()] {
-            assert!(!reads_as_english(other, Some("en")), "{other}");
+            assert!(!reads(other, Some("en")), "{other}");
         }
         let got = decide("Layers", english, &Hints::default());
         assert_eq!((got.code, got.source), ("en", Source::Text(1.0)));

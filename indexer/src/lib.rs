@@ -79,6 +79,7 @@ pub use error::Error;
 pub use exchange::{DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
+pub use stemmed::Analyzers;
 pub use summary::BuildSummary;
 pub use target::BuildMode;
 pub use text::HostTemplate;

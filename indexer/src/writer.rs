@@ -23,6 +23,7 @@ use crate::document::{DocHtml, DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
 use crate::source::{RenderedWalk, Source};
+use crate::stemmed::Analyzers;
 use crate::target::Target;
 use crate::template::Templates;
 use index_format::DocState;
@@ -273,6 +274,7 @@ struct Worker<'a> {
 
 impl Worker<'_> {
     fn run(&self) {
+        let mut analyzers = Analyzers::default();
         loop {
             let next = self
                 .receiver
@@ -283,7 +285,7 @@ impl Worker<'_> {
             if self.failed.load(Ordering::Relaxed) {
                 continue;
             }
-            let outcome = catch_unwind(AssertUnwindSafe(|| self.add(&input)));
+            let outcome = catch_unwind(AssertUnwindSafe(|| self.add(&input, &mut analyzers)));
             let error = match outcome {
                 Ok(Ok(())) => continue,
                 Ok(Err(error)) => error,
@@ -301,8 +303,8 @@ impl Worker<'_> {
         }
     }
 
-    fn add(&self, input: &DocInput) -> Result<(), Error> {
-        let doc = input.to_document(self.fields);
+    fn add(&self, input: &DocInput, analyzers: &mut Analyzers) -> Result<(), Error> {
+        let doc = input.to_document(self.fields, analyzers);
         if self.replace {
             self.writer
                 .delete_term(Term::from_field_text(self.fields.url, &input.url));

@@ -1,9 +1,10 @@
 //! Stemming by a page's language that remembers the words it has stemmed:
 //! [`RememberingStemmer`].
 //!
-//! Each word is folded first ([`super::fold`]: accents off), then stemmed with the Snowball
-//! algorithm of the analyzer's [`Stemming`], so `cafe` meets `cafés` and `cheval` meets
-//! `chevaux`. (Snowball's German stemmer reads `ae`, `oe` and `ue` as umlauts itself, so
+//! Each word is folded first ([`super::fold`]: accents off), made singular where Snowball
+//! leaves short plurals alone ([`super::plural`]: Spanish, Portuguese), then stemmed with the
+//! Snowball algorithm of the analyzer's [`Stemming`], so `cafe` meets `cafés`, `cheval` meets
+//! `chevaux` and `ojo` meets `ojos`. (Snowball's German stemmer reads `ae`, `oe` and `ue` as umlauts itself, so
 //! `Mueller`, `Muller` and `Müller` share a stem.)
 //!
 //! Text repeats its words (a page of the Rust docs says "the", "type" and "returns" hundreds
@@ -18,6 +19,7 @@ use std::collections::HashMap;
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
 use super::fold::fold;
+use super::plural::singular;
 use crate::language::Stemming;
 
 /// Most words one analyzer remembers (tokens are at most 40 bytes: a few MiB at most).
@@ -53,6 +55,7 @@ impl TokenFilter for RememberingStemmer {
         RememberingStemmerFilter {
             inner,
             memory: Memory {
+                stemming: self.stemming,
                 stemmer: frostem::Stemmer::new(self.stemming.algorithm()),
                 stems: HashMap::default(),
                 limit: self.limit,
@@ -71,6 +74,7 @@ pub struct RememberingStemmerFilter<T> {
 /// The stemmer and the words it remembers.
 #[derive(Clone)]
 struct Memory {
+    stemming: Stemming,
     stemmer: frostem::Stemmer,
     /// Each word met and its stem; `None`: the word is its own stem. Hashed with a random
     /// seed (words come from the web; a fixed hash could be flooded with colliding words).
@@ -90,7 +94,8 @@ impl Memory {
         }
         let stem: Option<Box<str>> = {
             let folded = fold(text);
-            match self.stemmer.stem(&folded) {
+            let singular = singular(self.stemming, &folded);
+            match self.stemmer.stem(&singular) {
                 Cow::Borrowed(stem) if stem == text.as_str() => None,
                 Cow::Borrowed(stem) => Some(stem.into()),
                 Cow::Owned(stem) => Some(stem.into_boxed_str()),
