@@ -81,6 +81,7 @@ async fn pages_are_found_in_their_own_languages_forms() {
         ("Muller", LANG_GERMAN, "de"),
         ("canción", LANG_SPANISH, "es"),
         ("cancion", LANG_SPANISH, "es"),
+        ("ojo", LANG_SPANISH, "es"),
         ("книгой", LANG_RUSSIAN, "ru"),
         ("θάλασσας", LANG_GREEK, "el"),
         ("horse", LANG_ENGLISH, "en"),

@@ -11,7 +11,7 @@
 //! | [`LANG_GERMAN`] | German under `<html lang="en">` (a template's): houses (`Häuser`), Herr Müller, `schön`; one of the translations |
 //! | [`LANG_ENGLISH`] | English: the same page, the third translation |
 //! | [`LANG_SCHON`] | German with `schon` (without the umlaut) twice in its text |
-//! | [`LANG_SPANISH`] | Spanish: songs (`canciones`) |
+//! | [`LANG_SPANISH`] | Spanish: songs (`canciones`), eyes (`ojos`, a plural Snowball leaves alone) |
 //! | [`LANG_RUSSIAN`] | Russian: books (`книги`) |
 //! | [`LANG_GREEK`] | Greek: the sea and its ships |
 //! | [`LANG_HEBREW`] | Hebrew (no Snowball stemmer): matched as written |
@@ -191,8 +191,8 @@ const SCHON: &str = "<p>Es regnet schon wieder, und der Wind weht kalt über die
     bevor der Herbst kommt.</p>";
 
 const SPANISH: &str = "<p>Las canciones del verano suenan en todas las plazas del pueblo. Los \
-    músicos tocan la guitarra cada noche y la gente baila hasta muy tarde, mientras los niños \
-    corren por las calles iluminadas.</p>";
+    músicos tocan la guitarra cada noche y la gente baila con los ojos cerrados hasta muy tarde, \
+    mientras los niños corren por las calles iluminadas.</p>";
 
 const RUSSIAN: &str = "<p>В старой библиотеке хранятся редкие книги. Каждое утро читатели \
     приходят сюда, чтобы изучать старинные рукописи и карты, которые собирались веками.</p>";
