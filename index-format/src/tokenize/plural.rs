@@ -12,14 +12,16 @@
 
 use std::borrow::Cow;
 
+use frostem::Algorithm;
+
 use crate::language::Stemming;
 
 /// `word` (lowercase, folded) made singular by the plural endings of `stemming`'s language;
 /// borrowed when it is not a plural that language's Snowball stemmer needs help with.
 pub fn singular(stemming: Stemming, word: &str) -> Cow<'_, str> {
-    let singular = match stemming.name() {
-        "spanish" => spanish(word),
-        "portuguese" => portuguese(word),
+    let singular = match stemming.algorithm() {
+        Algorithm::Spanish => spanish(word),
+        Algorithm::Portuguese => portuguese(word),
         _ => None,
     };
     singular.map_or(Cow::Borrowed(word), Cow::Owned)
