@@ -2,9 +2,9 @@
 //!
 //! The text decides: `whatlang` reads the first [`DETECT_BYTES`] of the page's title and
 //! body (a page that mixes languages gets the one most of that prefix is in). Chinese,
-//! Japanese and Korean are told by their scripts first ([`Letters::cjk_language`]): whatlang decides
-//! by the script with most letters, and a Japanese manual full of commands has more Latin
-//! letters than kana (alone it got half the Japanese and Chinese pages of
+//! Japanese and Korean are told by their scripts first ([`Letters::cjk_language`]):
+//! whatlang decides by the script with most letters, and a Japanese manual full of commands
+//! has more Latin letters than kana (alone it got half the Japanese and Chinese pages of
 //! `bench/langdetect` wrong, and called them reliable). The page's own
 //! declarations (`<html lang>`, the `Content-Language` header or META, `og:locale`, the
 //! `hreflang` of an alternate naming the page itself) are hints: they win only when the text

@@ -19,12 +19,15 @@ use crate::language::Stemming;
 /// `word` (lowercase, folded) made singular by the plural endings of `stemming`'s language;
 /// borrowed when it is not a plural that language's Snowball stemmer needs help with.
 pub fn singular(stemming: Stemming, word: &str) -> Cow<'_, str> {
-    let singular = match stemming.algorithm() {
-        Algorithm::Spanish => spanish(word),
-        Algorithm::Portuguese => portuguese(word),
-        _ => None,
+    let rules: fn(&str) -> Option<String> = match stemming.algorithm() {
+        Algorithm::Spanish => spanish,
+        Algorithm::Portuguese => portuguese,
+        _ => return Cow::Borrowed(word),
     };
-    singular.map_or(Cow::Borrowed(word), Cow::Owned)
+    if word.len() < MIN_PLURAL_BYTES || !word.is_ascii() || !word.ends_with('s') {
+        return Cow::Borrowed(word);
+    }
+    rules(word).map_or(Cow::Borrowed(word), Cow::Owned)
 }
 
 /// Shortest plural made singular, in bytes (`mes`, `tus` stay as written).
@@ -34,14 +37,15 @@ fn is_vowel(c: u8) -> bool {
     matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
 }
 
+/// The byte before the final `s` of `word` (ASCII, at least [`MIN_PLURAL_BYTES`] long,
+/// ending in `s`: [`singular`] checks before a language's rules run).
+fn before_s(word: &str) -> u8 {
+    word.as_bytes()[word.len() - 2]
+}
+
 /// `luces` → `luz`; `colores`, `imagenes`, `pinceles`, `ciudades`, `relojes`, `leyes` lose
 /// `es`; `ojos`, `capas`, `clases` lose `s`.
 fn spanish(word: &str) -> Option<String> {
-    let b = word.as_bytes();
-    if b.len() < MIN_PLURAL_BYTES || !word.is_ascii() || b[b.len() - 1] != b's' {
-        return None;
-    }
-    let stem = &word[..word.len() - 1];
     if let Some(base) = word.strip_suffix("ces") {
         return Some(format!("{base}z"));
     }
@@ -54,16 +58,12 @@ fn spanish(word: &str) -> Option<String> {
     {
         return Some(base.to_string());
     }
-    is_vowel(b[b.len() - 2]).then(|| stem.to_string())
+    is_vowel(before_s(word)).then(|| word[..word.len() - 1].to_string())
 }
 
 /// `imagens` → `imagem`; `botoes` → `botao`; `papeis` → `papel`, `animais` → `animal`;
 /// `cores`, `luzes` lose `es`; `olhos`, `camadas` lose `s`.
 fn portuguese(word: &str) -> Option<String> {
-    let b = word.as_bytes();
-    if b.len() < MIN_PLURAL_BYTES || !word.is_ascii() || b[b.len() - 1] != b's' {
-        return None;
-    }
     if let Some(base) = word.strip_suffix("ns") {
         return Some(format!("{base}m"));
     }
@@ -81,7 +81,7 @@ fn portuguese(word: &str) -> Option<String> {
     {
         return Some(base.to_string());
     }
-    is_vowel(b[b.len() - 2]).then(|| word[..word.len() - 1].to_string())
+    is_vowel(before_s(word)).then(|| word[..word.len() - 1].to_string())
 }
 
 #[cfg(test)]
