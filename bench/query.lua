@@ -4,7 +4,8 @@
 --   RESULT requests=N seconds=S qps=Q p50_ms=A p90_ms=B p99_ms=C max_ms=D errors=E
 -- wrk -t T -c C -d 30s -s bench/query.lua http://127.0.0.1:PORT  (QUERIES=path, default
 -- bench/queries.txt; THINK_MS=N: each connection waits N ms after an answer before its next
--- query, a crowd of C users at a bounded rate instead of C clients asking flat out)
+-- query, a crowd of C users at a bounded rate instead of C clients asking flat out;
+-- QUERY_SUFFIX=S: S appended to every URL, e.g. "&ranking=bm25")
 
 local queries = {}
 local next_index = 1
@@ -15,11 +16,11 @@ local function encode(text)
     end))
 end
 
-local function load(path)
+local function load(path, suffix)
     local list = {}
     for line in io.lines(path) do
         if line ~= "" and line:sub(1, 1) ~= "#" then
-            list[#list + 1] = "/api/search?q=" .. encode(line)
+            list[#list + 1] = "/api/search?q=" .. encode(line) .. suffix
         end
     end
     return list
@@ -32,7 +33,7 @@ function setup(thread)
 end
 
 function init(args)
-    queries = load(os.getenv("QUERIES") or "bench/queries.txt")
+    queries = load(os.getenv("QUERIES") or "bench/queries.txt", os.getenv("QUERY_SUFFIX") or "")
     -- Threads start spread over the list so they do not ask the same query at once.
     next_index = ((thread_number or 0) * 97) % #queries + 1
 end

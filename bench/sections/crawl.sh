@@ -21,6 +21,11 @@
 # corpus ("/a/" and "/a" to a/index.html) and counted once if that is an .html file there, so
 # error pages, redirects and duplicates count for no one. Ours: `crawler status`'s
 # pages_stored. A ratio line under the table: our pages/s over each peer's.
+#
+# Ours runs first, once per build and round (baseline, HEAD, baseline, HEAD: bench/run's
+# $builds and $rounds), each build's crawler into a store of its own; the HEAD / baseline
+# column compares pages/s within a round. Peers run once, after; their ratio line and the
+# spider_cli retries use HEAD's last round.
 
 crawl_spider_cli_version=2.53.9
 crawl_scrapy_version=2.19.0
@@ -151,7 +156,7 @@ crawl_spider_best() {
 
 # crawl_missing_row TOOL REASON: the row of a peer that could not run.
 crawl_missing_row() {
-    echo "| $1 | – | – | – | – | – | $2 |"
+    echo "| $1 | – | – | – | – | – | – | – | – | $2 |"
 }
 
 # crawl_ratio NAME SIFT_PAGES SIFT_FIGURES PAGES FIGURES [FLAG]: "sift / NAME: R×FLAG" (pages/s
@@ -173,7 +178,7 @@ crawl_ratio() {
 crawl_warm_up() {
     sync
     rm -rf "$work/warm-up"
-    target/release/crawler crawl --data "$work/warm-up" --seed "$1" --delay-ms 0 \
+    "$head_bin/crawler" crawl --data "$work/warm-up" --seed "$1" --delay-ms 0 \
         --host-concurrency 32 --allow-loopback >/dev/null 2>&1 || true
     rm -rf "$work/warm-up"
     sync
@@ -200,13 +205,21 @@ crawl_section() {
     table_head >"$work/crawl.md"
     local ratios=()
 
-    rm -rf "$work/sift"
-    local sift_figures sift_pages
-    sift_figures=$(measure sift target/release/crawler crawl --data "$work/sift" --seed "$url" \
-        --delay-ms 0 --host-concurrency 32 --allow-loopback)
-    sift_pages=$(target/release/crawler status --data "$work/sift" --json |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
-    row "sift crawler" "$sift_pages" "$sift_figures" "stores every page, its headers and links (RocksDB)" >>"$work/crawl.md"
+    local sift_figures sift_pages round build bin ratio
+    for round in $(seq "$rounds"); do
+        for build in $builds; do
+            bin=$(build_bin "$build")
+            rm -rf "$work/sift-$build"
+            sift_figures=$(measure "sift-$build-$round" "$bin/crawler" crawl --data "$work/sift-$build" \
+                --seed "$url" --delay-ms 0 --host-concurrency 32 --allow-loopback)
+            sift_pages=$("$bin/crawler" status --data "$work/sift-$build" --json |
+                python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
+            ratio=$(versus crawl "sift crawler" "$round" "$build" pages/s \
+                "$(awk -v p="$sift_pages" -v f="$sift_figures" 'BEGIN { split(f, m, " "); printf "%.1f", p / m[1] }')" higher)
+            row "sift crawler" "$(build_name "$build")" "$round" "$sift_pages" "$sift_figures" "$ratio" \
+                "stores every page, its headers and links (RocksDB)" >>"$work/crawl.md"
+        done
+    done
 
     local figures pages
     if [ -z "$crawl_spider_missing" ]; then
@@ -215,11 +228,11 @@ crawl_section() {
         # -d/--limit; requests in flight: its default (DEFAULT_PERMITS: 30 on 2 cores). crawl
         # prints each page's URL only with -o (without it, it exits before crawling).
         crawl_spider_best crawl "$sift_pages" --http --url "$url" crawl --output-links
-        row "spider_cli crawl" "$crawl_best_pages" "$crawl_best_figures" "spider_cli $crawl_spider_cli_version: fetches and parses every page, stores nothing (prints the URLs)$crawl_best_note" >>"$work/crawl.md"
+        row "spider_cli crawl" – – "$crawl_best_pages" "$crawl_best_figures" – "spider_cli $crawl_spider_cli_version: fetches and parses every page, stores nothing (prints the URLs)$crawl_best_note" >>"$work/crawl.md"
         ratios+=("$(crawl_ratio "spider_cli crawl" "$sift_pages" "$sift_figures" "$crawl_best_pages" "$crawl_best_figures" "$crawl_best_flag")")
 
         crawl_spider_best download "$sift_pages" --http --url "$url" download -t "$work/spider_cli-download"
-        row "spider_cli download" "$crawl_best_pages" "$crawl_best_figures" "spider_cli $crawl_spider_cli_version: writes every page to a file$crawl_best_note" >>"$work/crawl.md"
+        row "spider_cli download" – – "$crawl_best_pages" "$crawl_best_figures" – "spider_cli $crawl_spider_cli_version: writes every page to a file$crawl_best_note" >>"$work/crawl.md"
         ratios+=("$(crawl_ratio "spider_cli download" "$sift_pages" "$sift_figures" "$crawl_best_pages" "$crawl_best_figures" "$crawl_best_flag")")
     else
         crawl_missing_row "spider_cli" "$crawl_spider_missing" >>"$work/crawl.md"
@@ -228,7 +241,7 @@ crawl_section() {
     rm -rf "$work/wget"
     figures=$(measure wget timeout -k 30 "$crawl_timeout" wget -r -np -nv -l inf -P "$work/wget" "$url")
     pages=$(crawl_stored_html "$work/wget/127.0.0.1:$port")
-    row "wget -r -np" "$pages" "$figures" "$(wget --version | head -n 1 | awk '{print "wget", $3}'): stores every file$(crawl_cut wget)" >>"$work/crawl.md"
+    row "wget -r -np" – – "$pages" "$figures" – "$(wget --version | head -n 1 | awk '{print "wget", $3}'): stores every file$(crawl_cut wget)" >>"$work/crawl.md"
     ratios+=("$(crawl_ratio wget "$sift_pages" "$sift_figures" "$pages" "$figures")")
 
     if [ -z "$crawl_scrapy_missing" ]; then
@@ -237,7 +250,7 @@ crawl_section() {
             "$tools/scrapy-venv/bin/scrapy" runspider bench/scrapy/crawl_spider.py \
             -a "url=$url" -a "out=$work/scrapy")
         pages=$(crawl_stored_html "$work/scrapy")
-        row "Scrapy" "$pages" "$figures" "Scrapy $crawl_scrapy_version, CrawlSpider, 64 concurrent requests: writes every page to a file$(crawl_cut scrapy)" >>"$work/crawl.md"
+        row "Scrapy" – – "$pages" "$figures" – "Scrapy $crawl_scrapy_version, CrawlSpider, 64 concurrent requests: writes every page to a file$(crawl_cut scrapy)" >>"$work/crawl.md"
         ratios+=("$(crawl_ratio Scrapy "$sift_pages" "$sift_figures" "$pages" "$figures")")
     else
         crawl_missing_row "Scrapy" "$crawl_scrapy_missing" >>"$work/crawl.md"
@@ -249,7 +262,7 @@ crawl_section() {
         for r in "${ratios[@]}"; do
             [ -n "$r" ] && line="${line:+$line, }$r"
         done
-        echo "Pages/s ratios: ${line:-none}."
+        echo "Pages/s ratios of HEAD's last round: ${line:-none}."
     } >>"$work/crawl.md"
     cat "$work/crawl.md"
 }

@@ -8,6 +8,11 @@
 #
 # Sizes: $BENCH_KINDS_PAGES (3000), $BENCH_KINDS_IMAGES (600), $BENCH_KINDS_PDFS (300). The
 # "rest" column counts what is not an HTML page of the site: its images, its PDFs.
+#
+# In each of bench/run's rounds every site is crawled by each build (baseline, HEAD), into a
+# store of its own. A build without content kinds (the baseline, 6a51d25: no `kinds` key)
+# crawls the html site with no kinds line (HTML is all it reads) and has n/a rows, once, for
+# the other two. HEAD / baseline compares answers/s of the same site within a round.
 
 kinds_site_port() {
     echo $((port + 10 + $1))
@@ -35,16 +40,18 @@ kinds_stop_nginx() {
     nginx -c "$work/kinds-nginx.conf" -p "$work" -s stop 2>/dev/null || true
 }
 
-# kinds_crawl NAME PORT KINDS: crawls one site with those kinds; prints "figures|stored".
+# kinds_crawl BUILD ROUND NAME PORT KINDS: crawls one site with BUILD's crawler, those kinds
+# (none: no kinds line); prints "figures|stored".
 kinds_crawl() {
-    local name=$1 site_port=$2 kinds=$3 config="$work/kinds-$1.toml"
-    printf '[crawler]\ndelay_ms = 0\nhost_concurrency = 8\nallow_loopback = true\nkinds = %s\n' \
-        "$kinds" >"$config"
-    rm -rf "$work/kinds-$name"
+    local build=$1 round=$2 name=$3 site_port=$4 kinds=$5 config="$work/kinds-$3-$1.toml" bin
+    bin=$(build_bin "$build")
+    printf '[crawler]\ndelay_ms = 0\nhost_concurrency = 8\nallow_loopback = true\n' >"$config"
+    [ "$kinds" = none ] || printf 'kinds = %s\n' "$kinds" >>"$config"
+    rm -rf "$work/kinds-$name-$build"
     local figures stored
-    figures=$(measure "kinds-$name" target/release/crawler crawl --data "$work/kinds-$name" \
+    figures=$(measure "kinds-$name-$build-$round" "$bin/crawler" crawl --data "$work/kinds-$name-$build" \
         --config "$config" --seed "http://127.0.0.1:$site_port/")
-    stored=$(target/release/crawler status --data "$work/kinds-$name" --json |
+    stored=$("$bin/crawler" status --data "$work/kinds-$name-$build" --json |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["pages_stored"])')
     echo "$figures|$stored"
 }
@@ -60,23 +67,37 @@ kinds_section() {
     fi
     kinds_start_nginx "$site"
     {
-        echo "| site | kinds | answers stored | of them HTML pages | the rest | seconds | answers/s | the rest /s | CPU s | peak RSS MiB |"
-        echo "|---|---|---|---|---|---|---|---|---|---|"
-        local row figures stored elapsed cpu rss html_pages
-        for spec in 'html|0|["html"]|pages' 'images|1|["html", "image"]|images' \
-            'pdf|2|["html", "pdf"]|PDFs'; do
-            IFS='|' read -r name index kinds what <<<"$spec"
-            html_pages=$(awk -v n="$name" '$1 == n { print $2 }' "$site/pages")
-            row=$(kinds_crawl "$name" "$(kinds_site_port "$index")" "$kinds")
-            figures=${row%|*}
-            stored=${row#*|}
-            read -r elapsed cpu rss <<<"$figures"
-            # The html site's "rest" is its pages themselves.
-            [ "$name" = html ] && html_pages=0
-            awk -v n="$name" -v k="$kinds" -v s="$stored" -v h="$html_pages" -v w="$what" \
-                -v e="$elapsed" -v u="$cpu" -v r="$rss" 'BEGIN {
-                printf "| %s | `%s` | %d | %d | %d %s | %.1f | %.0f | %.0f | %.1f | %.0f |\n",
-                    n, k, s, h, s - h, w, e, s / e, (s - h) / e, u, r / 1024 }'
+        echo "| site | build | round | kinds | answers stored | of them HTML pages | the rest | seconds | answers/s | the rest /s | CPU s | peak RSS MiB | HEAD / baseline (answers/s, higher is better) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        local row figures stored elapsed cpu rss html_pages round build missing line use
+        for round in $(seq "$rounds"); do
+            for spec in 'html|0|["html"]|pages' 'images|1|["html", "image"]|images' \
+                'pdf|2|["html", "pdf"]|PDFs'; do
+                IFS='|' read -r name index kinds what <<<"$spec"
+                for build in $builds; do
+                    use=$kinds
+                    if missing=$(lacks "$build" kinds); then
+                        if [ "$name" != html ]; then
+                            [ "$round" -eq 1 ] && na_row 13 "$name | $(build_name "$build") | all" "$missing"
+                            continue
+                        fi
+                        use=none
+                    fi
+                    html_pages=$(awk -v n="$name" '$1 == n { print $2 }' "$site/pages")
+                    row=$(kinds_crawl "$build" "$round" "$name" "$(kinds_site_port "$index")" "$use")
+                    figures=${row%|*}
+                    stored=${row#*|}
+                    read -r elapsed cpu rss <<<"$figures"
+                    # The html site's "rest" is its pages themselves.
+                    [ "$name" = html ] && html_pages=0
+                    line=$(awk -v n="$name" -v b="$(build_name "$build")" -v r="$round" -v k="$use" -v s="$stored" \
+                        -v h="$html_pages" -v w="$what" -v e="$elapsed" -v u="$cpu" -v m="$rss" 'BEGIN {
+                        if (k == "none") k = "(no kinds line)"; else k = "`" k "`"
+                        printf "| %s | %s | %s | %s | %d | %d | %d %s | %.1f | %.0f | %.0f | %.1f | %.0f |",
+                            n, b, r, k, s, h, s - h, w, e, s / e, (s - h) / e, u, m / 1024 }')
+                    echo "$line $(versus kinds "$name" "$round" "$build" answers/s "$(cell "$line" 9)" higher) |"
+                done
+            done
         done
     } >"$work/kinds.md"
     kinds_stop_nginx

@@ -9,10 +9,13 @@
 # requests it answered and the least gap between two of them. Allowed: from a host's first
 # request to the last request of the crawl, one request per second, plus the first. The
 # crawler's OS threads are read from /proc five seconds in.
+#
+# Each build's crawler runs once per round (baseline, HEAD, ...), into a store of its own;
+# HEAD / baseline compares achieved / allowed within a round.
 
 politeness_section() {
     local seconds=${BENCH_POLITE_SECONDS:-60}
-    local config="$work/polite.toml" seeds="$work/polite-seeds.txt" log="$work/polite-access.log"
+    local config="$work/polite.toml" seeds="$work/polite-seeds.txt"
     local i
     {
         echo "[crawler]"
@@ -33,42 +36,57 @@ politeness_section() {
     for i in $(seq 1 "$polite_hosts"); do
         echo "http://polite-$i.test:$polite_port/${modules[$((i - 1))]}"
     done >"$seeds"
-    rm -rf "$work/polite"
-    : >"$log"
+    {
+        echo "| build | round | hosts | seconds | requests | allowed | achieved / allowed | worst host | least gap to one host, ms | crawler threads | CPU s | peak RSS MiB | HEAD / baseline (achieved / allowed, higher is better) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    } >"$work/politeness.md"
+    local round build line
+    for round in $(seq "$rounds"); do
+        for build in $builds; do
+            line=$(politeness_run "$build" "$round" "$config" "$seeds" "$seconds")
+            echo "$line $(versus politeness "$polite_hosts hosts" "$round" "$build" "achieved / allowed" "$(cell "$line" 7)" higher) |" >>"$work/politeness.md"
+        done
+    done
+    {
+        echo
+        echo "Each host: the corpus at http://polite-I.test:$polite_port/ (I = 1..$polite_hosts) on its own address, crawled with the default delay (1 s) and host concurrency (1) for ${seconds} s; the hosts column counts the hosts that were asked anything."
+    } >>"$work/politeness.md"
+    cat "$work/politeness.md"
+}
 
-    measure politeness target/release/crawler crawl --data "$work/polite" --seeds "$seeds" \
+# politeness_run BUILD ROUND CONFIG SEEDS SECONDS: one crawl by BUILD's crawler; prints its row
+# but the last cell.
+politeness_run() {
+    local build=$1 round=$2 config=$3 seeds=$4 seconds=$5
+    local data="$work/polite-$build" log="$work/polite-access.log" bin
+    bin=$(build_bin "$build")
+    rm -rf "$data"
+    : >"$log"
+    measure "politeness-$build-$round" "$bin/crawler" crawl --data "$data" --seeds "$seeds" \
         --config "$config" --max-time "${seconds}s" >"$work/politeness.figures" &
     local measured=$!
     sleep 5
     local threads
-    threads=$(awk '/^Threads/ {print $2}' "/proc/$(pgrep -n -f "crawler crawl --data $work/polite")/status" 2>/dev/null || echo "?")
+    threads=$(awk '/^Threads/ {print $2}' "/proc/$(pgrep -n -f "crawler crawl --data $data ")/status" 2>/dev/null || echo "?")
     wait $measured
     local figures
     figures=$(cat "$work/politeness.figures")
-
-    {
-        echo "| hosts | seconds | requests | allowed | achieved / allowed | worst host | least gap to one host, ms | crawler threads | CPU s | peak RSS MiB |"
-        echo "|---|---|---|---|---|---|---|---|---|---|"
-        sort -k1,1 -k2,2n "$log" | awk -v f="$figures" -v threads="$threads" '
-            BEGIN { gap = 1e9 }
-            { host[$1]++; if (!($1 in first)) first[$1] = $2
-              if ($1 in last && $2 - last[$1] < gap) gap = $2 - last[$1]
-              last[$1] = $2; if ($2 > end) end = $2; if (start == 0 || $2 < start) start = $2 }
-            END {
-                split(f, m, " ")
-                worst = 1e9
-                for (h in host) {
-                    hosts++; requests += host[h]
-                    allowed_h = int(end - first[h]) + 1
-                    allowed += allowed_h
-                    if (host[h] / allowed_h < worst) worst = host[h] / allowed_h
-                }
-                printf "| %d | %.1f | %d | %d | %.3f | %.3f | %.0f | %s | %.1f | %.0f |\n",
-                    hosts, end - start, requests, allowed, requests / allowed, worst, gap * 1000,
-                    threads, m[2], m[3] / 1024
-            }'
-        echo
-        echo "Each host: the corpus at http://polite-I.test:$polite_port/ (I = 1..$polite_hosts) on its own address, crawled with the default delay (1 s) and host concurrency (1) for ${seconds} s; the first column counts the hosts that were asked anything."
-    } >"$work/politeness.md"
-    cat "$work/politeness.md"
+    sort -k1,1 -k2,2n "$log" | awk -v f="$figures" -v threads="$threads" -v b="$(build_name "$build")" -v n="$round" '
+        BEGIN { gap = 1e9 }
+        { host[$1]++; if (!($1 in first)) first[$1] = $2
+          if ($1 in last && $2 - last[$1] < gap) gap = $2 - last[$1]
+          last[$1] = $2; if ($2 > end) end = $2; if (start == 0 || $2 < start) start = $2 }
+        END {
+            split(f, m, " ")
+            worst = 1e9
+            for (h in host) {
+                hosts++; requests += host[h]
+                allowed_h = int(end - first[h]) + 1
+                allowed += allowed_h
+                if (host[h] / allowed_h < worst) worst = host[h] / allowed_h
+            }
+            printf "| %s | %s | %d | %.1f | %d | %d | %.3f | %.3f | %.0f | %s | %.1f | %.0f |",
+                b, n, hosts, end - start, requests, allowed, requests / allowed, worst, gap * 1000,
+                threads, m[2], m[3] / 1024
+        }'
 }

@@ -13,6 +13,11 @@
 # Overhead: CPU per page against the single crawl's. Links from one directory to another
 # fall outside the scope: no link crosses partitions here (the end-to-end tests' web sends
 # one page in ten across).
+#
+# In each of bench/run's rounds: the single crawl by each build (baseline, HEAD), each into a
+# store of its own, then the worker runs by each build that has `crawler worker` (the
+# baseline, 6a51d25, has not: its rows say n/a, once). Overhead: against the same build's
+# single crawl of the same round. HEAD / baseline compares CPU ms / page within a round.
 
 workers_section() {
     need redis-server
@@ -20,24 +25,36 @@ workers_section() {
     workers_split_corpus "$config" "$seeds"
 
     {
-        echo "| run | HTML pages | seconds | pages/s | CPU s | CPU ms / page | overhead | Redis commands / page | Redis CPU s | peak RSS MiB (largest process) |"
-        echo "|---|---|---|---|---|---|---|---|---|---|"
+        echo "| run | build | round | HTML pages | seconds | pages/s | CPU s | CPU ms / page | overhead | Redis commands / page | Redis CPU s | peak RSS MiB (largest process) | HEAD / baseline (CPU ms / page, lower is better) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     } >"$work/workers.md"
 
-    rm -rf "$work/workers-single"
-    local figures pages single_ms
-    figures=$(measure workers-single target/release/crawler crawl --data "$work/workers-single" \
-        --seeds "$seeds" "${workers_scope[@]}" --config "$config")
-    pages=$(target/release/crawler status --data "$work/workers-single" --json |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
-    single_ms=$(awk -v p="$pages" -v f="$figures" 'BEGIN { split(f, m, " "); printf "%.3f", m[2] * 1000 / p }')
-    awk -v p="$pages" -v f="$figures" -v ms="$single_ms" 'BEGIN { split(f, m, " ");
-        printf "| crawler crawl (no Redis) | %d | %.1f | %.0f | %.1f | %.3f | 1.00 | - | - | %.0f |\n",
-            p, m[1], p / m[1], m[2], ms, m[3] / 1024 }' >>"$work/workers.md"
-
-    local count
-    for count in 1 2 4; do
-        workers_run "$count" "$config" "$seeds" "$single_ms"
+    local round build bin figures pages count missing
+    local -A single_cpu_ms
+    for round in $(seq "$rounds"); do
+        for build in $builds; do
+            bin=$(build_bin "$build")
+            rm -rf "$work/workers-single-$build"
+            figures=$(measure "workers-single-$build-$round" "$bin/crawler" crawl --data "$work/workers-single-$build" \
+                --seeds "$seeds" "${workers_scope[@]}" --config "$config")
+            pages=$("$bin/crawler" status --data "$work/workers-single-$build" --json |
+                python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')
+            single_cpu_ms[$build]=$(awk -v p="$pages" -v f="$figures" 'BEGIN { split(f, m, " "); printf "%.3f", m[2] * 1000 / p }')
+            awk -v b="$(build_name "$build")" -v n="$round" -v p="$pages" -v f="$figures" -v ms="${single_cpu_ms[$build]}" \
+                -v x="$(versus workers "crawler crawl (no Redis)" "$round" "$build" "CPU ms / page" "${single_cpu_ms[$build]}" lower)" \
+                'BEGIN { split(f, m, " ");
+                printf "| crawler crawl (no Redis) | %s | %s | %d | %.1f | %.0f | %.1f | %.3f | 1.00 | - | - | %.0f | %s |\n",
+                    b, n, p, m[1], p / m[1], m[2], ms, m[3] / 1024, x }' >>"$work/workers.md"
+        done
+        for count in 1 2 4; do
+            for build in $builds; do
+                if missing=$(lacks "$build" worker); then
+                    [ "$round" -eq 1 ] && na_row 13 "crawler worker x $count | $(build_name "$build") | all" "$missing" >>"$work/workers.md"
+                    continue
+                fi
+                workers_run "$build" "$round" "$count" "$config" "$seeds" "${single_cpu_ms[$build]}"
+            done
+        done
     done
     {
         echo
@@ -72,11 +89,12 @@ workers_split_corpus() {
     } >"$config"
 }
 
-# workers_run COUNT CONFIG SEEDS SINGLE_MS: one row, COUNT worker processes (the first with
-# the seeds and the scope, which make the crawl).
+# workers_run BUILD ROUND COUNT CONFIG SEEDS SINGLE_MS: one row, COUNT worker processes of
+# BUILD (the first with the seeds and the scope, which make the crawl).
 workers_run() {
-    local count=$1 config=$2 seeds=$3 single_ms=$4
-    local dir="$work/workers-$count"
+    local build=$1 round=$2 count=$3 config=$4 seeds=$5 single_ms=$6 bin
+    local dir="$work/workers-$build-$count"
+    bin=$(build_bin "$build")
     rm -rf "$dir"
     mkdir -p "$dir/redis"
     redis-server --port 0 --unixsocket "$dir/redis/redis.sock" --unixsocketperm 700 \
@@ -95,7 +113,7 @@ workers_run() {
     for w in $(seq 1 "$count"); do
         local extra=()
         [ "$w" -eq 1 ] && extra=(--seeds "$seeds" "${workers_scope[@]}" --partitions 64)
-        measure "workers-$count-$w" target/release/crawler worker --redis "unix://$sock" \
+        measure "workers-$build-$round-$count-$w" "$bin/crawler" worker --redis "unix://$sock" \
             --data "$dir/data" --config "$config" "${extra[@]}" >"$dir/worker-$w.figures" &
         pids+=($!)
     done
@@ -108,15 +126,17 @@ workers_run() {
     redis-cli -s "$sock" shutdown nosave >/dev/null 2>&1 || true
     local pages=0 p
     for p in "$dir"/data/partitions/p-*; do
-        pages=$((pages + $(target/release/crawler status --data "$p" --json |
+        pages=$((pages + $("$bin/crawler" status --data "$p" --json |
             python3 -c 'import json,sys; print(json.load(sys.stdin)["pages_stored"])')))
     done
-    cat "$dir"/worker-*.figures | awk -v c="$count" -v p="$pages" -v e="$elapsed" -v cmds="$((after - before))" \
-        -v rc="$redis_cpu" -v single="$single_ms" '
+    local line
+    line=$(cat "$dir"/worker-*.figures | awk -v c="$count" -v b="$(build_name "$build")" -v n="$round" -v p="$pages" \
+        -v e="$elapsed" -v cmds="$((after - before))" -v rc="$redis_cpu" -v single="$single_ms" '
         { cpu += $2; if ($3 > rss) rss = $3 }
         END {
             ms = cpu * 1000 / p
-            printf "| crawler worker x %d | %d | %.1f | %.0f | %.1f | %.3f | %.2f | %.2f | %s | %.0f |\n",
-                c, p, e, p / e, cpu, ms, ms / single, cmds / p, rc, rss / 1024
-        }' >>"$work/workers.md"
+            printf "| crawler worker x %d | %s | %s | %d | %.1f | %.0f | %.1f | %.3f | %.2f | %.2f | %s | %.0f |",
+                c, b, n, p, e, p / e, cpu, ms, ms / single, cmds / p, rc, rss / 1024
+        }')
+    echo "$line $(versus workers "crawler worker x $count" "$round" "$build" "CPU ms / page" "$(cell "$line" 8)" lower) |" >>"$work/workers.md"
 }
