@@ -104,7 +104,7 @@ shards_serve() {
 # shards_compare ONE MANY: the judged queries of bench/relevance on searchd over each, their
 # top 10 side by side (bench/shards_compare.py).
 shards_compare() {
-    local one=$1 many=$2 a="127.0.0.1:$((port + 4))" b="127.0.0.1:$((port + 6))"
+    local one=$1 many=$2 a="127.0.0.1:$((port + 4))" b="127.0.0.1:$((port + 8))"
     "$head_bin/searchd" serve --data "$one" --listen "$a" >"$work/shards-one.out" 2>&1 &
     local first=$!
     "$head_bin/searchd" serve --data "$many" --listen "$b" >"$work/shards-8.out" 2>&1 &
