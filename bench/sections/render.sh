@@ -29,7 +29,7 @@ render_crawl() {
     local data="$work/$name-$build"
     rm -rf "$data"
     : >"$work/$name-access.log"
-    nginx -c "$work/nginx.conf" -p "$work" -s reopen
+    nginx -c "$work/nginx.conf" -p "$work" -s reopen 2>/dev/null
     /usr/bin/time -f "%e %U %S %M" -o "$data.time" "$bin/crawler" crawl \
         --data "$data" --seed "$url" --delay-ms 0 --host-concurrency 32 --allow-loopback \
         --config "$config" ${max_time:+--max-time "$max_time"} >"$data.out" 2>"$data.err" &
