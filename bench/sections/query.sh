@@ -107,11 +107,16 @@ query_section() {
     # The loads, CONNECTIONS:THINK_MS (0: flat out).
     local query_loads="1:0 16:0 64:0 64:$think 128:$think"
     # HEAD's variants, one each: NAME|SEARCHD FLAGS|SUFFIX OF EVERY QUERY URL. "default" is HEAD
-    # as it is (the one whose regressions are listed). The answer cache, once searchd has its
-    # flag, is one line more: "cache on|--FLAG|".
+    # with its answer cache off (`[searchd] answer_cache = 0`): every query searched, like the
+    # baseline's, and the one whose regressions are listed. "cache on" keeps the default 1,000
+    # answers: bench/queries.txt replays 1,000 queries in turn, so after the first pass most
+    # are answered from the cache (real logs repeat less).
+    local no_cache="$work/answer-cache-off.toml"
+    printf '[searchd]\nanswer_cache = 0\n' >"$no_cache"
     local query_variants=(
-        "default||"
-        "bm25||&ranking=bm25"
+        "default|--config $no_cache|"
+        "bm25|--config $no_cache|&ranking=bm25"
+        "cache on||"
     )
     : >"$work/query-rows.txt"
     : >"$work/query-notes.txt"

@@ -7,7 +7,7 @@ const MAX_LANGUAGES: usize = 16;
 
 /// Languages in the order the user prefers them (codes of
 /// `index_format::language::LANGUAGES`), none when the browser said nothing usable.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Preferred(Vec<String>);
 
 impl Preferred {

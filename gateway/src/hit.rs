@@ -11,7 +11,7 @@ use crate::ranking::PageSignals;
 use crate::snippet::Snippet;
 
 /// How results are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Ranking {
     /// Every text field with its boost, the link boost and host crowding.
     #[default]
@@ -35,7 +35,7 @@ impl Ranking {
 
 /// A query as a root sends it to its shards: the text as shown (already cut to the root's
 /// length limit), which pages it matches, and the ranking.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct QuerySpec {
     /// The query text ([`crate::UserQuery::shown`]).
     pub text: String,

@@ -22,13 +22,16 @@ use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
 use crate::facets::{self, LangCounts};
-use crate::hit::{Hit, QuerySpec, Ranking, text};
+use crate::hit::{Hit, QuerySpec, Ranking};
 use crate::query::UserQuery;
 use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boost, thin_prior};
+use crate::recent::Recent;
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, Loaded, Shard};
 use crate::snippet::{Passages, SnippetFields};
 use crate::stats::{Hosts, QueryTerms, Scoring, ShardStats};
+use crate::summary::Summaries;
+pub use crate::summary::TopHit;
 
 /// The second question: the best `limit` documents of each shard for `spec`, scored with
 /// `stats` (the sum over every shard); `hosts` asks for each document's host.
@@ -42,29 +45,6 @@ pub struct TopRequest {
     pub limit: usize,
     /// Whether each document's host is wanted (host crowding).
     pub hosts: bool,
-}
-
-/// One of a shard's best documents, with what the root's merge needs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TopHit {
-    /// Its score: BM25 (global statistics) times its signals.
-    pub score: Score,
-    /// The shard holding it (numbered within the answering process).
-    pub shard: u32,
-    /// Its URL.
-    pub url: String,
-    /// Its host, when asked for (else empty).
-    pub host: String,
-    /// Its page-name key (0: none, or not the full ranking).
-    pub name: u64,
-    /// Its body simhash (0: none, or not the full ranking).
-    pub simhash: u64,
-    /// The key of its set of translations (0: none, or not the full ranking).
-    #[serde(default)]
-    pub translations: u64,
-    /// Its language.
-    #[serde(default)]
-    pub lang: String,
 }
 
 /// The answer to a [`TopRequest`].
@@ -102,6 +82,7 @@ pub struct DocumentRequest {
 }
 
 /// A loaded shard, numbered within this process, with a searcher on it and a query.
+#[derive(Clone)]
 struct Prepared {
     number: u32,
     loaded: Arc<Loaded>,
@@ -128,11 +109,19 @@ fn per_query<T, E>(
     Ok((made, own))
 }
 
+/// Queries prepared lately, kept: a search asks its shards the same query three times
+/// (statistics, best documents, results; and again for each looser tier), and a leaf is
+/// asked the three questions one after another.
+const RECENT_QUERIES: usize = 64;
+
 /// The shards of this process, searched with its ranking settings.
 pub struct LocalShards {
     shards: Vec<Shard>,
     ranking: RankingConfig,
     max_query_len: usize,
+    /// The shards prepared for recent queries, each valid while every shard's searcher is
+    /// the one it was made on.
+    recent: Recent<QuerySpec, Vec<Prepared>>,
 }
 
 impl LocalShards {
@@ -142,6 +131,7 @@ impl LocalShards {
             shards,
             ranking,
             max_query_len,
+            recent: Recent::new(RECENT_QUERIES),
         }
     }
 
@@ -173,7 +163,24 @@ impl LocalShards {
                 }
             }
         }
+        if switched {
+            // Let the old generations go.
+            self.recent.clear();
+        }
         first_error.map_or(Ok(switched), Err)
+    }
+
+    /// What the shards' answers depend on: each loaded generation and the commit its
+    /// searcher is on. Equal stamps, equal answers.
+    pub(crate) fn stamp(&self) -> Vec<(u64, u64)> {
+        self.shards
+            .iter()
+            .filter_map(Shard::current)
+            .map(|loaded| {
+                let commit = loaded.reader.searcher().generation().generation_id();
+                (loaded.serial, commit)
+            })
+            .collect()
     }
 
     /// Whether any shard has an index loaded.
@@ -222,7 +229,8 @@ impl LocalShards {
 
     /// Every loaded shard (by number) with `spec`'s query on it. A query depends only on the
     /// schema and its analyzers, so it is built once for the shards that share a schema (all
-    /// of them, from one indexer), not once per shard.
+    /// of them, from one indexer), not once per shard; and once for the rounds of a search
+    /// while the shards' searchers stay the same.
     fn prepared(&self, spec: &QuerySpec) -> Vec<Prepared> {
         let loaded: Vec<(u32, Arc<Loaded>, tantivy::Searcher)> = self
             .shards
@@ -234,6 +242,13 @@ impl LocalShards {
                 Some((number as u32, loaded, searcher))
             })
             .collect();
+        if let Some(kept) = self.recent.get(spec) {
+            if same_searchers(&kept, &loaded) {
+                return kept;
+            }
+            // A shard moved on (a commit, a generation): what was prepared before is stale.
+            self.recent.clear();
+        }
         // Every shard is asked with the same cuts: the stemmings any of them holds.
         let mut held = Vec::new();
         for (_, loaded, searcher) in &loaded {
@@ -257,6 +272,7 @@ impl LocalShards {
                 query,
             });
         }
+        self.recent.put(spec.clone(), prepared.clone());
         prepared
     }
 
@@ -274,6 +290,21 @@ impl LocalShards {
             sum = sum.plus(stats);
         }
         Ok(sum)
+    }
+
+    /// The statistics a root with no remote leaves scores with: when a single shard is
+    /// loaded, none but its hosts, since every figure a sum lacks is the shard's own
+    /// ([`Scoring`]): the same scores, without looking each of the query's terms up a first
+    /// time. With several shards, [`LocalShards::stats`].
+    pub(crate) fn stats_alone(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
+        let shards = self.prepared(spec);
+        match shards.as_slice() {
+            [only] => Ok(ShardStats {
+                hosts: hosts(&only.searcher, &only.loaded.fields),
+                ..ShardStats::default()
+            }),
+            _ => self.stats(spec),
+        }
     }
 
     /// The best `request.limit` documents of all loaded shards together for `request`.
@@ -325,31 +356,13 @@ impl LocalShards {
             hits: Vec::with_capacity(best.len()),
             langs: facets::merge(langs),
         };
+        let mut summaries: Vec<Summaries> = shards
+            .iter()
+            .map(|shard| Summaries::new(&shard.searcher, &shard.loaded.fields, full, request.hosts))
+            .collect();
         for (score, place, address) in best {
-            let shard = &shards[place];
-            let (searcher, fields) = (&shard.searcher, &shard.loaded.fields);
-            let doc: TantivyDocument = searcher.doc(address)?;
-            let fast = |name| {
-                if full {
-                    fast_u64(searcher, address, name)
-                } else {
-                    0
-                }
-            };
-            answer.hits.push(TopHit {
-                score,
-                shard: shard.number,
-                url: text(&doc, fields.url),
-                host: if request.hosts {
-                    text(&doc, fields.host)
-                } else {
-                    String::new()
-                },
-                name: fast(index_format::fields::PAGE_NAME),
-                simhash: fast(index_format::fields::SIMHASH),
-                translations: fast(index_format::fields::TRANSLATIONS),
-                lang: text(&doc, fields.lang),
-            });
+            let hit = summaries[place].of(score, shards[place].number, address)?;
+            answer.hits.push(hit);
         }
         Ok(answer)
     }
@@ -464,6 +477,20 @@ impl LocalShards {
         let searcher = loaded.reader.searcher();
         crate::suggest::suggest(&loaded.index, &searcher, &loaded.fields, words)
     }
+}
+
+/// Whether `kept` was prepared on these shards' generations and searchers.
+fn same_searchers(kept: &[Prepared], loaded: &[(u32, Arc<Loaded>, tantivy::Searcher)]) -> bool {
+    kept.len() == loaded.len()
+        && kept
+            .iter()
+            .zip(loaded)
+            .all(|(kept, (number, loaded, searcher))| {
+                kept.number == *number
+                    && Arc::ptr_eq(&kept.loaded, loaded)
+                    && kept.searcher.generation().generation_id()
+                        == searcher.generation().generation_id()
+            })
 }
 
 /// The best `limit` documents by BM25, times the page's signals when `weights` are given.

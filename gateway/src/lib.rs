@@ -47,6 +47,7 @@
 
 mod accept_language;
 mod analysis;
+mod answers;
 mod breakdown;
 mod cache;
 mod cached_html;
@@ -67,8 +68,10 @@ mod leaf;
 mod leaf_routes;
 mod query;
 mod ranking;
+mod recent;
 mod remote;
 mod render;
+mod results;
 mod routes;
 mod search;
 mod search_error;
@@ -79,6 +82,7 @@ mod stats;
 mod status;
 mod stored;
 mod suggest;
+mod summary;
 mod user_fields;
 
 #[cfg(test)]
@@ -184,7 +188,8 @@ async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, 
     let ranking = config.ranking.clone();
     let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, ranking))
         .await??
-        .with_max_query_len(config.searchd.max_query_len.get());
+        .with_max_query_len(config.searchd.max_query_len.get())
+        .with_answer_cache(config.searchd.answer_cache);
     Ok(AppState::new(searcher, &config.searchd))
 }
 

@@ -412,7 +412,7 @@ fn abbreviations(word: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Which pages a query matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Matching {
     /// Pages with every word, as the grammar reads them (the plain-BM25 baseline's).
     AllWords,

@@ -22,6 +22,7 @@ use shared::config::RankingConfig;
 use tantivy::Score;
 
 use crate::accept_language::Preferred;
+use crate::answers::{Answers, Question};
 use crate::hit::{Hit, QuerySpec, Ranking, Translation};
 use crate::leaf::{HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 use crate::query::{Matching, UserQuery};
@@ -31,56 +32,14 @@ use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, shards_of};
 use crate::stats::{Hosts, ShardStats};
 
-/// Most results per page.
-pub const MAX_PER_PAGE: usize = 50;
-/// Deepest first result reachable by paging (0-based offset).
-pub const MAX_OFFSET: usize = 1000;
-
-/// One page of results.
-#[derive(Clone, Debug, Default)]
-pub struct SearchResults {
-    /// The query as typed, cut to the length limit.
-    pub query: String,
-    /// True when the query had nothing to search for (empty, or only punctuation).
-    pub nothing_to_search: bool,
-    /// Matching documents in all.
-    pub total: u64,
-    /// No page had every word: these are the pages with some of them. (When a few pages have
-    /// every word, pages with most of them follow, each marked by [`Hit::all_words`].)
-    pub partial: bool,
-    /// The remote leaves that did not answer in time (or failed): their documents are
-    /// missing from this answer.
-    pub missing_shards: Vec<String>,
-    /// The query with rare or unknown words replaced by common ones one or two edits away
-    /// ("did you mean"), when there are such words.
-    pub suggestion: Option<String>,
-    /// Time taken, in milliseconds.
-    pub took_ms: f64,
-    /// Page number, from 1 (after capping).
-    pub page: usize,
-    /// Results per page (after capping).
-    pub per_page: usize,
-    /// Results, best first.
-    pub hits: Vec<Hit>,
-    /// The matches (with every word) by language, most first: the language facet.
-    pub langs: Vec<(String, u64)>,
-}
-
-impl SearchResults {
-    /// The last page that can be asked for.
-    pub fn last_page(&self) -> usize {
-        let per_page = self.per_page.max(1);
-        (self.total as usize)
-            .div_ceil(per_page)
-            .clamp(1, MAX_OFFSET / per_page + 1)
-    }
-}
+pub use crate::results::{MAX_OFFSET, MAX_PER_PAGE, SearchResults};
 
 /// Searches the shards of a data directory and remote leaves; see the module docs.
 pub struct Searcher {
     data: PathBuf,
     local: LocalShards,
     leaves: Vec<RemoteLeaf>,
+    answers: Answers,
 }
 
 /// Round 2's outcome: the summed statistics, the matches in all, and each shard's best,
@@ -104,6 +63,7 @@ impl Searcher {
             data: data.to_path_buf(),
             local: LocalShards::new(shards_of(data)?, ranking, max_query_len),
             leaves: Vec::new(),
+            answers: Answers::new(0),
         };
         searcher.refresh()?;
         Ok(searcher)
@@ -112,6 +72,14 @@ impl Searcher {
     /// Sets the longest query searched, in bytes (longer ones are cut).
     pub fn with_max_query_len(mut self, max: usize) -> Self {
         self.local.set_max_query_len(max);
+        self
+    }
+
+    /// Keeps the answers of up to `answers` recent searches (0, the default: none), each
+    /// answered again while the shards it was computed over are unchanged (see
+    /// [`crate::answers`]).
+    pub fn with_answer_cache(mut self, answers: usize) -> Self {
+        self.answers = Answers::new(answers);
         self
     }
 
@@ -149,7 +117,11 @@ impl Searcher {
     /// (or `CURRENT` was rewritten); true when one switched. On error the loaded generations
     /// stay in use.
     pub fn refresh(&self) -> Result<bool, SearchError> {
-        self.local.refresh()
+        let switched = self.local.refresh();
+        if !matches!(switched, Ok(false)) {
+            self.answers.clear();
+        }
+        switched
     }
 
     /// The loaded generations (of the local shards) and their size, or `None` before the
@@ -238,6 +210,44 @@ impl Searcher {
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
         let page = page.clamp(1, MAX_OFFSET / per_page + 1);
         let user_query = UserQuery::parse(raw, self.local.max_query_len());
+        let question = (!explain).then(|| Question {
+            query: user_query
+                .shown
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            page,
+            per_page,
+            ranking,
+            preferred: preferred.clone(),
+        });
+        let leaves = !self.leaves.is_empty();
+        if let Some(question) = &question
+            && let Some(mut kept) = self.answers.get(question, &self.local, leaves)
+        {
+            kept.query = user_query.shown;
+            kept.took_ms = elapsed_ms(started);
+            return Ok(kept);
+        }
+        let stamp = self.local.stamp();
+        let results = self.answer(user_query, page, per_page, explain, ranking, preferred)?;
+        if let Some(question) = question {
+            self.answers.put(question, stamp, &results);
+        }
+        Ok(results)
+    }
+
+    /// [`Searcher::search_for`] without the kept answers: `page` and `per_page` capped.
+    fn answer(
+        &self,
+        user_query: UserQuery,
+        page: usize,
+        per_page: usize,
+        explain: bool,
+        ranking: Ranking,
+        preferred: &Preferred,
+    ) -> Result<SearchResults, SearchError> {
+        let started = Instant::now();
         let mut results = SearchResults {
             query: user_query.shown.clone(),
             nothing_to_search: user_query.is_empty(),
@@ -367,7 +377,11 @@ impl Searcher {
             .iter()
             .map(|leaf| leaf.ask("/leaf/stats", spec))
             .collect();
-        let mut stats = self.local.stats(spec)?;
+        let mut stats = if self.leaves.is_empty() {
+            self.local.stats_alone(spec)?
+        } else {
+            self.local.stats(spec)?
+        };
         let mut answering = Vec::new();
         for (i, pending) in asked.into_iter().enumerate() {
             match answered(pending.wait(), missing, &self.leaves[i]) {

@@ -858,10 +858,46 @@ fn pages_are_capped() {
     assert_eq!(seen.len(), 120, "pages neither repeat nor skip");
 }
 
+/// A kept answer is the one a search would give: the same results, its own query shown,
+/// never kept when explained.
+#[test]
+fn a_kept_answer_is_what_a_search_gives() {
+    let data = data_with(&shore());
+    let fresh = searcher(data.path());
+    let keeping = searcher(data.path()).with_answer_cache(8);
+    let summary = |results: crate::search::SearchResults| {
+        let hits: Vec<(String, u32, String)> = results
+            .hits
+            .into_iter()
+            .map(|hit| (hit.url, hit.score.to_bits(), hit.snippet.text))
+            .collect();
+        (results.query, results.total, results.partial, hits)
+    };
+    for query in [
+        "heron",
+        "heron dawn",
+        " heron   dawn ",
+        "heron",
+        "tide OR heron",
+        "heron",
+    ] {
+        for page in [1, 2] {
+            let expected = fresh.search(query, page, 2).expect("search");
+            let got = keeping.search(query, page, 2).expect("search");
+            assert_eq!(summary(got), summary(expected), "{query:?}, page {page}");
+        }
+    }
+    for _ in 0..2 {
+        let explained = keeping.search_explained("heron", 1, 10).expect("search");
+        assert!(explained.hits.iter().all(|hit| hit.explanation.is_some()));
+    }
+}
+
+/// Answers kept or not, a commit and a new generation are seen by the next search.
 #[test]
 fn new_generations_and_commits_are_picked_up() {
     let data = tempfile::tempdir().expect("tempdir");
-    let s = searcher(data.path());
+    let s = searcher(data.path()).with_answer_cache(100);
     assert!(s.index_facts().is_none());
     let index = write_generation(
         data.path(),

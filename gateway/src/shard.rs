@@ -9,6 +9,7 @@
 //! opened with it, so both switch together.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
@@ -27,9 +28,21 @@ pub struct IndexFacts {
     pub docs: u64,
 }
 
+/// Decompressed blocks of the stored documents kept per segment (tantivy's default is 100):
+/// the pages a query log shows again and again are read without decompressing their block
+/// again. A block is 16 KiB or one document (up to the body's first 32 KiB and a little
+/// more), so at most about 40 MiB per segment.
+const DOC_STORE_BLOCKS: usize = 1_000;
+
+/// Generations opened by this process so far: each [`Loaded`] is numbered.
+static OPENED: AtomicU64 = AtomicU64::new(0);
+
 /// A generation opened for searching.
 pub(crate) struct Loaded {
     pub(crate) generation: String,
+    /// Its number among the generations this process opened, unique: what was computed
+    /// over it (a kept answer) names it so.
+    pub(crate) serial: u64,
     marker_stamp: Option<SystemTime>,
     pub(crate) index: tantivy::Index,
     pub(crate) reader: IndexReader,
@@ -101,12 +114,14 @@ impl Shard {
             .index
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .doc_store_cache_num_blocks(DOC_STORE_BLOCKS)
             .try_into()?;
         let images = ImageIndex::open(&index_format::generation_dir(
             &self.data,
             &opened.generation,
         ));
         let loaded = Loaded {
+            serial: OPENED.fetch_add(1, Ordering::Relaxed),
             images,
             images_stamp,
             generation: opened.generation,

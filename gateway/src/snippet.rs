@@ -429,7 +429,7 @@ fn accented_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         loop {
-            let found = at + text.as_bytes()[at..].iter().position(|b| !b.is_ascii())?;
+            let found = next_non_ascii(text.as_bytes(), at)?;
             let width = text[found..].chars().next().map_or(1, char::len_utf8);
             at = found + width;
             let mut start = found;
@@ -446,6 +446,25 @@ fn accented_words(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
             }
         }
     })
+}
+
+/// The place of the first byte outside ASCII in `bytes` from `from` on. Eight bytes are
+/// tested at once: a body is mostly ASCII, and this scan runs over the whole of it.
+fn next_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let rest = bytes.get(from..)?;
+    let ascii_chunks = rest
+        .chunks_exact(8)
+        .take_while(|chunk| {
+            <[u8; 8]>::try_from(*chunk)
+                .is_ok_and(|eight| u64::from_le_bytes(eight) & HIGH_BITS == 0)
+        })
+        .count();
+    let skipped = from + 8 * ascii_chunks;
+    bytes[skipped..]
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|i| skipped + i)
 }
 
 /// Two streams of word ranges, each in order, as one in order (a word in both once).
@@ -551,6 +570,16 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_byte_outside_ascii_is_found_wherever_it_is() {
+        let text = "plain ascii text, then naïve and more plain text: école".as_bytes();
+        let expected = |from: usize| (from..text.len()).find(|&i| !text[i].is_ascii());
+        for from in 0..=text.len() + 1 {
+            assert_eq!(next_non_ascii(text, from), expected(from), "from {from}");
+        }
+        assert_eq!(next_non_ascii(b"only ascii here, seventeen+", 0), None);
+    }
 
     fn analyzer() -> TextAnalyzer {
         let index = tantivy::Index::create_in_ram(index_format::schema());

@@ -151,6 +151,9 @@ impl Bm25StatisticsProvider for Scoring<'_> {
     }
 
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        if self.global.doc_freqs.is_empty() {
+            return self.local.doc_freq(term);
+        }
         match self.global.doc_freqs.get(&term_key(term)) {
             Some(&freq) => Ok(freq),
             None => self.local.doc_freq(term),

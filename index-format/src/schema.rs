@@ -3,7 +3,8 @@
 //!
 //! | field | options |
 //! |---|---|
-//! | `url`, `host`, `kind` | one token (`STRING`), stored |
+//! | `url`, `host` | one token (`STRING`), stored and fast (what a search's merge reads of its best documents) |
+//! | `kind` | one token (`STRING`), stored |
 //! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `description` | text with positions, stored |
@@ -77,9 +78,9 @@ fn text_with(tokenizer: &str, stored: bool) -> TextOptions {
 /// The index schema.
 pub fn schema() -> Schema {
     let mut builder = Schema::builder();
-    builder.add_text_field(fields::URL, STRING | STORED);
+    builder.add_text_field(fields::URL, STRING | STORED | FAST);
     builder.add_text_field(fields::URL_TEXT, text(false));
-    builder.add_text_field(fields::HOST, STRING | STORED);
+    builder.add_text_field(fields::HOST, STRING | STORED | FAST);
     builder.add_text_field(fields::KIND, STRING | STORED);
     builder.add_text_field(fields::COPIES, STRING);
     builder.add_text_field(fields::TITLE, text(true));

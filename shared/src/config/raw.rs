@@ -273,6 +273,9 @@ pub struct RawSearchdConfig {
     /// Time a root gives a remote leaf (`searchd serve --leaf URL`) to answer each of its
     /// calls, in milliseconds; a leaf later than that leaves the answer partial.
     pub leaf_timeout_ms: u64,
+    /// Answers of recent searches kept and given again while the index is unchanged (0:
+    /// none kept).
+    pub answer_cache: usize,
 }
 
 impl Default for RawSearchdConfig {
@@ -286,6 +289,7 @@ impl Default for RawSearchdConfig {
             request_timeout_ms: 30_000,
             max_searches: 16,
             leaf_timeout_ms: 2_000,
+            answer_cache: 1_000,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct SearchdConfig {
     pub max_searches: NonZeroUsize,
     /// Time a remote leaf has to answer each call of a root (`leaf_timeout_ms`).
     pub leaf_timeout: Duration,
+    /// Answers of recent searches kept (0: none).
+    pub answer_cache: usize,
 }
 
 impl RawSearchdConfig {
@@ -53,6 +55,7 @@ impl RawSearchdConfig {
             request_timeout: positive_millis(&key("request_timeout_ms"), s.request_timeout_ms)?,
             max_searches: at_least_one(&key("max_searches"), s.max_searches)?,
             leaf_timeout: positive_millis(&key("leaf_timeout_ms"), s.leaf_timeout_ms)?,
+            answer_cache: s.answer_cache,
         })
     }
 }
