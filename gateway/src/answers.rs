@@ -3,7 +3,7 @@
 //! languages is answered again without searching.
 //!
 //! A kept answer names what it was computed over, each local shard's loaded generation and
-//! the commit its searcher is on ([`LocalShards::stamp`]): once a shard moves on, the answer is
+//! the commit its searcher is on (`LocalShards::stamp`): once a shard moves on, the answer is
 //! searched again. Remote leaves say nothing of their commits, so with leaves an answer is
 //! kept at most [`WITH_LEAVES`]. Partial answers (a leaf missing) and explained ones are not
 //! kept.
@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use crate::accept_language::Preferred;
 use crate::hit::Ranking;
-use crate::leaf::LocalShards;
 use crate::recent::Recent;
 use crate::results::SearchResults;
 
@@ -51,19 +50,19 @@ impl Answers {
         }
     }
 
-    /// The kept answer to `question`, if it is still what `local` would answer (and, with
-    /// remote leaves, recent enough).
+    /// The kept answer to `question`, if it was computed over the shards as `stamp` says
+    /// they are now (`LocalShards::stamp`) and, with remote leaves, recently enough.
     pub(crate) fn get(
         &self,
         question: &Question,
-        local: &LocalShards,
+        stamp: &[(u64, u64)],
         leaves: bool,
     ) -> Option<SearchResults> {
         if !self.recent.is_enabled() {
             return None;
         }
         let kept = self.recent.get(question)?;
-        let fresh = kept.stamp == local.stamp() && (!leaves || kept.at.elapsed() < WITH_LEAVES);
+        let fresh = kept.stamp == stamp && (!leaves || kept.at.elapsed() < WITH_LEAVES);
         fresh.then(|| SearchResults::clone(&kept.results))
     }
 

@@ -222,14 +222,14 @@ impl Searcher {
             preferred: preferred.clone(),
         });
         let leaves = !self.leaves.is_empty();
+        let stamp = self.local.stamp();
         if let Some(question) = &question
-            && let Some(mut kept) = self.answers.get(question, &self.local, leaves)
+            && let Some(mut kept) = self.answers.get(question, &stamp, leaves)
         {
             kept.query = user_query.shown;
             kept.took_ms = elapsed_ms(started);
             return Ok(kept);
         }
-        let stamp = self.local.stamp();
         let results = self.answer(user_query, page, per_page, explain, ranking, preferred)?;
         if let Some(question) = question {
             self.answers.put(question, stamp, &results);
