@@ -59,38 +59,36 @@ impl Analyses {
     }
 
     /// `query` for each cut, limited to its documents, OR-ed (one cut: `query` as it is).
+    /// `query` is handed the cut's tokenizers and the filter of its documents (`None`: every
+    /// document).
     pub(crate) fn combine(
         &self,
         stemmer_field: Field,
-        mut query: impl FnMut(&'static TokenizerManager) -> Box<dyn Query>,
+        mut query: impl FnMut(&'static TokenizerManager, Option<Box<dyn Query>>) -> Box<dyn Query>,
     ) -> Box<dyn Query> {
         if let [(manager, stemmings)] = self.cuts.as_slice()
             && stemmings.is_empty()
         {
-            return query(manager);
+            return query(manager, None);
         }
         let clauses = self
             .cuts
             .iter()
             .map(|(manager, stemmings)| {
-                let filter = stemmings
-                    .iter()
-                    .map(|s| {
-                        let term = Term::from_field_text(stemmer_field, s.name());
-                        let term_query: Box<dyn Query> =
-                            Box::new(TermQuery::new(term, IndexRecordOption::Basic));
-                        (Occur::Should, term_query)
-                    })
-                    .collect();
+                let filter: Box<dyn Query> = Box::new(BooleanQuery::new(
+                    stemmings
+                        .iter()
+                        .map(|s| {
+                            let term = Term::from_field_text(stemmer_field, s.name());
+                            let term_query: Box<dyn Query> =
+                                Box::new(TermQuery::new(term, IndexRecordOption::Basic));
+                            (Occur::Should, term_query)
+                        })
+                        .collect(),
+                ));
                 let cut: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
-                    (Occur::Must, query(manager)),
-                    (
-                        Occur::Must,
-                        Box::new(ConstScoreQuery::new(
-                            Box::new(BooleanQuery::new(filter)),
-                            0.0,
-                        )),
-                    ),
+                    (Occur::Must, query(manager, Some(filter.box_clone()))),
+                    (Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))),
                 ]));
                 (Occur::Should, cut)
             })

@@ -15,17 +15,18 @@ use index_format::language::Stemming;
 use serde::{Deserialize, Serialize};
 use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
-use tantivy::columnar::ColumnValues;
 use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
+use crate::columns::{Columns, SegmentSignals};
 use crate::facets::{self, LangCounts};
 use crate::hit::{Hit, QuerySpec, Ranking};
 use crate::query::UserQuery;
-use crate::ranking::{PageSignals, THIN_WORDS, depth_prior, prose_prior, rank_boost, thin_prior};
+use crate::ranking::{depth_prior, prose_prior, rank_boost, thin_prior};
 use crate::recent::Recent;
+use crate::rerank::{BonusWeights, RERANK_DEPTH, Ranked};
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, Loaded, Shard};
 use crate::snippet::{Passages, SnippetFields};
@@ -87,7 +88,7 @@ struct Prepared {
     number: u32,
     loaded: Arc<Loaded>,
     searcher: tantivy::Searcher,
-    query: Arc<dyn Query>,
+    query: Arc<Ranked>,
 }
 
 /// One value per distinct query among `shards` (shards of one schema share theirs, see
@@ -213,7 +214,7 @@ impl LocalShards {
         }
     }
 
-    fn query(&self, loaded: &Loaded, spec: &QuerySpec, held: &[Stemming]) -> Box<dyn Query> {
+    fn query(&self, loaded: &Loaded, spec: &QuerySpec, held: &[Stemming]) -> Ranked {
         let user_query = UserQuery::parse(&spec.text, self.max_query_len);
         match spec.ranking {
             Ranking::Full => user_query.to_query_matching(
@@ -223,7 +224,9 @@ impl LocalShards {
                 spec.matching,
                 held,
             ),
-            Ranking::Bm25Body => user_query.to_body_query(&loaded.index, &loaded.fields, held),
+            Ranking::Bm25Body => {
+                Ranked::plain(user_query.to_body_query(&loaded.index, &loaded.fields, held))
+            }
         }
     }
 
@@ -280,7 +283,7 @@ impl LocalShards {
     pub fn stats(&self, spec: &QuerySpec) -> Result<ShardStats, SearchError> {
         let shards = self.prepared(spec);
         let (terms, terms_of) = per_query(&shards, |shard| {
-            Ok::<_, SearchError>(QueryTerms::of(&*shard.query))
+            Ok::<_, SearchError>(QueryTerms::of(&*shard.query.joined()))
         })?;
         let mut sum = ShardStats::default();
         for (shard, &own) in shards.iter().zip(&terms_of) {
@@ -309,9 +312,10 @@ impl LocalShards {
 
     /// The best `request.limit` documents of all loaded shards together for `request`.
     /// Scored with the summed statistics, a query's weight is the same on every shard of one
-    /// schema: it is made once and run over each shard's segments. Only the best are read
-    /// from their stores: each shard's best are found first, then merged best first (ties:
-    /// shard after shard, each in its own order), then cut.
+    /// schema: it is made once and run over each shard's segments. Each shard's best
+    /// [`RERANK_DEPTH`] by the query alone get their bonuses ([`crate::rerank`]); only the
+    /// best are read from their stores: each shard's best are found first, then merged best
+    /// first (ties: shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
         let full = request.spec.ranking == Ranking::Full;
         let ranking = full.then(|| self.ranking.clone());
@@ -324,25 +328,48 @@ impl LocalShards {
             };
             let scoring =
                 EnableScoring::enabled_from_statistics_provider(&scoring, &shard.searcher);
-            shard.query.weight(scoring).map_err(refused)
+            let matches = shard.query.matches.weight(scoring).map_err(refused)?;
+            let bonuses = shard.query.bonuses.weights(scoring).map_err(refused)?;
+            Ok::<_, SearchError>((matches, bonuses))
         })?;
-        let collector = (Count, top_collector(request.limit, ranking), LangCounts);
+        let depth = match shards.first() {
+            Some(shard) if !shard.query.bonuses.is_empty() => request.limit.max(RERANK_DEPTH),
+            _ => request.limit,
+        };
         let mut total = 0;
         let mut langs = Vec::new();
         let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
+        let mut summaries = Vec::with_capacity(shards.len());
         for (place, shard) in shards.iter().enumerate() {
-            let weight = &*weights[weight_of[place]];
+            let (matches, bonuses) = &weights[weight_of[place]];
+            let columns = shard.loaded.columns.of(&shard.searcher);
+            let collector = (
+                Count,
+                top_collector(depth, ranking.clone(), Arc::clone(&columns)),
+                LangCounts,
+            );
             let fruits = shard
                 .searcher
                 .segment_readers()
                 .iter()
                 .enumerate()
-                .map(|(ord, reader)| collector.collect_segment(weight, ord as u32, reader))
+                .map(|(ord, reader)| collector.collect_segment(&**matches, ord as u32, reader))
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(refused)?;
-            let (count, top, counts) = collector.merge_fruits(fruits).map_err(refused)?;
+            let (count, mut top, counts) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
             langs.push(counts);
+            if let Some(ranking) = &ranking {
+                rerank(&shard.searcher, &columns, bonuses, ranking, &mut top).map_err(refused)?;
+            }
+            top.truncate(request.limit.max(1));
+            summaries.push(Summaries::new(
+                &shard.searcher,
+                columns,
+                &shard.loaded.fields,
+                full,
+                request.hosts,
+            ));
             best.extend(
                 top.into_iter()
                     .map(|(score, address)| (score, place, address)),
@@ -356,10 +383,6 @@ impl LocalShards {
             hits: Vec::with_capacity(best.len()),
             langs: facets::merge(langs),
         };
-        let mut summaries: Vec<Summaries> = shards
-            .iter()
-            .map(|shard| Summaries::new(&shard.searcher, &shard.loaded.fields, full, request.hosts))
-            .collect();
         for (score, place, address) in best {
             let hit = summaries[place].of(score, shards[place].number, address)?;
             answer.hits.push(hit);
@@ -388,8 +411,9 @@ impl LocalShards {
             };
             let passages = match &mut passages[place] {
                 Some(passages) => passages,
-                empty => empty
-                    .insert(Passages::new(searcher, &*shard.query, fields.body).map_err(refused)?),
+                empty => empty.insert(
+                    Passages::new(searcher, &*shard.query.matches, fields.body).map_err(refused)?,
+                ),
             };
             let doc: TantivyDocument = searcher.doc(address)?;
             let mut hit = Hit::of(&doc, fields, 0.0);
@@ -401,6 +425,7 @@ impl LocalShards {
                 };
                 let weight = shard
                     .query
+                    .joined()
                     .weight(EnableScoring::enabled_from_statistics_provider(
                         &scoring, searcher,
                     ))
@@ -493,47 +518,57 @@ fn same_searchers(kept: &[Prepared], loaded: &[(u32, Arc<Loaded>, tantivy::Searc
             })
 }
 
-/// The best `limit` documents by BM25, times the page's signals when `weights` are given.
+/// The best `limit` documents by BM25, times the page's signals (read from `columns`) when
+/// `weights` are given.
 fn top_collector(
     limit: usize,
     weights: Option<RankingConfig>,
+    columns: Arc<Columns>,
 ) -> impl Collector<Fruit = Vec<(Score, DocAddress)>> {
     TopDocs::with_limit(limit.max(1)).tweak_score(move |segment: &SegmentReader| {
-        let column = |name| {
-            segment
-                .fast_fields()
-                .u64(name)
-                .ok()
-                .map(|c| c.first_or_default_col(0))
+        let signals = match columns.of_reader(segment) {
+            Some(reads) => reads.signals.clone(),
+            None => SegmentSignals::of(segment),
         };
-        let (inlinks, external, depth, level, code, words) = (
-            column(index_format::fields::INLINKS),
-            column(index_format::fields::EXTERNAL_INLINKS),
-            column(index_format::fields::URL_DEPTH),
-            column(index_format::fields::RANK_LEVEL),
-            column(index_format::fields::CODE_PERCENT),
-            column(index_format::fields::BODY_WORDS),
-        );
         let weights = weights.clone();
-        move |doc, score: Score| {
-            let Some(weights) = &weights else {
-                return score;
-            };
-            let value = |column: &Option<Arc<dyn ColumnValues<u64>>>, missing| {
-                column.as_ref().map_or(missing, |c| c.get_val(doc))
-            };
-            let signals = PageSignals {
-                inlinks: value(&inlinks, 0),
-                external_inlinks: value(&external, 0),
-                depth: value(&depth, 0),
-                rank_level: value(&level, 0),
-                code_percent: value(&code, 0),
-                // An index without the field: no page is thin.
-                body_words: value(&words, THIN_WORDS),
-            };
-            score * signals.multiplier(weights)
+        move |doc, score: Score| match &weights {
+            Some(weights) => score * signals.multiplier(doc, weights),
+            None => score,
         }
     })
+}
+
+/// Adds to each of `top` (a shard's best by the query alone, best first) the bonuses it
+/// earns times its signals, and sorts them again, best first (ties keep their order).
+fn rerank(
+    searcher: &tantivy::Searcher,
+    columns: &Columns,
+    bonuses: &BonusWeights,
+    ranking: &RankingConfig,
+    top: &mut [(Score, DocAddress)],
+) -> tantivy::Result<()> {
+    if bonuses.is_empty() {
+        return Ok(());
+    }
+    let mut order: Vec<(DocAddress, usize)> = top
+        .iter()
+        .enumerate()
+        .map(|(i, (_, address))| (*address, i))
+        .collect();
+    order.sort_unstable();
+    for segment in order.chunk_by(|a, b| a.0.segment_ord == b.0.segment_ord) {
+        let reader = searcher.segment_reader(segment[0].0.segment_ord);
+        let docs: Vec<DocId> = segment.iter().map(|(address, _)| address.doc_id).collect();
+        let earned = bonuses.of(reader, &docs)?;
+        let signals = &columns.segment(segment[0].0.segment_ord).signals;
+        for (&(address, i), bonus) in segment.iter().zip(earned) {
+            if bonus != 0.0 {
+                top[i].0 += bonus * signals.multiplier(address.doc_id, ranking);
+            }
+        }
+    }
+    top.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(())
 }
 
 /// The first document whose `field` holds the token `value`.

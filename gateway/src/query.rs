@@ -24,8 +24,8 @@ use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query,
-    QueryParser, TermQuery,
+    AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query, QueryParser,
+    TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
@@ -34,6 +34,7 @@ use index_format::language::Stemming;
 
 use crate::analysis::{self, Analyses};
 use crate::filters::{lang_value, site_host, site_query};
+use crate::rerank::{Bonuses, Ranked};
 use crate::user_fields::{user_field, within_language};
 
 /// A query as understood, before it meets an index.
@@ -102,13 +103,9 @@ impl UserQuery {
     }
 
     /// The tantivy query: the text over every text field with its boost, restricted to
-    /// `sites` and `langs`, for an index of one stemming.
-    pub fn to_query(
-        &self,
-        index: &Index,
-        fields: &IndexFields,
-        ranking: &RankingConfig,
-    ) -> Box<dyn Query> {
+    /// `sites` and `langs`, for an index of one stemming; and the bonuses that order its
+    /// best matches.
+    pub fn to_query(&self, index: &Index, fields: &IndexFields, ranking: &RankingConfig) -> Ranked {
         self.to_query_matching(index, fields, ranking, Matching::Compounds, &[])
     }
 
@@ -122,7 +119,7 @@ impl UserQuery {
         ranking: &RankingConfig,
         matching: Matching,
         held: &[Stemming],
-    ) -> Box<dyn Query> {
+    ) -> Ranked {
         let searched = [
             (fields.title, ranking.title_boost),
             (fields.headings, ranking.title_boost / 1.5),
@@ -154,11 +151,17 @@ impl UserQuery {
             ),
         ];
         let sections = (fields.sections, ranking.section_boost);
-        let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers| {
-            let query = self.text_query(index, &searched, matching, tokenizers);
-            self.with_bonuses(query, index, &searched, &abbreviated, sections, tokenizers)
-        });
-        self.filtered(fields, text_query)
+        let mut bonuses = Bonuses::default();
+        let text_query =
+            Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers, only| {
+                let clauses = self.bonuses(index, &searched, &abbreviated, sections, tokenizers);
+                bonuses.add(only, clauses);
+                self.text_query(index, &searched, matching, tokenizers)
+            });
+        Ranked {
+            matches: self.filtered(fields, text_query),
+            bonuses,
+        }
     }
 
     /// The same text over the body alone, unboosted: the plain BM25 baseline.
@@ -169,7 +172,7 @@ impl UserQuery {
         held: &[Stemming],
     ) -> Box<dyn Query> {
         let searched = [(fields.body, 1.0)];
-        let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers| {
+        let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers, _| {
             self.text_query(index, &searched, Matching::AllWords, tokenizers)
         });
         self.filtered(fields, text_query)
@@ -271,7 +274,8 @@ impl UserQuery {
         plain.then_some(words)
     }
 
-    /// `query` plus its bonuses, which only order the matches (every word stays required):
+    /// The bonuses of the query's words, which only order its matches (see
+    /// [`crate::rerank`]), each with its boost:
     /// - proximity: the words stand together, in order (within [`PROXIMITY_SLOP`]
     ///   positions), in one of the `searched` fields, scored with the field's boost;
     /// - abbreviations: a title or URL word is a short prefix of a query word (`env` and
@@ -280,19 +284,20 @@ impl UserQuery {
     /// - a section: every word within one section of the page (its heading and first words,
     ///   at most [`SECTION_SLOP`] positions apart, in any order), in the `sections` field with
     ///   its boost.
-    fn with_bonuses(
+    ///
+    /// None unless the query is plain words.
+    fn bonuses(
         &self,
-        query: Box<dyn Query>,
         index: &Index,
         searched: &[(Field, f32)],
         abbreviated: &[(Field, f32)],
         (sections, section_boost): (Field, f32),
         tokenizers: &TokenizerManager,
-    ) -> Box<dyn Query> {
+    ) -> Vec<(Box<dyn Query>, f32)> {
         let Some(words) = self.only_plain_words() else {
-            return query;
+            return Vec::new();
         };
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, query)];
+        let mut clauses: Vec<(Box<dyn Query>, f32)> = Vec::new();
         let text = words.join(" ");
         for &(field, boost) in searched.iter().filter(|_| words.len() >= 2) {
             let terms = positioned_terms(index, field, &text, tokenizers);
@@ -301,10 +306,7 @@ impl UserQuery {
             }
             let mut phrase = PhraseQuery::new_with_offset(terms);
             phrase.set_slop(PROXIMITY_SLOP);
-            clauses.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(phrase), boost)),
-            ));
+            clauses.push((Box::new(phrase), boost));
         }
         if section_boost > 0.0 {
             let terms = positioned_terms(index, sections, &text, tokenizers);
@@ -317,10 +319,7 @@ impl UserQuery {
                     Box::new(phrase)
                 }
             };
-            clauses.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(section, section_boost)),
-            ));
+            clauses.push((section, section_boost));
         }
         // The spelling typed: a word typed with its accents (`schön`) means that spelling,
         // and a page that has the word only without them (`schon`, which German stems
@@ -335,10 +334,7 @@ impl UserQuery {
                         Term::from_field_text(field, &token),
                         IndexRecordOption::WithFreqs,
                     );
-                    clauses.push((
-                        Occur::Should,
-                        Box::new(BoostQuery::new(Box::new(term), boost * SPELLING_BOOST)),
-                    ));
+                    clauses.push((Box::new(term), boost * SPELLING_BOOST));
                 }
             }
         }
@@ -346,17 +342,12 @@ impl UserQuery {
             for prefix in words.iter().flat_map(|word| abbreviations(word)) {
                 for token in field_tokens_with(index, field, prefix, tokenizers) {
                     let term = Term::from_field_text(field, &token);
-                    clauses.push((
-                        Occur::Should,
-                        Box::new(BoostQuery::new(
-                            Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
-                            boost,
-                        )),
-                    ));
+                    let term = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                    clauses.push((Box::new(term), boost));
                 }
             }
         }
-        Box::new(BooleanQuery::new(clauses))
+        clauses
     }
 }
 
@@ -375,7 +366,7 @@ fn positioned_terms(
 }
 
 /// How much more a word typed with accents counts in an exact field than its exact match
-/// alone does (see [`UserQuery::with_bonuses`]).
+/// alone does (see [`UserQuery::bonuses`]).
 const SPELLING_BOOST: f32 = 4.0;
 
 /// Whether `word` has letters that lose an accent when folded (`schön`, `café`).

@@ -1039,16 +1039,22 @@ fn a_result_is_scanned_for_the_terms_its_body_holds() {
         let top = TopDocs::with_limit(1).order_by_score();
         searcher.search(&by_url, &top).expect("search")[0].1
     };
-    let held: Vec<u64> = [
+    let held: Vec<(u64, Vec<u32>)> = [
         "http://a.test/both",
         "http://a.test/tide",
         "http://a.test/none",
     ]
     .into_iter()
-    .map(|url| passages.held_by(&searcher, address(url)))
+    .map(|url| {
+        let held = passages.held_by(&searcher, address(url));
+        (held.terms, held.occurrences)
+    })
     .collect();
     // Terms in query order: heron is bit 0, tide bit 1; a title word is not in the body.
-    assert_eq!(held, [0b11, 0b10, 0b00]);
+    assert_eq!(
+        held,
+        [(0b11, vec![1, 1]), (0b10, vec![0, 1]), (0b00, vec![0, 0])]
+    );
 }
 
 #[test]
@@ -1307,4 +1313,59 @@ fn a_generation_an_older_version_wrote_is_left_unloaded_until_the_next() {
         "the new generation is loaded"
     );
     assert!(!urls(&s, "heron").is_empty());
+}
+
+#[test]
+fn a_results_score_is_its_explained_parts_multiplied() {
+    // Bonuses are scored over the first pass's best only (`rerank`): what they add must be
+    // what the query and its bonuses in one give, in English and in French pages alike
+    // (whose bonuses count for their own stemming's pages only).
+    let docs = [
+        Doc {
+            sections: &[("Sort by key", "sort the stones by key, by the river")],
+            inlinks: 3,
+            ..Doc::new(
+                "http://a.test/together",
+                "Sort by key",
+                "the river stones were found where we sort by key the stones",
+            )
+        },
+        Doc::new(
+            "http://a.test/scattered",
+            "Notes",
+            "the key was found by the river where we sort the stones",
+        ),
+        Doc::new(
+            "http://b.test/fr",
+            "Trier par clé",
+            "Les pierres de la rivière sont triées : sort by key, disent les gens, et ils \
+             trient les pierres de la rivière par leur clé pendant toute la journée.",
+        ),
+    ];
+    let data = data_with(&docs);
+    let s = searcher(data.path());
+    let hits = s
+        .search_explained("sort by key", 1, 10)
+        .expect("search")
+        .hits;
+    assert_eq!(hits.len(), 3, "{hits:?}");
+    assert_eq!(hits[0].url, "http://a.test/together");
+    for hit in &hits {
+        let explanation = hit.explanation.as_ref().expect("explained");
+        let part = |key: &str| explanation[key].as_f64().unwrap_or(f64::NAN);
+        let product = explanation["bm25"]["value"].as_f64().expect("bm25")
+            * part("link_boost")
+            * part("pagerank_boost")
+            * part("depth_prior")
+            * part("prose_prior")
+            * part("thin_prior")
+            * part("namesake_demotion")
+            * part("host_demotion");
+        let score = f64::from(hit.score);
+        assert!(
+            (product - score).abs() < 1e-4 * score,
+            "{}: {product} explained, {score} given",
+            hit.url
+        );
+    }
 }

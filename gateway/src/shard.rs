@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use index_format::IndexFields;
 use tantivy::{IndexReader, ReloadPolicy};
 
+use crate::columns::ColumnCache;
 use crate::image_index::{self, ImageIndex};
 use crate::search_error::SearchError;
 
@@ -51,6 +52,8 @@ pub(crate) struct Loaded {
     pub(crate) images: Option<ImageIndex>,
     /// When the image index's `meta.json` was written, as of opening (`None`: none).
     images_stamp: Option<SystemTime>,
+    /// The fast-field columns of its latest searcher.
+    pub(crate) columns: ColumnCache,
 }
 
 /// One index shard: a data directory and the generation of its index being served.
@@ -124,6 +127,7 @@ impl Shard {
             serial: OPENED.fetch_add(1, Ordering::Relaxed),
             images,
             images_stamp,
+            columns: ColumnCache::default(),
             generation: opened.generation,
             marker_stamp: stamp,
             index: opened.index,

@@ -19,6 +19,10 @@
 //! word of every result, which was 80% of a query's CPU; walking every word of the stored
 //! 32 KiB was then a quarter of it.)
 //!
+//! The scan ends early: at the first window holding every term the page holds, once every
+//! occurrence of every term the index counted in the body is met, or [`SCAN_BYTES`] into the
+//! body when it has found a term by then.
+//!
 //! A [`Snippet`] is plain text plus byte ranges: the HTML templates escape the text and wrap
 //! the ranges in `<mark>` themselves, so no HTML from the web ever reaches a page unescaped.
 
@@ -29,6 +33,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 use index_format::language::Stemming;
 use index_format::tokenize::{Compounds, stemmed_analyzer};
+use tantivy::postings::Postings;
 use tantivy::query::Query;
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
@@ -42,6 +47,12 @@ pub const SNIPPET_CHARS: usize = 200;
 
 /// Most characters of context shown before a passage's first term.
 const LEAD_CHARS: usize = 40;
+
+/// How far into a body the scan for terms goes once it has found one: a passage starts in
+/// the first 8 KiB of a body that has a term there. A page's start is where a passage is
+/// best taken from, and scanning the whole 32 KiB of each result for the window that holds
+/// the most terms was a tenth of a query's CPU.
+const SCAN_BYTES: usize = 8 * 1024;
 
 /// Most query terms a passage is scored on (a bit each).
 const MAX_TERMS: usize = 64;
@@ -168,33 +179,39 @@ impl Passages {
     }
 
     /// The terms (a bit each, in order) that the document at `address` holds in its body
-    /// anywhere: a passage is looked for among those alone, so the scan of a page that lacks
-    /// one (it matched by title or anchors) ends as soon as it holds the others, and a page
-    /// that holds none is not scanned. Every term when the finder was not made from a query
-    /// or the index cannot say.
-    pub fn held_by(&self, searcher: &Searcher, address: DocAddress) -> u64 {
-        let every_term = every_term(self.terms.len());
+    /// anywhere, and how often: a passage is looked for among those alone, so the scan of a
+    /// page that lacks one (it matched by title or anchors) ends as soon as it holds the
+    /// others, a page that holds none is not scanned, and a scan that met every occurrence of
+    /// every term ends there. Every term, without a bound, when the finder was not made from
+    /// a query or the index cannot say.
+    pub fn held_by(&self, searcher: &Searcher, address: DocAddress) -> Held {
+        let unknown = Held::every_term(self.terms.len());
         let Some(field) = self.index_terms.first().map(Term::field) else {
-            return every_term;
+            return unknown;
         };
         let segment = searcher.segment_reader(address.segment_ord);
         let Ok(inverted) = segment.inverted_index(field) else {
-            return every_term;
+            return unknown;
         };
-        let mut held = 0;
+        let mut held = Held {
+            terms: 0,
+            occurrences: vec![0; self.index_terms.len()],
+        };
         for (i, term) in self.index_terms.iter().enumerate() {
-            let holds = match inverted.read_postings(term, IndexRecordOption::Basic) {
+            let occurrences = match inverted.read_postings(term, IndexRecordOption::WithFreqs) {
                 // A seek may not go back: a list that starts past the document lacks it.
                 Ok(Some(mut postings)) => {
-                    postings.doc() <= address.doc_id
-                        && postings.seek(address.doc_id) == address.doc_id
+                    let holds = postings.doc() <= address.doc_id
+                        && postings.seek(address.doc_id) == address.doc_id;
+                    if holds { postings.term_freq() } else { 0 }
                 }
-                Ok(None) => false,
-                Err(_) => true,
+                Ok(None) => 0,
+                Err(_) => u32::MAX,
             };
-            if holds {
-                held |= 1 << i;
+            if occurrences > 0 {
+                held.terms |= 1 << i;
             }
+            held.occurrences[i] = occurrences;
         }
         held
     }
@@ -239,7 +256,7 @@ impl Passages {
         self.analyze_as(Stemming::of_language(&stored::text(doc, fields.lang)));
         let body_start = stored::text(doc, fields.body_start);
         let body = body_start.trim();
-        if let Some(passage) = self.passage_among(body, held) {
+        if let Some(passage) = self.passage_among(body, &held) {
             return passage;
         }
         let description = stored::text(doc, fields.description);
@@ -263,11 +280,11 @@ impl Passages {
     /// The best passage of `body`, if it holds any term (the tests' way in).
     #[cfg(test)]
     pub fn passage(&mut self, body: &str) -> Option<Snippet> {
-        self.passage_among(body, every_term(self.terms.len()))
+        self.passage_among(body, &Held::every_term(self.terms.len()))
     }
 
-    /// The best passage of `body` for the terms `held` (a bit each), if it holds any.
-    fn passage_among(&mut self, body: &str, held: u64) -> Option<Snippet> {
+    /// The best passage of `body` for the terms `held`, if it holds any.
+    fn passage_among(&mut self, body: &str, held: &Held) -> Option<Snippet> {
         let (found, starts) = self.find(body, held);
         let (first, last) = self.best_window(&found, starts)?;
         let window = found[first].range.start..found[last].range.end;
@@ -296,15 +313,20 @@ impl Passages {
     /// the passage's window. The scan ends soon after the first window of `max_chars` that
     /// holds every term of `held` (no later window weighs more, and the start of a page is
     /// where a passage is best taken from): once past any text a passage starting in that
-    /// window can show, so every term shown is found and marked.
-    fn find(&mut self, text: &str, held: u64) -> (Vec<Found>, usize) {
+    /// window can show, so every term shown is found and marked. It ends at once when every
+    /// occurrence the index counted of every term is found: the rest of the text has none.
+    fn find(&mut self, text: &str, held: &Held) -> (Vec<Found>, usize) {
         let mut found: Vec<Found> = Vec::new();
-        if held == 0 {
+        if held.terms == 0 {
             return (found, 0);
         }
+        let mut unseen = held.occurrences.clone();
+        let mut unseen_total: u64 = unseen.iter().map(|&n| u64::from(n)).sum();
         // Once every term is in a window: the number of terms found by then, and where the
         // text a passage starting at them can show ends (characters are at most 4 bytes).
         let mut complete: Option<(usize, usize)> = None;
+        // Where the scan ends once a term is found (see [`SCAN_BYTES`]).
+        let mut scan_end: Option<usize> = None;
         let ascii_firsts = self.ascii_firsts;
         // A clone (one reference count) to search with while `term_of` borrows `self`.
         let prefixes = self.prefixes.clone();
@@ -328,17 +350,30 @@ impl Passages {
             {
                 break;
             }
+            if scan_end.is_some_and(|end| span.start >= end) {
+                break;
+            }
             let Some(term) = self.term_of(&text[span.clone()]) else {
                 continue;
             };
             let end = span.end;
+            // The scan ends SCAN_BYTES in or, when the first term is past that, once the
+            // text a passage starting at it shows is scanned.
+            scan_end.get_or_insert(SCAN_BYTES.max(end + 4 * self.max_chars));
             found.push(Found { range: span, term });
+            if let Some(count) = unseen.get_mut(term).filter(|count| **count > 0) {
+                *count -= 1;
+                unseen_total -= 1;
+                if unseen_total == 0 {
+                    break;
+                }
+            }
             if complete.is_none() {
                 let window = found
                     .iter()
                     .rev()
                     .take_while(|f| end - f.range.start <= self.max_chars);
-                if window.fold(0u64, |bits, f| bits | 1 << f.term) & held == held {
+                if window.fold(0u64, |bits, f| bits | 1 << f.term) & held.terms == held.terms {
                     complete = Some((found.len(), end + 4 * self.max_chars));
                 }
             }
@@ -484,11 +519,25 @@ fn in_order(
     })
 }
 
-/// The mask of `count` terms, a bit each.
-fn every_term(count: usize) -> u64 {
-    match count {
-        0 => 0,
-        _ => u64::MAX >> (64 - count.min(64)),
+/// Which of a query's terms a page's body holds, and how often.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// A bit per term, in the query's order.
+    pub terms: u64,
+    /// The occurrences of each term the index counted in the body (`u32::MAX`: unknown).
+    pub occurrences: Vec<u32>,
+}
+
+impl Held {
+    /// Each of `count` terms, how often unknown.
+    fn every_term(count: usize) -> Self {
+        Self {
+            terms: match count {
+                0 => 0,
+                _ => u64::MAX >> (64 - count.min(64)),
+            },
+            occurrences: vec![u32::MAX; count],
+        }
     }
 }
 
@@ -642,6 +691,20 @@ mod tests {
             snippet.text.contains("heron waits for the tide"),
             "{snippet:?}"
         );
+        assert_eq!(marked(&snippet), ["heron", "tide"]);
+    }
+
+    #[test]
+    fn a_passage_starts_in_the_first_scanned_bytes_when_a_term_is_there() {
+        let filler = "mud flat ".repeat(SCAN_BYTES / 8);
+        // A better window (both terms) lies past the scanned bytes: the early one is shown.
+        let body = format!("the tide turns. {filler} the heron waits for the tide.");
+        let snippet = passages("heron tide").passage(&body).expect("a passage");
+        assert!(snippet.text.starts_with("the tide turns."), "{snippet:?}");
+        assert_eq!(marked(&snippet), ["tide"]);
+        // No term in the scanned bytes: the scan goes on to the first one.
+        let body = format!("{filler} the heron waits for the tide.");
+        let snippet = passages("heron tide").passage(&body).expect("a passage");
         assert_eq!(marked(&snippet), ["heron", "tide"]);
     }
 

@@ -7,13 +7,14 @@
 //! written before the URL and host were fast fields has no such columns: its documents are
 //! read from the store, as before.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
-use index_format::{IndexFields, fields};
+use index_format::IndexFields;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument};
+use tantivy::{DocAddress, DocId, Score, TantivyDocument};
 
+use crate::columns::{Columns, SegmentColumns};
 use crate::hit::text;
 
 /// One of a shard's best documents, with what the root's merge needs.
@@ -37,32 +38,6 @@ pub struct TopHit {
     /// Its language.
     #[serde(default)]
     pub lang: String,
-}
-
-/// The columns of one segment.
-struct SegmentColumns {
-    url: Option<StrColumn>,
-    host: Option<StrColumn>,
-    lang: Option<StrColumn>,
-    name: Option<Column<u64>>,
-    simhash: Option<Column<u64>>,
-    translations: Option<Column<u64>>,
-}
-
-impl SegmentColumns {
-    fn open(reader: &SegmentReader) -> Self {
-        let fast = reader.fast_fields();
-        let str_column = |name| fast.str(name).ok().flatten();
-        let u64_column = |name| fast.u64(name).ok();
-        Self {
-            url: str_column(fields::URL),
-            host: str_column(fields::HOST),
-            lang: str_column(fields::LANG),
-            name: u64_column(fields::PAGE_NAME),
-            simhash: u64_column(fields::SIMHASH),
-            translations: u64_column(fields::TRANSLATIONS),
-        }
-    }
 }
 
 /// The first value of `doc` in a string column, or "" when it has none.
@@ -91,14 +66,15 @@ pub(crate) struct Summaries<'a> {
     full: bool,
     /// Whether hosts are wanted.
     hosts: bool,
-    segments: HashMap<u32, SegmentColumns>,
+    columns: Arc<Columns>,
 }
 
 impl<'a> Summaries<'a> {
-    /// Summaries of documents of `searcher`; `full`: with the full ranking's fields (else
-    /// 0); `hosts`: with hosts (else empty).
+    /// Summaries of documents of `searcher`, read from its `columns`; `full`: with the full
+    /// ranking's fields (else 0); `hosts`: with hosts (else empty).
     pub(crate) fn new(
         searcher: &'a tantivy::Searcher,
+        columns: Arc<Columns>,
         fields: &'a IndexFields,
         full: bool,
         hosts: bool,
@@ -108,22 +84,19 @@ impl<'a> Summaries<'a> {
             fields,
             full,
             hosts,
-            segments: HashMap::new(),
+            columns,
         }
     }
 
     /// The summary of the document at `address`, scored `score`, in shard `shard`.
     pub(crate) fn of(
-        &mut self,
+        &self,
         score: Score,
         shard: u32,
         address: DocAddress,
     ) -> tantivy::Result<TopHit> {
         let searcher = self.searcher;
-        let columns = self
-            .segments
-            .entry(address.segment_ord)
-            .or_insert_with(|| SegmentColumns::open(searcher.segment_reader(address.segment_ord)));
+        let columns: &SegmentColumns = &self.columns.segment(address.segment_ord).summary;
         let doc = address.doc_id;
         let full = self.full;
         let ranked = |column: &Option<Column<u64>>| if full { first_u64(column, doc) } else { 0 };
