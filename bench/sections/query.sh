@@ -101,6 +101,67 @@ query_run() {
     echo "$name: $docs documents, peak RSS $rss MiB (round $round)" >>"$work/query-notes.txt"
 }
 
+# query_side_by_side SECONDS ROUNDS: the baseline and HEAD (answer cache off) served at once,
+# each asked flat out by a wrk of its own (1 thread, 8 connections), ROUNDS times: the
+# machine's speed, which drifts by a fifth between rows a minute apart, moves both alike, so
+# their CPU per query compares within a few percent where the rows above differ by more.
+# Prints a table; the ratio is also checked as a regression.
+query_side_by_side() {
+    local seconds=$1 rounds=$2 no_cache=$3
+    local builds=(baseline head) pids=() listens=() i build bin clock
+    clock=$(getconf CLK_TCK)
+    for i in 0 1; do
+        build=${builds[$i]}
+        bin=$(build_bin "$build")
+        listens[i]="127.0.0.1:$((port + 30 + i))"
+        local extra=()
+        [ "$build" = head ] && extra=(--config "$no_cache")
+        "$bin/searchd" serve --data "$work/index-store-$build" --listen "${listens[$i]}" "${extra[@]}" \
+            >"$work/searchd-side-$build.out" 2>&1 &
+        pids[i]=$!
+    done
+    for i in 0 1; do
+        local tries=0
+        until curl -fs "http://${listens[$i]}/status" >/dev/null; do
+            tries=$((tries + 1))
+            if [ $tries -gt 100 ]; then
+                echo "searchd did not start: see $work/searchd-side-${builds[$i]}.out" >&2
+                kill "${pids[@]}" 2>/dev/null || true
+                return 1
+            fi
+            sleep 0.1
+        done
+    done
+    echo "| round | baseline CPU µs/query | HEAD CPU µs/query | baseline queries/s | HEAD queries/s | HEAD / baseline (CPU µs/query, lower is better) |"
+    echo "|---|---|---|---|---|---|"
+    local round before=() after=() waits=() cpu=() qps=()
+    for round in $(seq 0 "$rounds"); do
+        # Round 0 warms both up, untimed.
+        local secs=$seconds
+        [ "$round" = 0 ] && secs=$((seconds < 5 ? seconds : 5))
+        for i in 0 1; do
+            before[i]=$(query_cpu_ticks "${pids[$i]}")
+            wrk -t 1 -c 8 -d "${secs}s" --timeout 5s -s bench/query.lua "http://${listens[$i]}" \
+                >"$work/query-side-${builds[$i]}-$round.out" 2>&1 &
+            waits[i]=$!
+        done
+        wait "${waits[@]}"
+        [ "$round" = 0 ] && continue
+        for i in 0 1; do
+            after[i]=$(query_cpu_ticks "${pids[$i]}")
+            read -r qps[i] cpu[i] < <(grep '^RESULT' "$work/query-side-${builds[$i]}-$round.out" |
+                awk -v t="$((after[i] - before[i]))" -v hz="$clock" '{
+                    for (j = 2; j <= NF; j++) { split($j, kv, "="); v[kv[1]] = kv[2] }
+                    printf "%d %.0f\n", v["qps"], (v["requests"] > 0 ? t / hz * 1e6 / v["requests"] : 0)
+                }')
+        done
+        versus query "side by side" "$round" baseline "CPU µs/query" "${cpu[0]}" lower >/dev/null
+        echo "| $round | ${cpu[0]} | ${cpu[1]} | ${qps[0]} | ${qps[1]} | $(versus query "side by side" "$round" head "CPU µs/query" "${cpu[1]}" lower) |"
+    done
+    kill "${pids[@]}"
+    wait "${pids[@]}" 2>/dev/null || true
+}
+
 query_section() {
     need wrk curl
     local seconds=${BENCH_QUERY_SECONDS:-30} think=${BENCH_QUERY_THINK_MS:-55}
@@ -138,6 +199,10 @@ query_section() {
         echo "$(wrk --version 2>&1 | head -n 1 | awk '{print $1, $2}'), ${seconds} s per row, queries of bench/queries.txt in turn at /api/search; rows grouped by load and round (each round ran baseline, then HEAD's variants: $(printf '%s, ' "${query_variants[@]%%|*}" | sed 's/, $//'))."
         echo
         sed 's/^/- /' "$work/query-notes.txt"
+        echo
+        echo "Side by side: the baseline and HEAD (answer cache off) served at once, each by its own wrk (1 thread, 8 connections, ${seconds} s per round), after a warm-up: drift moves both alike."
+        echo
+        query_side_by_side "$seconds" "$rounds" "$no_cache"
     } >"$work/query.md"
     cat "$work/query.md"
 }
