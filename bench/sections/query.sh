@@ -149,7 +149,7 @@ query_side_by_side() {
         [ "$round" = 0 ] && continue
         for i in 0 1; do
             after[i]=$(query_cpu_ticks "${pids[$i]}")
-            read -r qps[i] cpu[i] < <(grep '^RESULT' "$work/query-side-${builds[$i]}-$round.out" |
+            read -r 'qps[i]' 'cpu[i]' < <(grep '^RESULT' "$work/query-side-${builds[$i]}-$round.out" |
                 awk -v t="$((after[i] - before[i]))" -v hz="$clock" '{
                     for (j = 2; j <= NF; j++) { split($j, kv, "="); v[kv[1]] = kv[2] }
                     printf "%d %.0f\n", v["qps"], (v["requests"] > 0 ? t / hz * 1e6 / v["requests"] : 0)
