@@ -65,6 +65,7 @@ mod image_prior;
 mod image_query;
 mod image_render;
 mod image_search;
+mod lazy_union;
 mod leaf;
 mod leaf_routes;
 mod query;

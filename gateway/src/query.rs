@@ -34,6 +34,7 @@ use index_format::language::Stemming;
 
 use crate::analysis::{self, Analyses};
 use crate::filters::{lang_value, site_host, site_query};
+use crate::lazy_union::lazy_unions;
 use crate::rerank::{Bonuses, Ranked};
 use crate::user_fields::{user_field, within_language};
 
@@ -445,7 +446,7 @@ fn parsed(
     if !errors.is_empty() || !build_errors.is_empty() {
         tracing::debug!(query = %text, ?errors, ?build_errors, "query parsed leniently");
     }
-    query
+    lazy_unions(query)
 }
 
 /// `text` over the `searched` fields with their boosts, every word required, parsed
