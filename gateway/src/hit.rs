@@ -3,12 +3,12 @@
 
 use index_format::IndexFields;
 use serde::{Deserialize, Serialize};
-use tantivy::schema::Value;
-use tantivy::{Score, TantivyDocument};
+use tantivy::Score;
 
 use crate::query::Matching;
 use crate::ranking::PageSignals;
 use crate::snippet::Snippet;
+use crate::stored::StoredPage;
 
 /// How results are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -106,7 +106,7 @@ fn html() -> String {
 
 impl Hit {
     /// A result from a stored document, without its snippet.
-    pub(crate) fn of(doc: &TantivyDocument, fields: &IndexFields, score: Score) -> Hit {
+    pub(crate) fn of(doc: &StoredPage, fields: &IndexFields, score: Score) -> Hit {
         Hit {
             url: text(doc, fields.url),
             title: text(doc, fields.title),
@@ -136,8 +136,10 @@ impl Hit {
     }
 }
 
-pub(crate) use crate::stored::text;
+fn text(doc: &StoredPage, field: tantivy::schema::Field) -> String {
+    doc.text(field).to_string()
+}
 
-fn number(doc: &TantivyDocument, field: tantivy::schema::Field) -> u64 {
-    doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
+fn number(doc: &StoredPage, field: tantivy::schema::Field) -> u64 {
+    doc.number(field).unwrap_or(0)
 }

@@ -16,15 +16,15 @@ use std::time::Instant;
 
 use index_format::image_fields as f;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::{DocAddress, Score, SegmentReader, TantivyDocument};
+use tantivy::{DocAddress, Score, SegmentReader};
 
-use crate::hit::text;
 use crate::image_prior::ImageFacts;
 use crate::image_query::{ImageRequest, image_query};
 use crate::leaf::fast_u64;
 use crate::query::UserQuery;
 use crate::search::{MAX_OFFSET, MAX_PER_PAGE, Searcher};
 use crate::search_error::SearchError;
+use crate::stored::StoredPage;
 
 /// One image found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -162,21 +162,18 @@ impl Searcher {
             .take(per_page);
         for hit in shown {
             let (searcher, fields) = &searchers[hit.searcher];
-            let doc: TantivyDocument = searcher.doc(hit.address)?;
-            let number = |field| {
-                doc.get_first(field)
-                    .and_then(|v| tantivy::schema::Value::as_u64(&v))
-                    .unwrap_or(0)
-            };
+            let doc: StoredPage = searcher.doc(hit.address)?;
+            let number = |field| doc.number(field).unwrap_or(0);
+            let text = |field| doc.text(field).to_string();
             let has_thumbnail = number(fields.thumbnail) == 1 && hit.content_hash != 0;
             results.hits.push(ImageHit {
-                url: text(&doc, fields.url),
-                page_url: text(&doc, fields.page_url),
-                title: text(&doc, fields.page_title),
-                alt: text(&doc, fields.alt),
+                url: text(fields.url),
+                page_url: text(fields.page_url),
+                title: text(fields.page_title),
+                alt: text(fields.alt),
                 width: number(fields.width),
                 height: number(fields.height),
-                format: text(&doc, fields.format),
+                format: text(fields.format),
                 bytes: number(fields.bytes),
                 thumbnail: has_thumbnail.then(|| thumbnail_path(hit.content_hash)),
                 score: hit.score,

@@ -17,7 +17,7 @@ use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, Score, SegmentReader, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
 use crate::columns::{Columns, SegmentSignals};
@@ -31,6 +31,7 @@ use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, Loaded, Shard};
 use crate::snippet::{Passages, SnippetFields};
 use crate::stats::{Hosts, QueryTerms, Scoring, ShardStats};
+use crate::stored::StoredPage;
 use crate::summary::Summaries;
 pub use crate::summary::TopHit;
 
@@ -415,7 +416,7 @@ impl LocalShards {
                     Passages::new(searcher, &*shard.query.matches, fields.body).map_err(refused)?,
                 ),
             };
-            let doc: TantivyDocument = searcher.doc(address)?;
+            let doc: StoredPage = searcher.doc(address)?;
             let mut hit = Hit::of(&doc, fields, 0.0);
             hit.snippet = passages.snippet_for(searcher, address, &doc, snippet_fields(fields));
             if request.explain {
@@ -481,7 +482,7 @@ impl LocalShards {
                 loaded.fields.url
             };
             if let Some(address) = find(&searcher, field, url)? {
-                let doc: TantivyDocument = searcher.doc(address)?;
+                let doc: StoredPage = searcher.doc(address)?;
                 return Ok(Some(Hit::of(&doc, &loaded.fields, 0.0)));
             }
         }

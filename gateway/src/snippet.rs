@@ -35,12 +35,12 @@ use index_format::language::Stemming;
 use index_format::tokenize::{Compounds, stemmed_analyzer};
 use tantivy::postings::Postings;
 use tantivy::query::Query;
-use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, Term};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
-use crate::stored;
+use crate::stored::StoredPage;
 
 /// Longest snippet, in characters.
 pub const SNIPPET_CHARS: usize = 200;
@@ -245,23 +245,23 @@ impl Passages {
         &mut self,
         searcher: &Searcher,
         address: DocAddress,
-        doc: &TantivyDocument,
+        doc: &StoredPage,
         fields: SnippetFields,
     ) -> Snippet {
-        let nosnippet = doc.get_first(fields.nosnippet).and_then(|v| v.as_u64()) == Some(1);
+        let nosnippet = doc.number(fields.nosnippet) == Some(1);
         if nosnippet {
             return Snippet::default();
         }
         let held = self.held_by(searcher, address);
-        self.analyze_as(Stemming::of_language(&stored::text(doc, fields.lang)));
-        let body_start = stored::text(doc, fields.body_start);
+        self.analyze_as(Stemming::of_language(doc.text(fields.lang)));
+        let body_start = doc.text(fields.body_start);
         let body = body_start.trim();
         if let Some(passage) = self.passage_among(body, &held) {
             return passage;
         }
-        let description = stored::text(doc, fields.description);
+        let description = doc.text(fields.description);
         let fallback = match description.trim() {
-            "" => body_start.as_str(),
+            "" => body_start,
             description => description,
         };
         Snippet::plain(shorten(fallback, SNIPPET_CHARS))

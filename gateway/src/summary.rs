@@ -12,10 +12,10 @@ use std::sync::Arc;
 use index_format::IndexFields;
 use serde::{Deserialize, Serialize};
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::{DocAddress, DocId, Score, TantivyDocument};
+use tantivy::{DocAddress, DocId, Score};
 
 use crate::columns::{Columns, SegmentColumns};
-use crate::hit::text;
+use crate::stored::StoredPage;
 
 /// One of a shard's best documents, with what the root's merge needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,15 +117,15 @@ impl<'a> Summaries<'a> {
             ),
             // An index of an older version: its URLs and hosts are stored only.
             _ => {
-                let stored: TantivyDocument = searcher.doc(address)?;
+                let stored: StoredPage = searcher.doc(address)?;
                 (
-                    text(&stored, self.fields.url),
+                    stored.text(self.fields.url).to_string(),
                     if self.hosts {
-                        text(&stored, self.fields.host)
+                        stored.text(self.fields.host).to_string()
                     } else {
                         String::new()
                     },
-                    text(&stored, self.fields.lang),
+                    stored.text(self.fields.lang).to_string(),
                 )
             }
         };
