@@ -70,6 +70,10 @@ pub struct HitsRequest {
     pub stats: ShardStats,
     /// The documents: shard and URL.
     pub wanted: Vec<(u32, String)>,
+    /// Where each of `wanted` was found, when by this process (never sent; see
+    /// [`TopHit::address`]).
+    #[serde(skip)]
+    pub found_at: Vec<Option<DocAddress>>,
     /// Whether each score is explained.
     pub explain: bool,
 }
@@ -401,13 +405,14 @@ impl LocalShards {
         // Each shard's passages of the query's terms, made at its first wanted document.
         let mut passages: Vec<Option<Passages>> = shards.iter().map(|_| None).collect();
         let mut hits = Vec::with_capacity(request.wanted.len());
-        for (number, url) in &request.wanted {
+        for (i, (number, url)) in request.wanted.iter().enumerate() {
             let Some(place) = shards.iter().position(|s| s.number == *number) else {
                 continue;
             };
             let shard = &shards[place];
             let (searcher, fields) = (&shard.searcher, &shard.loaded.fields);
-            let Some(address) = find(searcher, fields.url, url)? else {
+            let found_at = request.found_at.get(i).copied().flatten();
+            let Some((address, doc)) = stored_page(searcher, fields.url, url, found_at)? else {
                 continue;
             };
             let passages = match &mut passages[place] {
@@ -416,7 +421,6 @@ impl LocalShards {
                     Passages::new(searcher, &*shard.query.matches, fields.body).map_err(refused)?,
                 ),
             };
-            let doc: StoredPage = searcher.doc(address)?;
             let mut hit = Hit::of(&doc, fields, 0.0);
             hit.snippet = passages.snippet_for(searcher, address, &doc, snippet_fields(fields));
             if request.explain {
@@ -570,6 +574,35 @@ fn rerank(
     }
     top.sort_by(|a, b| b.0.total_cmp(&a.0));
     Ok(())
+}
+
+/// The stored page whose URL (`url_field`) is `url`, and where it is: read at `found_at`
+/// when that holds it (where the same query's round 2 found it, in this searcher), else
+/// looked up.
+fn stored_page(
+    searcher: &tantivy::Searcher,
+    url_field: tantivy::schema::Field,
+    url: &str,
+    found_at: Option<DocAddress>,
+) -> Result<Option<(DocAddress, StoredPage)>, SearchError> {
+    let live = |address: DocAddress| {
+        let readers = searcher.segment_readers();
+        readers
+            .get(address.segment_ord as usize)
+            .is_some_and(|reader| {
+                address.doc_id < reader.max_doc() && !reader.is_deleted(address.doc_id)
+            })
+    };
+    if let Some(address) = found_at.filter(|&address| live(address)) {
+        let page: StoredPage = searcher.doc(address)?;
+        if page.text(url_field) == url {
+            return Ok(Some((address, page)));
+        }
+    }
+    match find(searcher, url_field, url)? {
+        Some(address) => Ok(Some((address, searcher.doc(address)?))),
+        None => Ok(None),
+    }
 }
 
 /// The first document whose `field` holds the token `value`.

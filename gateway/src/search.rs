@@ -434,14 +434,19 @@ impl Searcher {
         missing: &mut Vec<String>,
     ) -> Result<HashMap<(usize, String), Hit>, SearchError> {
         let mut wanted: Vec<Vec<(u32, String)>> = vec![Vec::new(); self.leaves.len() + 1];
+        let mut found_at = Vec::new();
         for candidate in shown {
             let (leaf, top) = &found.hits[candidate.place];
             wanted[*leaf].push((top.shard, top.url.clone()));
+            if *leaf == 0 {
+                found_at.push(top.address);
+            }
         }
-        let request = |wanted: Vec<(u32, String)>| HitsRequest {
+        let request = |wanted: Vec<(u32, String)>, found_at| HitsRequest {
             spec: spec.clone(),
             stats: found.stats.clone(),
             wanted,
+            found_at,
             explain,
         };
         let mut wanted = wanted.into_iter();
@@ -449,10 +454,13 @@ impl Searcher {
         let asked: Vec<(usize, Pending<Vec<Hit>>)> = wanted
             .enumerate()
             .filter(|(_, wanted)| !wanted.is_empty())
-            .map(|(i, wanted)| (i, self.leaves[i].ask("/leaf/hits", &request(wanted))))
+            .map(|(i, wanted)| {
+                let request = request(wanted, Vec::new());
+                (i, self.leaves[i].ask("/leaf/hits", &request))
+            })
             .collect();
         let mut hits = HashMap::new();
-        for hit in self.local.hits(&request(local))? {
+        for hit in self.local.hits(&request(local, found_at))? {
             hits.insert((0, hit.url.clone()), hit);
         }
         for (i, pending) in asked {

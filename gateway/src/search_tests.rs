@@ -1369,3 +1369,48 @@ fn a_results_score_is_its_explained_parts_multiplied() {
         );
     }
 }
+
+#[test]
+fn a_hit_is_read_where_round_two_found_it_unless_another_page_is_there() {
+    use crate::hit::{QuerySpec, Ranking};
+    use crate::leaf::HitsRequest;
+    use crate::query::Matching;
+    use tantivy::DocAddress;
+
+    let data = data_with(&[
+        Doc::new("http://a.test/one", "One", "a heron by the river"),
+        Doc::new("http://a.test/two", "Two", "a heron by the lake"),
+    ]);
+    let searcher = searcher(data.path());
+    let request = |found_at| HitsRequest {
+        spec: QuerySpec {
+            text: "heron".to_string(),
+            matching: Matching::Compounds,
+            ranking: Ranking::Full,
+        },
+        stats: Default::default(),
+        wanted: vec![(0, "http://a.test/two".to_string())],
+        found_at,
+        explain: false,
+    };
+    let places = [
+        vec![],
+        vec![None],
+        vec![Some(DocAddress::new(0, 0))],
+        vec![Some(DocAddress::new(0, 1))],
+        vec![Some(DocAddress::new(0, 999))],
+        vec![Some(DocAddress::new(7, 0))],
+    ];
+    for found_at in places {
+        let hits = searcher
+            .local()
+            .hits(&request(found_at.clone()))
+            .expect("hits");
+        let shown: Vec<(&str, &str)> = hits
+            .iter()
+            .map(|hit| (hit.url.as_str(), hit.title.as_str()))
+            .collect();
+        assert_eq!(shown, [("http://a.test/two", "Two")], "{found_at:?}");
+        assert!(hits[0].snippet.text.contains("lake"), "{found_at:?}");
+    }
+}

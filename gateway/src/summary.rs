@@ -38,6 +38,10 @@ pub struct TopHit {
     /// Its language.
     #[serde(default)]
     pub lang: String,
+    /// Where it was found in its shard's searcher, when in this process (never sent): round 3
+    /// reads it there, its URL checked, rather than looking the URL up.
+    #[serde(skip)]
+    pub address: Option<DocAddress>,
 }
 
 /// The first value of `doc` in a string column, or "" when it has none.
@@ -138,6 +142,7 @@ impl<'a> Summaries<'a> {
             simhash,
             translations,
             lang,
+            address: Some(address),
         })
     }
 }
