@@ -73,7 +73,14 @@ shards_section() {
 shards_serve() {
     local build=$1 kind=$2 data=$3 seconds=$4 think=$5 round=$6 listen="127.0.0.1:$((port + 4))" bin
     bin=$(build_bin "$build")
-    "$bin/searchd" serve --data "$data" --listen "$listen" >"$work/shards-searchd.out" 2>&1 &
+    # HEAD with its answer cache off, as the query section's default row: the baseline has
+    # none, and bench/queries.txt replays 1,000 queries, so a cache would answer most rows.
+    local flags=()
+    if [ "$build" = head ]; then
+        printf '[searchd]\nanswer_cache = 0\n' >"$work/shards-cache-off.toml"
+        flags=(--config "$work/shards-cache-off.toml")
+    fi
+    "$bin/searchd" serve --data "$data" --listen "$listen" "${flags[@]}" >"$work/shards-searchd.out" 2>&1 &
     local searchd=$! tries=0
     until curl -fs "http://$listen/status" >/dev/null; do
         tries=$((tries + 1))
