@@ -234,14 +234,7 @@ impl DocSet for LazyUnionScorer {
         if self.doc == TERMINATED {
             return TERMINATED;
         }
-        let target = self.doc + 1;
-        self.doc = self
-            .clauses
-            .iter_mut()
-            .map(|clause| clause.settle(target))
-            .min()
-            .unwrap_or(TERMINATED);
-        self.doc
+        self.seek(self.doc + 1)
     }
 
     fn seek(&mut self, target: DocId) -> DocId {
