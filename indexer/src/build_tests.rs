@@ -394,6 +394,41 @@ fn a_new_generation_is_one_segment_and_an_incremental_build_keeps_its_documents(
 }
 
 #[test]
+fn updates_merge_their_small_segments_and_leave_the_full_builds_alone() {
+    let store = TestStore::new();
+    for n in 0..2_000 {
+        let body = format!("<p>page {n} about herons</p>");
+        store.put_html(&format!("http://a.test/{n}.html"), "Page", &body, &[]);
+    }
+    build(store.data(), BuildMode::Full).unwrap();
+    let sizes = |store: &TestStore| {
+        let current = open_current(store.data()).unwrap().unwrap();
+        let mut sizes: Vec<u32> = current
+            .index
+            .searchable_segment_metas()
+            .unwrap()
+            .iter()
+            .map(|meta| meta.max_doc())
+            .collect();
+        sizes.sort_unstable();
+        sizes
+    };
+    for (update, expected) in [
+        (1, vec![1, 2_000]),
+        (2, vec![2, 2_000]),
+        (3, vec![3, 2_000]),
+    ] {
+        let url = format!("http://a.test/new{update}.html");
+        let body = format!("<p>egret number {update}</p>");
+        store.put_html(&url, "New", &body, &[]);
+        build(store.data(), BuildMode::Incremental).unwrap();
+        assert_eq!(sizes(&store), expected, "after update {update}");
+    }
+    assert_eq!(live_docs(&store), 2_003);
+    assert_eq!(hits(&store, "body", "egret"), 3);
+}
+
+#[test]
 fn a_hosts_repeated_blocks_are_learned_and_left_out_but_a_table_of_contents_stays() {
     let store = TestStore::new();
     let chrome = "<div class=top>Welcome to Zorblatt documentation portal</div>\
