@@ -40,6 +40,31 @@ fn hits(store: &TestStore, field: &str, word: &str) -> usize {
         .unwrap()
 }
 
+/// A store of `count` pages about herons, `http://a.test/N.html`.
+fn heron_pages(count: usize) -> TestStore {
+    let store = TestStore::new();
+    for n in 0..count {
+        let body = format!("<p>page {n} about herons</p>");
+        store.put_html(&format!("http://a.test/{n}.html"), "Page", &body, &[]);
+    }
+    store
+}
+
+/// The sizes (documents, deleted ones included) of the current index's segments, smallest
+/// first.
+fn segment_sizes(store: &TestStore) -> Vec<u32> {
+    let current = open_current(store.data()).unwrap().unwrap();
+    let mut sizes: Vec<u32> = current
+        .index
+        .searchable_segment_metas()
+        .unwrap()
+        .iter()
+        .map(|meta| meta.max_doc())
+        .collect();
+    sizes.sort_unstable();
+    sizes
+}
+
 #[test]
 fn noindex_pages_are_never_indexed_and_skips_are_counted() {
     let store = TestStore::new();
@@ -371,18 +396,10 @@ fn a_build_beside_other_work_writes_the_same_index() {
 
 #[test]
 fn a_new_generation_is_one_segment_and_an_incremental_build_keeps_its_documents() {
-    let store = TestStore::new();
-    for n in 0..200 {
-        let body = format!("<p>page {n} about herons and egrets</p>");
-        store.put_html(&format!("http://a.test/{n}.html"), "Page", &body, &[]);
-    }
+    let store = heron_pages(200);
     build(store.data(), BuildMode::Full).unwrap();
-    let segments = |store: &TestStore| {
-        let current = open_current(store.data()).unwrap().unwrap();
-        current.index.searchable_segment_ids().unwrap().len()
-    };
     assert_eq!(
-        segments(&store),
+        segment_sizes(&store).len(),
         1,
         "a query reads one segment's dictionaries"
     );
@@ -395,24 +412,8 @@ fn a_new_generation_is_one_segment_and_an_incremental_build_keeps_its_documents(
 
 #[test]
 fn updates_merge_their_small_segments_and_leave_the_full_builds_alone() {
-    let store = TestStore::new();
-    for n in 0..2_000 {
-        let body = format!("<p>page {n} about herons</p>");
-        store.put_html(&format!("http://a.test/{n}.html"), "Page", &body, &[]);
-    }
+    let store = heron_pages(2_000);
     build(store.data(), BuildMode::Full).unwrap();
-    let sizes = |store: &TestStore| {
-        let current = open_current(store.data()).unwrap().unwrap();
-        let mut sizes: Vec<u32> = current
-            .index
-            .searchable_segment_metas()
-            .unwrap()
-            .iter()
-            .map(|meta| meta.max_doc())
-            .collect();
-        sizes.sort_unstable();
-        sizes
-    };
     for (update, expected) in [
         (1, vec![1, 2_000]),
         (2, vec![2, 2_000]),
@@ -422,7 +423,7 @@ fn updates_merge_their_small_segments_and_leave_the_full_builds_alone() {
         let body = format!("<p>egret number {update}</p>");
         store.put_html(&url, "New", &body, &[]);
         build(store.data(), BuildMode::Incremental).unwrap();
-        assert_eq!(sizes(&store), expected, "after update {update}");
+        assert_eq!(segment_sizes(&store), expected, "after update {update}");
     }
     assert_eq!(live_docs(&store), 2_003);
     assert_eq!(hits(&store, "body", "egret"), 3);
