@@ -57,7 +57,7 @@ impl TokenFilter for RememberingStemmer {
             memory: Memory {
                 stemming: self.stemming,
                 stemmer: frostem::Stemmer::new(self.stemming.algorithm()),
-                stems: HashMap::default(),
+                stems: Remembered::default(),
                 limit: self.limit,
             },
         }
@@ -76,16 +76,74 @@ pub struct RememberingStemmerFilter<T> {
 struct Memory {
     stemming: Stemming,
     stemmer: frostem::Stemmer,
-    /// Each word met and its stem; `None`: the word is its own stem. Hashed with a random
-    /// seed (words come from the web; a fixed hash could be flooded with colliding words).
-    stems: HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>,
+    /// Each word met and its stem; `None`: the word is its own stem.
+    stems: Remembered,
     limit: usize,
+}
+
+/// Words and their stems, the short ones (nearly all) keyed by their bytes packed in an
+/// integer: a lookup is then one hash of two words and one comparison of integers, not a
+/// hash of a string and a call to `memcmp` (the lookup was a tenth of an index build).
+/// Hashed with a random seed: words come from the web, and a fixed hash could be flooded
+/// with colliding words.
+#[derive(Clone, Default)]
+struct Remembered {
+    short: HashMap<u128, Option<Box<str>>, foldhash::fast::RandomState>,
+    long: HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>,
+}
+
+/// Bytes of the longest word kept in [`Remembered::short`]: the 16th byte of the key is the
+/// word's length, so words that differ only by trailing zero bytes stay apart.
+const SHORT_WORD_BYTES: usize = 15;
+
+impl Remembered {
+    /// `word` packed as a key of `short`, when it is short enough.
+    fn short_key(word: &str) -> Option<u128> {
+        let bytes = word.as_bytes();
+        if bytes.len() > SHORT_WORD_BYTES {
+            return None;
+        }
+        // Shifted in byte by byte: a copy of a variable length would call `memmove`.
+        let packed = bytes
+            .iter()
+            .rev()
+            .fold(0u128, |key, &byte| (key << 8) | u128::from(byte));
+        Some(packed | (bytes.len() as u128) << 120)
+    }
+
+    fn get(&self, word: &str) -> Option<&Option<Box<str>>> {
+        match Self::short_key(word) {
+            Some(key) => self.short.get(&key),
+            None => self.long.get(word),
+        }
+    }
+
+    fn insert(&mut self, word: &str, stem: Option<Box<str>>) {
+        match Self::short_key(word) {
+            Some(key) => self.short.insert(key, stem),
+            None => self.long.insert(word.into(), stem),
+        };
+    }
+
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
 }
 
 impl Memory {
     /// Replaces `text` by its stem.
     fn stem(&mut self, text: &mut String) {
-        if let Some(remembered) = self.stems.get(text.as_str()) {
+        if let Some(remembered) = self.stems.get(text) {
             if let Some(stem) = remembered {
                 text.clear();
                 text.push_str(stem);
@@ -104,12 +162,11 @@ impl Memory {
         if self.stems.len() >= self.limit {
             self.stems.clear();
         }
-        let word: Box<str> = text.as_str().into();
-        if let Some(stem) = &stem {
+        self.stems.insert(text, stem.clone());
+        if let Some(stem) = stem {
             text.clear();
-            text.push_str(stem);
+            text.push_str(&stem);
         }
-        self.stems.insert(word, stem);
     }
 }
 
@@ -165,10 +222,12 @@ mod tests {
 
     /// Words that stem to themselves, to shorter words, and words seen again, across
     /// several texts through one analyzer (as a segment writer uses it).
-    const TEXTS: [&str; 3] = [
+    const TEXTS: [&str; 4] = [
         "running runs ran runner the connections connected connecting generously",
         "the runs of the runner running again: iterators iterate, iterated, iteration",
         "relational relate related relating the the the happiness happily happy",
+        // Longer than a packed key's 15 bytes (21, 16) and as long (15).
+        "internationalizations uncharacteristic characteristics internationalization",
     ];
 
     #[test]
