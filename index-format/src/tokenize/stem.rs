@@ -82,7 +82,7 @@ struct Memory {
 }
 
 /// Words and their stems, the short ones (nearly all) keyed by their bytes packed in an
-/// integer: a lookup is then one hash of two words and one comparison of integers, not a
+/// integer: a lookup is then one hash of a `u128` and one comparison of integers, not a
 /// hash of a string and a call to `memcmp` (the lookup was a tenth of an index build).
 /// Hashed with a random seed: words come from the web, and a fixed hash could be flooded
 /// with colliding words.
