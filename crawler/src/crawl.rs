@@ -43,7 +43,7 @@ mod robots;
 
 use job::{Outcome, PageResult, Parsed, perform};
 pub(crate) use partition::{PartitionRole, PartitionState};
-use rendering::RenderTools;
+use rendering::{RenderTools, Rendering};
 
 /// What to crawl and how.
 #[derive(Clone, Debug)]
@@ -531,10 +531,14 @@ impl Crawler {
                     (EntryKind::Revisit, Ok((fetched, _))) if fetched.status == 304 => {
                         return self.finish_revisit(&origin, &key, &url, frontier, now);
                     }
-                    (_, result) => {
-                        let rendered = rendering.as_ref().map(|r| &r.record);
-                        self.store_page(&key, &url, &entry, result, rendered, fetched_at_ms)?
-                    }
+                    (_, result) => self.store_page(
+                        &key,
+                        &url,
+                        &entry,
+                        result,
+                        rendering.as_ref(),
+                        fetched_at_ms,
+                    )?,
                 };
                 frontier.push(queued, now);
                 frontier.page_done(&origin, &key, now);
@@ -552,7 +556,7 @@ impl Crawler {
         url: &CanonicalUrl,
         entry: &FrontierEntry,
         result: PageResult,
-        rendered: Option<&shared::record::RenderedPage>,
+        rendering: Option<&Rendering>,
         fetched_at_ms: u64,
     ) -> Result<Vec<crate::store::QueuedUrl>, Error> {
         let mut stored = match result {
@@ -566,7 +570,8 @@ impl Crawler {
                         .note_trapped(TrapRule::TooLong, read.extracted.too_long_links as u64);
                 }
                 let store = &self.store;
-                page::answered(
+                let variant_of = rendering.and_then(Rendering::variant_of);
+                let mut stored = page::answered(
                     url,
                     entry,
                     fetched,
@@ -576,8 +581,17 @@ impl Crawler {
                         agent: &self.options.config.agent,
                         params: &self.params,
                     },
-                    |hash, near| store.content_owner(hash, near, url.as_str()),
-                )?
+                    |hash, near| match variant_of {
+                        Some(original) => Ok(Some(original.to_string())),
+                        None => store.content_owner(hash, near, url.as_str()),
+                    },
+                )?;
+                // A variant, not rendered, is a copy of its original: it has the original's
+                // text, not its own static text (which a rendered page may show as its own).
+                if let Some(original) = variant_of.map(|url| store.page(url)).transpose()? {
+                    stored.record.content_hash = original.map_or(0, |page| page.content_hash);
+                }
+                stored
             }
             Err(error) => {
                 debug!(%url, %error, "fetch failed");
@@ -608,7 +622,8 @@ impl Crawler {
             simhash: stored.simhash,
             failed_before: entry.attempts,
             kind: stored.extra.commit(images.as_ref()),
-            rendered,
+            rendered: rendering.map(|r| &r.record),
+            static_text_hash: rendering.and_then(Rendering::static_text_hash),
         })?)
     }
 

@@ -4,15 +4,18 @@
 //! fetched, the per-page cap kept, every gap at least the delay), what the store keeps
 //! beside each page, and what search finds. Then `kill -9` of a crawler mid-render: no
 //! browser process of it is left. And on `copies.test`: a page whose text is already stored
-//! is stored as a copy without a render.
+//! is stored as a copy without a render. And on `router.test`, a single-page app whose
+//! routes all answer one shell: rendered, every route is a document of its own, found by the
+//! words its script writes; not rendered, the routes stay one document.
 
 use std::time::Duration;
 
 use shared::record::RenderOutcome;
 use testweb::{
-    COPIES_NEAR_PAIR, COPIES_OTHER, SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT,
-    SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS,
-    SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+    COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_HOME, ROUTER_NOT_FOUND_WORD,
+    ROUTER_ROUTES, ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS,
+    SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS,
+    SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
 };
 
 use crate::support::{Rig, stored_urls, write_config_file};
@@ -242,5 +245,100 @@ async fn a_copy_of_a_stored_page_is_not_rendered_again() {
             "{second}: {reason}"
         ),
         other => panic!("{second}: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_of_a_router_app_is_a_document_of_its_own_when_rendered() {
+    let host = "router.test";
+    let mut rig = Rig::start().await;
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 100;
+    // One page at a time: each route is stored before its variant is fetched.
+    rig.config.host_concurrency = 1;
+    rig.crawl(&[rig.web.url(host, ROUTER_HOME)]).await;
+    let url = |path: &str| rig.web.url(host, path);
+    let store = rig.store();
+
+    // Every route was reached by the links its script writes, rendered, and is no copy.
+    for route in ROUTER_ROUTES {
+        let page = store.page(&url(route.path)).expect("readable");
+        let page = page.unwrap_or_else(|| panic!("{} not stored", route.path));
+        assert_eq!(page.duplicate_of, None, "{}", route.path);
+        assert_eq!(page.title, route.title, "the rendered title is the page's");
+        let render = store.rendered(&url(route.path)).expect("readable");
+        assert_eq!(render.map(|r| r.outcome), Some(RenderOutcome::Rendered));
+    }
+    // The variant (the same route under a query) is its route's copy, never rendered.
+    let variant = store.page(&url(ROUTER_VARIANT)).expect("readable");
+    assert_eq!(
+        variant.expect("the variant is stored").duplicate_of,
+        Some(url(ROUTER_ROUTES[1].path))
+    );
+    match store.rendered(&url(ROUTER_VARIANT)).expect("readable") {
+        Some(render) => match render.outcome {
+            RenderOutcome::NotRendered { reason } => {
+                assert!(reason.contains("variant"), "{reason}")
+            }
+            RenderOutcome::Rendered => panic!("the variant was rendered"),
+        },
+        None => panic!("no render record for the variant"),
+    }
+
+    rig.index().await;
+    let searchd = rig.serve().await;
+    // Each route is found by the words of its text and of its description, both written by
+    // its script.
+    for route in ROUTER_ROUTES {
+        for word in [route.word, route.described] {
+            assert_eq!(
+                searchd.api_ranking(word).await,
+                vec![url(route.path)],
+                "{word}"
+            );
+        }
+    }
+    // Two unknown paths render the same "nothing here" text: one document. The broken app's
+    // two routes still show only the shell, under its title: one document. (The shell's
+    // paragraph and "Loading", on every page of the host, are the host's template: searched,
+    // they find nothing.)
+    let unknown: Vec<String> = ROUTER_UNKNOWN.iter().map(|path| url(path)).collect();
+    let not_found = searchd.api_ranking(ROUTER_NOT_FOUND_WORD).await;
+    assert!(
+        not_found.len() == 1 && unknown.contains(&not_found[0]),
+        "{not_found:?}"
+    );
+    let broken: Vec<String> = ROUTER_BROKEN.iter().map(|path| url(path)).collect();
+    let shell_title = searchd.api_ranking("harbor").await;
+    assert!(
+        shell_title.len() == 1 && broken.contains(&shell_title[0]),
+        "{shell_title:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_router_app_crawled_without_rendering_is_one_document() {
+    let host = "router.test";
+    let rig = Rig::start().await;
+    let seeds: Vec<String> = ROUTER_ROUTES
+        .iter()
+        .map(|route| rig.web.url(host, route.path))
+        .collect();
+    rig.crawl(&seeds).await;
+    rig.index().await;
+    let searchd = rig.serve().await;
+    // The four routes and the broken app's two pages are one shell: one document.
+    assert_eq!(searchd.api_ranking(ROUTER_SHELL_WORD).await.len(), 1);
+    for route in ROUTER_ROUTES {
+        assert_eq!(
+            searchd.api_ranking(route.word).await,
+            Vec::<String>::new(),
+            "{}",
+            route.word
+        );
+    }
+    let stored = stored_urls(rig.data());
+    for seed in &seeds {
+        assert!(stored.contains(seed), "{seed} not stored");
     }
 }

@@ -30,6 +30,7 @@
 //! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
 //! | `pdfs.test` | [`pdfs`] | a library of PDFs written as raw PDF syntax: a 3-page document with a title, one served as an octet stream, HTML served as a PDF, an encrypted file, a flate bomb, a page tree that is its own parent, a truncated file |
 //! | `scripts.test` | [`scripts`] | pages whose links and text only scripts write, for rendering: subresources robots.txt forbids, an image, a font and a WebSocket blocked by default, endless requests (`/loop`), an endless script (`/endless`) and the page after it |
+//! | `router.test` | [`router`] | a single-page app: every route (`/index.html`, `/a.html`, `/b.html`, `/c.html`, any `.html`) answers one shell whose script writes the route's title, text and links from `location.pathname`; a query variant of a route, two unknown routes, and a broken app whose script throws |
 //! | `languages.test` | [`languages`] | pages in French, German (under a template saying `lang="en"`), English, Spanish, Russian, Greek, Hebrew, Arabic and Japanese; three translations naming each other by `hreflang`; digits only; a hostile `lang`; pages whose `<noscript>` refresh sends browsers without scripts to one fallback page |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
@@ -62,6 +63,7 @@ mod redis_server;
 mod reply;
 mod request_log;
 pub mod robots_hosts;
+pub mod router;
 pub mod sample;
 pub mod scripts;
 pub mod sitemaps;
@@ -117,6 +119,10 @@ pub use robots_hosts::{
     BUSY_PATHS, DOWN_PAGES, FLAKY_PATHS, FORBIDDEN_PATHS, LOCKED_PATHS, MOVED_DISALLOWED,
     MOVED_PATHS, NOROBOTS_PATHS,
 };
+pub use router::{
+    ROUTER_BROKEN, ROUTER_HOME, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES, ROUTER_SHELL_WORD,
+    ROUTER_UNKNOWN, ROUTER_VARIANT, Route,
+};
 pub use sample::{
     SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,
     SAMPLE_DISALLOWED, SAMPLE_DUPLICATE_WORD, SAMPLE_DUPLICATES, SAMPLE_NEVER_FETCHED,
@@ -139,7 +145,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 23] = [
+pub const HOSTS: [&str; 24] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -162,6 +168,7 @@ pub const HOSTS: [&str; 23] = [
     "images.test",
     "pdfs.test",
     "scripts.test",
+    "router.test",
     "languages.test",
 ];
 
@@ -374,6 +381,7 @@ impl Shared {
             "images.test" => images::respond(path, &self.stop).await,
             "pdfs.test" => pdfs::respond(path, query),
             "scripts.test" => scripts::respond(path),
+            "router.test" => router::respond(path),
             "languages.test" => languages::respond(path),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {

@@ -6,12 +6,18 @@
 //! static page's (directives only restrict), and the document after scripts is kept in a
 //! [`RenderedPage`] beside the page, for the indexer and `crawler explain`.
 //!
-//! A page whose text is already stored under another URL is not rendered: it will be stored
-//! as that page's copy, whose links are not followed and which the index leaves out, so its
-//! render would find nothing the crawl uses. (The Rust docs link every page to itself with
-//! `?search=` from a script: rendered, each such copy ran rustdoc's search, doubling the
-//! crawl.) A page too short to judge by its text (no simhash: an empty shell that scripts
-//! fill) is always rendered.
+//! **Copies are judged by what a reader sees.** A rendered page's text hash, simhash, title
+//! and description are those of its render (the title and description only when the render
+//! has one), so the store and the index tell its copies by them: the routes of a
+//! single-page app, one shell under many paths, are as many pages as they render to. Its
+//! static text hash is kept too ([`CopyBasis::Rendered`]), keyed with its path, to tell its
+//! *variants*: a page whose static text is a stored page's **and** whose URL differs from that
+//! page's only in its query (`page.html?search=`, `?ref=home`) is a variant of it, stored as
+//! its copy without a render ([`CopyBasis::VariantOf`]): the Rust docs link every page to
+//! itself with `?search=` from a script, and rendered, each such link ran rustdoc's search,
+//! doubling the crawl. The query tells a variant because a router's routes are paths; an
+//! app that routes by query has a shell too short to judge (no simhash), and a page too
+//! short to judge by its text is always rendered.
 
 use std::collections::HashSet;
 
@@ -37,6 +43,23 @@ pub(crate) struct Rendering {
     pub record: RenderedPage,
     /// The requests it sent, for the hosts' statistics.
     pub sent: Vec<SentRequest>,
+    /// Which text tells whether the page is a copy.
+    basis: CopyBasis,
+}
+
+/// Which text of a page on a rendered host tells whether it is a copy of a stored page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum CopyBasis {
+    /// Its static text: it was not rendered (the render failed or was cut off).
+    Static,
+    /// Its rendered text; its static text hash, with its path, finds its variants.
+    Rendered {
+        /// The hash of its text before scripts.
+        static_text_hash: u64,
+    },
+    /// A variant of this stored page (same path and static text, another query): its copy,
+    /// not rendered.
+    VariantOf(String),
 }
 
 /// The static answer to render.
@@ -59,13 +82,12 @@ pub(super) async fn render(
     agent: &str,
 ) -> Rendering {
     let text = &findings.extracted;
+    let static_text_hash = text.text_hash;
     if let Some(original) = text
         .simhash
-        .and_then(|_| tools.copies.original(text.text_hash, url.as_str()))
+        .and_then(|_| tools.copies.variant_of(static_text_hash, url))
     {
-        return Rendering::not_rendered(format!(
-            "its text is that of {original}, already stored: a copy is not rendered"
-        ));
+        return Rendering::variant(original);
     }
     let renderer = &tools.renderer;
     let request = RenderRequest {
@@ -75,7 +97,7 @@ pub(super) async fn render(
         own,
     };
     let rendered = renderer.render(fetcher, request).await;
-    let (outcome, html) = match rendered.document {
+    let (outcome, html, basis) = match rendered.document {
         Ok(html) => {
             let (found, html) = read(html, url, agent).await;
             renderer.observe(
@@ -88,11 +110,16 @@ pub(super) async fn render(
                 },
             );
             join(&mut findings.extracted, found);
-            (RenderOutcome::Rendered, Some(html))
+            let basis = CopyBasis::Rendered { static_text_hash };
+            (RenderOutcome::Rendered, Some(html), basis)
         }
         Err(reason) => {
             tracing::info!(%url, %reason, "page not rendered: the static page stands");
-            (RenderOutcome::NotRendered { reason }, None)
+            (
+                RenderOutcome::NotRendered { reason },
+                None,
+                CopyBasis::Static,
+            )
         }
     };
     Rendering {
@@ -105,12 +132,17 @@ pub(super) async fn render(
             elapsed_ms: u32::try_from(rendered.elapsed.as_millis()).unwrap_or(u32::MAX),
         },
         sent: rendered.sent,
+        basis,
     }
 }
 
 impl Rendering {
-    /// A render not tried, for `reason`.
-    fn not_rendered(reason: String) -> Self {
+    /// A variant of `original`, stored as its copy: not rendered.
+    fn variant(original: String) -> Self {
+        let reason = format!(
+            "its text is that of {original}, already stored under the same path: \
+             a copy (a variant by its query) is not rendered"
+        );
         Self {
             record: RenderedPage {
                 rendered_at_ms: now_ms(),
@@ -121,6 +153,23 @@ impl Rendering {
                 elapsed_ms: 0,
             },
             sent: Vec::new(),
+            basis: CopyBasis::VariantOf(original),
+        }
+    }
+
+    /// The stored page this one is a variant of, when it is one.
+    pub(crate) fn variant_of(&self) -> Option<&str> {
+        match &self.basis {
+            CopyBasis::VariantOf(original) => Some(original),
+            CopyBasis::Static | CopyBasis::Rendered { .. } => None,
+        }
+    }
+
+    /// The page's text hash before scripts, when its render's text decides its copies.
+    pub(crate) fn static_text_hash(&self) -> Option<u64> {
+        match self.basis {
+            CopyBasis::Rendered { static_text_hash } => Some(static_text_hash),
+            CopyBasis::Static | CopyBasis::VariantOf(_) => None,
         }
     }
 }
@@ -137,7 +186,9 @@ async fn read(html: String, url: &CanonicalUrl, agent: &str) -> (Extracted, Comp
     .unwrap_or_else(|_| (Extracted::default(), CompressedBody::compress("")))
 }
 
-/// Adds the rendered page's links (those the static page lacks) and robots directives.
+/// Adds the rendered page's links (those the static page lacks) and robots directives, and
+/// gives the page the rendered text's identity: its hash, size and simhash, and its title and
+/// description where the render has them (copies are judged by what a reader sees).
 fn join(page: &mut Extracted, rendered: Extracted) {
     let mut seen: HashSet<(String, String)> = page
         .links
@@ -153,4 +204,46 @@ fn join(page: &mut Extracted, rendered: Extracted) {
         }
     }
     page.robots = page.robots.or(rendered.robots);
+    page.text_hash = rendered.text_hash;
+    page.text_bytes = rendered.text_bytes;
+    page.simhash = rendered.simhash;
+    if !rendered.title.is_empty() {
+        page.title = rendered.title;
+    }
+    if !rendered.description.is_empty() {
+        page.description = rendered.description;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extracted(title: &str, description: &str, text_hash: u64) -> Extracted {
+        Extracted {
+            title: title.into(),
+            description: description.into(),
+            text_hash,
+            text_bytes: 40,
+            simhash: Some(text_hash ^ 1),
+            ..Extracted::default()
+        }
+    }
+
+    #[test]
+    fn a_render_gives_the_page_its_text_and_title_but_an_empty_render_title_keeps_the_static_one() {
+        let mut page = extracted("Shop", "Lamps", 1);
+        join(&mut page, extracted("Storm lanterns", "", 2));
+        assert_eq!(
+            (page.title.as_str(), page.description.as_str()),
+            ("Storm lanterns", "Lamps")
+        );
+        assert_eq!((page.text_hash, page.simhash), (2, Some(3)));
+        join(&mut page, Extracted::default());
+        assert_eq!(page.title, "Storm lanterns");
+        assert_eq!(
+            (page.text_hash, page.text_bytes, page.simhash),
+            (0, 0, None)
+        );
+    }
 }

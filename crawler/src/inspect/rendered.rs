@@ -151,6 +151,7 @@ mod tests {
                 failed_before: 0,
                 kind: KindCommit::default(),
                 rendered: Some(render),
+                static_text_hash: None,
             })
             .unwrap();
         drop(store);

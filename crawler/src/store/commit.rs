@@ -40,6 +40,10 @@ pub struct PageCommit<'a> {
     /// rendered this time) removes a render stored before, so a page crawled again without
     /// rendering keeps no stale one.
     pub rendered: Option<&'a RenderedPage>,
+    /// For a page whose render's text decides its copies: the hash of its text before
+    /// scripts, indexed with its URL up to the query, so that its variants (the same page
+    /// under another query) are found before they are rendered ([`super::CopyCheck`]).
+    pub static_text_hash: Option<u64>,
 }
 
 /// The records a content kind adds to a page's batch.
@@ -88,6 +92,13 @@ impl PageStore {
             value.extend_from_slice(commit.page.title.as_bytes());
             for near_key in commit.simhash.iter().flat_map(|&h| simhash::block_keys(h)) {
                 batch.put_cf(self.cf(Cf::Near), near_key, &value);
+            }
+            if let Some(hash) = commit.static_text_hash {
+                batch.put_cf(
+                    self.cf(Cf::Content),
+                    super::near::variant_key(hash, &commit.page.url),
+                    key,
+                );
             }
         }
         batch.put_cf(self.cf(Cf::Revisit), key, commit.revisit.encode());

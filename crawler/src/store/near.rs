@@ -1,12 +1,15 @@
 //! Duplicate lookups: the stored page with the same text hash (column family `content`), or
 //! with a simhash within [`simhash::NEAR_DISTANCE`] bits and a similar title (column family
-//! `near`, each simhash indexed under its four 16-bit blocks).
+//! `near`, each simhash indexed under its four 16-bit blocks); and, before a render, the
+//! stored page a page is a variant of: the same static text under the same path (column
+//! family `content` too, under a [`variant_key`]: `v`, the hash, the URL without its query,
+//! never 8 bytes long as a text hash's key is).
 
 use std::sync::{Arc, Weak};
 
 use rocksdb::DB;
 use shared::store::{Cf, cf_handle};
-use shared::{StoreError, simhash};
+use shared::{CanonicalUrl, StoreError, simhash};
 
 use super::PageStore;
 
@@ -14,21 +17,36 @@ use super::PageStore;
 /// work of one lookup (a block value shared by this many pages is noise, not a match).
 const NEAR_CANDIDATES: usize = 512;
 
-/// A fetch task's look at the store's text index, before it renders a page: is this text
-/// already stored under another URL? Holds the store weakly, so a task that outlives the
-/// crawl (a render cut off by Ctrl-C) never keeps the store open.
+/// A fetch task's look at the store's text index, before it renders a page: is this page a
+/// variant of a stored one (its static text under the same path)? Holds the store weakly,
+/// so a task that outlives the crawl (a render cut off by Ctrl-C) never keeps the store
+/// open.
 #[derive(Clone, Debug)]
 pub(crate) struct CopyCheck {
     db: Weak<DB>,
 }
 
 impl CopyCheck {
-    /// The stored page whose text hash is `text_hash`, other than `except`; `None` also when
-    /// the store is closed or cannot be read (the page is then treated as new).
-    pub(crate) fn original(&self, text_hash: u64, except: &str) -> Option<String> {
+    /// The stored rendered page `url` is a variant of: one whose static text hash was
+    /// `static_text_hash` and whose URL is `url`'s but for the query (`None` also when the
+    /// store is closed or cannot be read: the page is then rendered).
+    pub(crate) fn variant_of(&self, static_text_hash: u64, url: &CanonicalUrl) -> Option<String> {
         let db = self.db.upgrade()?;
-        exact_owner(&db, text_hash, except).ok().flatten()
+        let key = variant_key(static_text_hash, url.as_str());
+        let owner = db.get_pinned_cf(cf_handle(&db, Cf::Content), key).ok()??;
+        Some(String::from_utf8_lossy(&owner).into_owned()).filter(|owner| owner != url.as_str())
     }
+}
+
+/// The key a rendered page is found under by its variants: `v`, its static text hash (BE),
+/// its URL up to the query.
+pub(super) fn variant_key(static_text_hash: u64, url: &str) -> Vec<u8> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let mut key = Vec::with_capacity(9 + path.len());
+    key.push(b'v');
+    key.extend_from_slice(&static_text_hash.to_be_bytes());
+    key.extend_from_slice(path.as_bytes());
+    key
 }
 
 /// The stored page whose text hash is `text_hash`, other than `except`.

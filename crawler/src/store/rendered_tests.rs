@@ -38,6 +38,7 @@ fn commit(store: &mut PageStore, rendered: Option<&RenderedPage>) {
             failed_before: 0,
             kind: KindCommit::default(),
             rendered,
+            static_text_hash: None,
         })
         .unwrap();
 }

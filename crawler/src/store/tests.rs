@@ -21,6 +21,17 @@ fn store_original(store: &mut PageStore, url: &str, text_hash: u64, simhash: u64
 
 /// Commits `page` as a fetch with no links and no frontier entry of its own.
 fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u64>) {
+    commit_rendered(store, page, simhash, None);
+}
+
+/// [`commit_alone`], for a page whose render decided its copies when `static_text_hash` is
+/// given.
+fn commit_rendered(
+    store: &mut PageStore,
+    page: &mut PageRecord,
+    simhash: Option<u64>,
+    static_text_hash: Option<u64>,
+) {
     store
         .commit_page(PageCommit {
             done: Some(b"no frontier key"),
@@ -32,6 +43,7 @@ fn commit_alone(store: &mut PageStore, page: &mut PageRecord, simhash: Option<u6
             failed_before: 0,
             kind: KindCommit::default(),
             rendered: None,
+            static_text_hash,
         })
         .unwrap();
 }
@@ -131,6 +143,54 @@ fn content_owner_finds_exact_and_near_duplicates_but_not_the_page_itself() {
         )
         .unwrap();
     assert_eq!(other_title, None);
+}
+
+#[test]
+fn a_rendered_page_is_found_by_its_variants_only_under_its_own_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = PageStore::open(dir.path()).unwrap();
+    let (static_text, rendered_text) = (0x5ca1_ab1e_u64, 0x0dd_ba11_u64);
+    let route = "http://spa.test/shop/a.html";
+    let mut page = PageRecord {
+        url: route.into(),
+        status: 200,
+        body_len: 100,
+        content_hash: rendered_text,
+        ..PageRecord::default()
+    };
+    commit_rendered(&mut store, &mut page, None, Some(static_text));
+    let check = store.copy_check();
+    let variant_of = |hash, url: &str| check.variant_of(hash, &CanonicalUrl::parse(url).unwrap());
+    // The same path under a query, with the same static text: a variant.
+    assert_eq!(
+        variant_of(static_text, "http://spa.test/shop/a.html?ref=home").as_deref(),
+        Some(route)
+    );
+    // Another route with the same shell, another static text, the page itself: none.
+    assert_eq!(variant_of(static_text, "http://spa.test/shop/b.html"), None);
+    assert_eq!(
+        variant_of(static_text, "http://spa.test/shop/a.html/x"),
+        None
+    );
+    assert_eq!(
+        variant_of(static_text ^ 1, "http://spa.test/shop/a.html?x=1"),
+        None
+    );
+    assert_eq!(variant_of(static_text, route), None);
+    // Its content is its rendered text's, and the static text's key is no text hash's.
+    assert_eq!(
+        store
+            .content_owner(rendered_text, None, "http://spa.test/c")
+            .unwrap()
+            .as_deref(),
+        Some(route)
+    );
+    assert_eq!(
+        store
+            .content_owner(static_text, None, "http://spa.test/c")
+            .unwrap(),
+        None
+    );
 }
 
 fn links_from(page: &str, targets: &[&str], depth: u32) -> Vec<(CanonicalUrl, FrontierEntry)> {
@@ -285,6 +345,7 @@ fn a_page_linking_to_itself_is_not_queued_again() {
             failed_before: 0,
             kind: KindCommit::default(),
             rendered: None,
+            static_text_hash: None,
         })
         .unwrap();
     assert!(again.is_empty(), "{again:?}");
@@ -437,6 +498,7 @@ fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
                 failed_before: 0,
                 kind,
                 rendered: None,
+                static_text_hash: None,
             })
             .unwrap();
     };

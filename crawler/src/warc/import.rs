@@ -231,6 +231,7 @@ impl Importer<'_> {
             failed_before: 0,
             kind: stored.extra.commit(images.as_ref()),
             rendered: None,
+            static_text_hash: None,
         })?;
         self.summary.stored += 1;
         if stored.record.duplicate_of.is_some() {
