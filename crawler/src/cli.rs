@@ -483,10 +483,11 @@ fn export(data: &Path, warc: &Path, config: Option<&Path>) -> Result<()> {
     let summary = crate::warc::export(data, warc, &config)
         .with_context(|| format!("cannot export {} to {}", data.display(), warc.display()))?;
     println!(
-        "{} answers written to {} ({} records, {} bytes) of {} pages stored; skipped: {} without an answer, {} unreadable",
+        "{} answers and {} renders written to {} ({} records, {} bytes) of {} pages stored; skipped: {} without an answer, {} unreadable",
         summary.answers,
+        summary.renders,
         warc.display(),
-        2 * summary.answers + 1,
+        2 * summary.answers + summary.renders + 1,
         summary.bytes,
         summary.pages,
         summary.no_answer,

@@ -15,7 +15,9 @@
 //! is the body's length and an HTML body's `Content-Type` says `charset=utf-8`. Answers
 //! without a stored body (redirects, errors, other media types) are written with their
 //! headers and an empty body; a body the crawler cut at its limit carries `WARC-Truncated:
-//! length`.
+//! length`. A page rendered in a browser is followed by a `conversion` record: its document
+//! after scripts (`text/html; charset=utf-8`), dated when it was rendered, naming the
+//! response by `WARC-Refers-To`, so a replay tool has the page as served and as built.
 //!
 //! **Import** ([`import()`]) streams each file (plain, gzip per record, or gzipped whole), a
 //! record at a time: no record over the limit (`max_body_bytes` plus 128 KiB of headers) is
@@ -28,8 +30,8 @@
 //! does not fetch it again (until its revisit, counted from the import). Links are **not**
 //! queued: an import loads an archive, and a later crawl seeds what it wants. A later record
 //! for a URL replaces an earlier one. `request`, `metadata`, `resource`, `revisit`,
-//! `warcinfo` and other records, robots.txt answers and non-HTTP URLs are skipped and
-//! counted. A damaged record (a `Content-Length` that is no number or does not end where the
+//! `conversion` (a render is not imported), `warcinfo` and other records, robots.txt answers
+//! and non-HTTP URLs are skipped and counted. A damaged record (a `Content-Length` that is no number or does not end where the
 //! record does, a truncated or corrupt gzip member, a record over the limit) is reported with
 //! its offset and skipped, and reading goes on at the next gzip member or `WARC/1.` line; a
 //! file that is no WARC at all fails the command before anything is imported.

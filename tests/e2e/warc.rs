@@ -141,6 +141,39 @@ fn warcio() -> PathBuf {
         })
 }
 
+/// Checks `warc` with `warcio check`, panicking with what it said if a record fails.
+fn warcio_check(warcio: &Path, warc: &Path) {
+    let check = Command::new(warcio)
+        .args(["check", "-v", path(warc)])
+        .output()
+        .expect("warcio runs");
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "warcio check failed:\n{said}");
+    assert!(!said.contains("digest failed"), "{said}");
+}
+
+/// `warcio index -f FIELDS`: a JSON object per record, in file order.
+fn warcio_index(warcio: &Path, warc: &Path, fields: &str) -> Vec<serde_json::Value> {
+    let index = Command::new(warcio)
+        .args(["index", "-f", fields, path(warc)])
+        .output()
+        .expect("warcio runs");
+    assert!(
+        index.status.success(),
+        "{}",
+        String::from_utf8_lossy(&index.stderr)
+    );
+    String::from_utf8_lossy(&index.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// A field of a `warcio index` line, `""` when absent.
+fn field(line: &serde_json::Value, name: &str) -> String {
+    line[name].as_str().unwrap_or("").to_string()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warcio_checks_our_export_and_indexes_each_answer_under_its_url() {
     let warcio = warcio();
@@ -149,29 +182,8 @@ async fn warcio_checks_our_export_and_indexes_each_answer_under_its_url() {
     let dir = tempfile::tempdir().expect("tempdir");
     let warc = dir.path().join("sample.warc.gz");
     crawler(&["export", "--data", path(rig.data()), "--warc", path(&warc)]).await;
-
-    let check = Command::new(&warcio)
-        .args(["check", "-v", path(&warc)])
-        .output()
-        .expect("warcio runs");
-    let said = String::from_utf8_lossy(&check.stdout);
-    assert!(check.status.success(), "warcio check failed:\n{said}");
-    assert!(!said.contains("digest failed"), "{said}");
-    let index = Command::new(&warcio)
-        .args(["index", "-f", "warc-type,warc-target-uri", path(&warc)])
-        .output()
-        .expect("warcio runs");
-    assert!(
-        index.status.success(),
-        "{}",
-        String::from_utf8_lossy(&index.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&index.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .collect();
-    let field =
-        |line: &serde_json::Value, name: &str| line[name].as_str().unwrap_or("").to_string();
+    warcio_check(&warcio, &warc);
+    let lines = warcio_index(&warcio, &warc, "warc-type,warc-target-uri");
     assert_eq!(field(&lines[0], "warc-type"), "warcinfo");
     let stored: Vec<String> = answers(rig.data()).into_keys().collect();
     let mut expected = Vec::new();
@@ -264,4 +276,62 @@ async fn a_wget_warc_of_the_sample_site_is_imported_and_searched() {
     ];
     expected.sort();
     assert_eq!(hits, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rendered_page_is_exported_as_a_conversion_of_its_response_that_warcio_reads() {
+    let warcio = warcio();
+    let mut rig = Rig::start().await;
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 100;
+    rig.config.max_depth = 0;
+    let home = rig.web.url("router.test", testweb::ROUTER_HOME);
+    rig.crawl(std::slice::from_ref(&home)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let warc = dir.path().join("rendered.warc.gz");
+    crawler(&["export", "--data", path(rig.data()), "--warc", path(&warc)]).await;
+    warcio_check(&warcio, &warc);
+
+    let lines = warcio_index(
+        &warcio,
+        &warc,
+        "warc-type,warc-target-uri,warc-record-id,warc-refers-to,offset",
+    );
+    let of_home: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|line| field(line, "warc-target-uri") == home)
+        .collect();
+    let types: Vec<String> = of_home
+        .iter()
+        .map(|line| field(line, "warc-type"))
+        .collect();
+    assert_eq!(types, ["request", "response", "conversion"]);
+    let (response, conversion) = (of_home[1], of_home[2]);
+    assert_eq!(
+        field(conversion, "warc-refers-to"),
+        field(response, "warc-record-id")
+    );
+    // The conversion holds the document after scripts: the word only the script writes.
+    let payload = |line: &serde_json::Value| {
+        let offset = line["offset"].to_string();
+        let out = Command::new(&warcio)
+            .args([
+                "extract",
+                "--payload",
+                path(&warc),
+                offset.trim_matches('"'),
+            ])
+            .output()
+            .expect("warcio runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let word = testweb::ROUTER_ROUTES[0].word;
+    assert!(
+        payload(conversion).contains(word),
+        "{word} not in the render"
+    );
+    assert!(
+        !payload(response).contains(word),
+        "{word} in the static page"
+    );
 }

@@ -27,6 +27,8 @@ pub struct ExportSummary {
     pub pages: u64,
     /// Answers written (a `request` and a `response` record each).
     pub answers: u64,
+    /// Rendered pages written (a `conversion` record each, beside the page's response).
+    pub renders: u64,
     /// Fetches that got no answer (status 0), not written.
     pub no_answer: u64,
     /// Records of the store that could not be read (or a URL or body that could not),
@@ -78,6 +80,7 @@ pub fn export(
     writer
         .write_record(&info, &[fields.as_bytes()])
         .map_err(WarcError::io(&partial))?;
+    let mut renders = store.rendered_in_order();
     for page in store.pages() {
         summary.pages += 1;
         let Ok(page) = page else {
@@ -101,9 +104,30 @@ pub fn export(
             config,
             accept: kinds.accept(config.kinds_for(url.host())),
         };
-        write_answer(&mut writer, &page, &url, body.as_bytes(), &info_id, &asked)
+        let response_id = write_answer(&mut writer, &page, &url, body.as_bytes(), &info_id, &asked)
             .map_err(WarcError::io(&partial))?;
         summary.answers += 1;
+        let render = match renders.get(&page.url) {
+            Ok(render) => render.and_then(|render| Some((render.rendered_html()?, render))),
+            Err(_) => {
+                summary.unreadable += 1;
+                None
+            }
+        };
+        match render {
+            Some((Ok(html), render)) => {
+                let refers = Refers {
+                    url: &page.url,
+                    response_id: &response_id,
+                    info_id: &info_id,
+                };
+                write_conversion(&mut writer, &refers, render.rendered_at_ms, &html)
+                    .map_err(WarcError::io(&partial))?;
+                summary.renders += 1;
+            }
+            Some((Err(_), _)) => summary.unreadable += 1,
+            None => {}
+        }
     }
     summary.bytes = writer.bytes();
     let out = writer.finish().map_err(WarcError::io(&partial))?;
@@ -123,7 +147,7 @@ fn partial_name(file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// One answer's `request` and `response` records.
+/// One answer's `request` and `response` records; the response's record id.
 fn write_answer<W: std::io::Write>(
     writer: &mut WarcWriter<W>,
     page: &PageRecord,
@@ -131,7 +155,7 @@ fn write_answer<W: std::io::Write>(
     body: &[u8],
     info_id: &str,
     asked: &Asked<'_>,
-) -> std::io::Result<()> {
+) -> std::io::Result<String> {
     let time = page.fetched_at_ms.to_be_bytes();
     let request_id = record_id(&[b"request", page.url.as_bytes(), &time]);
     let response_id = record_id(&[b"response", page.url.as_bytes(), &time]);
@@ -151,7 +175,7 @@ fn write_answer<W: std::io::Write>(
     let mut header = WarcHeader::default();
     header
         .add("WARC-Type", "response")
-        .add("WARC-Record-ID", response_id)
+        .add("WARC-Record-ID", response_id.clone())
         .add("WARC-Date", date)
         .add("WARC-Target-URI", page.url.clone())
         .add("WARC-Concurrent-To", request_id)
@@ -162,6 +186,41 @@ fn write_answer<W: std::io::Write>(
         header.add("WARC-Truncated", "length");
     }
     writer.write_record(&header, &[head.as_bytes(), body])?;
+    Ok(response_id)
+}
+
+/// The response a `conversion` record is made from.
+struct Refers<'a> {
+    url: &'a str,
+    response_id: &'a str,
+    info_id: &'a str,
+}
+
+/// A rendered page's document after scripts, as a `conversion` record of its response
+/// (WARC 1.1: "an alternative version of another record's content"), dated when it was
+/// rendered, so a replay tool finds both the page as served and as a browser built it.
+fn write_conversion<W: std::io::Write>(
+    writer: &mut WarcWriter<W>,
+    refers: &Refers<'_>,
+    rendered_at_ms: u64,
+    html: &str,
+) -> std::io::Result<()> {
+    let id = record_id(&[
+        b"conversion",
+        refers.url.as_bytes(),
+        &rendered_at_ms.to_be_bytes(),
+    ]);
+    let mut header = WarcHeader::default();
+    header
+        .add("WARC-Type", "conversion")
+        .add("WARC-Record-ID", id)
+        .add("WARC-Date", format_ms(rendered_at_ms))
+        .add("WARC-Target-URI", refers.url)
+        .add("WARC-Refers-To", refers.response_id)
+        .add("WARC-Warcinfo-ID", refers.info_id)
+        .add("Content-Type", "text/html; charset=utf-8")
+        .add("WARC-Payload-Digest", sha1_digest([html.as_bytes()]));
+    writer.write_record(&header, &[html.as_bytes()])?;
     Ok(())
 }
 
