@@ -53,6 +53,7 @@ use index_format::generation;
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
 use shared::partition::{self, PartitionId};
+use shared::record::RenderedPage;
 
 /// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
 /// may be running) and writes `DATA/index`.
@@ -154,9 +155,13 @@ fn build_passes(
     let mut metas: Vec<PageMeta> = Vec::new();
     let mut learner = TemplateLearner::new();
     for shard in &mut shards {
+        let mut renders = shard.source.rendered_in_order();
         for page in shard.source.pages() {
             let page = page?;
-            learner.offer(&page);
+            learner.offer(&page, || {
+                let render = renders.get(&page.url)?;
+                Ok::<_, Error>(render.and_then(RenderedPage::into_document))
+            })?;
             let meta = PageMeta::from(&page);
             shard.changes.push(meta.change);
             metas.push(meta);

@@ -141,3 +141,39 @@ fn a_page_rendered_at_a_later_crawl_is_indexed_again_from_its_render_and_back() 
     assert_eq!(hits(&store, "body", "kestrel"), 0);
     assert_eq!(hits(&store, "body", "wait"), 1);
 }
+
+#[test]
+fn a_template_that_scripts_write_is_learned_from_the_renders() {
+    let store = TestStore::new();
+    let articles = ["heron", "plover", "curlew", "dunlin", "avocet", "godwit"];
+    for (i, bird) in articles.iter().enumerate() {
+        let url = format!("http://spa.test/birds/{bird}");
+        let mut shell = page(
+            &url,
+            "<html><body><div id=\"app\">Loading</div></body></html>",
+        );
+        // The crawler gives a rendered page its rendered text's hash: six pages, not copies.
+        shell.content_hash = i as u64 + 1;
+        // Every page's script writes the same banner, and an article of its own.
+        let render = RenderedPage {
+            html: Some(CompressedBody::compress(&format!(
+                "<html><head><title>The {bird}</title></head><body><div id=\"app\">\
+                 <div class=\"banner\"><p>Every field guide ships from the saltmarsh \
+                 bookshop within two days.</p></div>\
+                 <p>The {bird} feeds on the mudflats at low tide, probing the silt.</p>\
+                 </div></body></html>"
+            ))),
+            ..after_scripts()
+        };
+        store.put_rendered(&shell, &[], Some(&render));
+    }
+    let built = build(store.data(), BuildMode::Full).unwrap();
+    assert_eq!(built.total_docs, articles.len() as u64);
+    // The banner is on every render: the host's template, not any page's text.
+    assert_eq!(hits(&store, "body", "saltmarsh"), 0);
+    assert_eq!(hits(&store, "body", "bookshop"), 0);
+    for bird in articles {
+        assert_eq!(hits(&store, "body", bird), 1, "{bird}");
+    }
+    assert_eq!(hits(&store, "body", "mudflat"), articles.len());
+}

@@ -164,8 +164,15 @@ impl TemplateLearner {
     }
 
     /// Offers a stored page (pages in URL order). Pages without a body, failed fetches and
-    /// `noindex` pages are not sampled.
-    pub fn offer(&mut self, page: &PageRecord) {
+    /// `noindex` pages are not sampled. A page the sample takes is read as it is indexed:
+    /// `rendered` gives its document after scripts when it was rendered (`None`: its stored
+    /// body), so a template that scripts write is learned from what they wrote; it is asked
+    /// for only then, and its error is handed back.
+    pub fn offer<E>(
+        &mut self,
+        page: &PageRecord,
+        rendered: impl FnOnce() -> Result<Option<CompressedBody>, E>,
+    ) -> Result<(), E> {
         let page_origin = origin(&page.url);
         if page_origin != self.origin {
             self.end_section();
@@ -186,7 +193,7 @@ impl TemplateLearner {
             || !(200..300).contains(&page.status)
             || page.kind != ContentKind::Html
         {
-            return;
+            return Ok(());
         }
         self.pages += 1;
         let hash = xxh3_64(page.url.as_bytes());
@@ -195,11 +202,13 @@ impl TemplateLearner {
                 Some((largest, url, _)) if (hash, &page.url) < (*largest, url) => {
                     self.sample.pop();
                 }
-                _ => return,
+                _ => return Ok(()),
             }
         }
+        let body = rendered()?.unwrap_or_else(|| page.body.clone());
         self.sample
-            .push((hash, page.url.clone(), SampledBody(page.body.clone())));
+            .push((hash, page.url.clone(), SampledBody(body)));
+        Ok(())
     }
 
     /// Every template learned (the last origin's included).
@@ -293,6 +302,13 @@ fn common(on: HashMap<u64, usize>, sampled: usize) -> Vec<u64> {
     common.into_iter().map(|(_, block)| block).collect()
 }
 
+/// Offers `page` to `learner` as a page that was not rendered.
+#[cfg(test)]
+pub(crate) fn offer_static(learner: &mut TemplateLearner, page: &PageRecord) {
+    let offered = learner.offer(page, || Ok::<_, std::convert::Infallible>(None));
+    offered.unwrap_or_else(|never| match never {});
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,21 +347,33 @@ mod tests {
             let html = format!(
                 "<div>Site banner text</div><div>Book theme picker</div><p>Chapter {i}</p>"
             );
-            learner.offer(&page(&format!("http://a.test/book/ch{i}.html"), &html));
+            offer_static(
+                &mut learner,
+                &page(&format!("http://a.test/book/ch{i}.html"), &html),
+            );
         }
         for i in 0..6 {
             let html =
                 format!("<div>Site banner text</div><div>Expand this item</div><p>Item {i}</p>");
-            learner.offer(&page(&format!("http://a.test/std/item{i}.html"), &html));
+            offer_static(
+                &mut learner,
+                &page(&format!("http://a.test/std/item{i}.html"), &html),
+            );
         }
         for i in 0..6 {
             let html = format!("<div>Site banner text</div><p>Guide {i}</p>");
-            learner.offer(&page(&format!("http://a.test/guide/g{i}.html"), &html));
+            offer_static(
+                &mut learner,
+                &page(&format!("http://a.test/guide/g{i}.html"), &html),
+            );
         }
         // Two pages: too few for a section of their own, they get the origin's.
         for i in 0..2 {
             let html = format!("<div>Site banner text</div><p>Page {i}</p>");
-            learner.offer(&page(&format!("http://a.test/misc/p{i}.html"), &html));
+            offer_static(
+                &mut learner,
+                &page(&format!("http://a.test/misc/p{i}.html"), &html),
+            );
         }
         let templates = learner.finish();
         let hash = text::blocks::block_hash;
@@ -382,13 +410,16 @@ mod tests {
                  {}",
                 if i < 3 { "<p>Shared by a few.</p>" } else { "" }
             );
-            learner.offer(&page(&format!("http://a.test/p{i}"), &html));
+            offer_static(&mut learner, &page(&format!("http://a.test/p{i}"), &html));
         }
         for i in 0..3 {
-            learner.offer(&page(
-                &format!("http://small.test/p{i}"),
-                "<div>Same on every page</div>",
-            ));
+            offer_static(
+                &mut learner,
+                &page(
+                    &format!("http://small.test/p{i}"),
+                    "<div>Same on every page</div>",
+                ),
+            );
         }
         let templates = learner.finish();
         assert_eq!(templates.hosts(), 1, "the small origin has too few pages");
@@ -406,7 +437,10 @@ mod tests {
         let learn = |order: &[usize]| {
             let mut learner = TemplateLearner::new();
             for &i in order {
-                learner.offer(&page(&format!("http://a.test/p{i:03}"), "<p>same</p>"));
+                offer_static(
+                    &mut learner,
+                    &page(&format!("http://a.test/p{i:03}"), "<p>same</p>"),
+                );
             }
             assert!(learner.sample.len() <= SAMPLE_PAGES);
             let mut urls: Vec<String> = learner

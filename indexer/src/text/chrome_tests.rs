@@ -7,7 +7,7 @@
 use super::HostTemplate;
 use super::blocks::block_hash;
 use super::{PageText, extract, extract_with};
-use crate::template::TemplateLearner;
+use crate::template::{TemplateLearner, offer_static};
 use index_format::BODY_START_BYTES;
 use shared::record::{CompressedBody, PageRecord};
 
@@ -34,13 +34,16 @@ fn learned(fixture: &str) -> HostTemplate {
     let mut learner = TemplateLearner::new();
     for i in 0..8 {
         let html = page(fixture, i);
-        learner.offer(&PageRecord {
-            url: format!("http://site.test/page{i}.html"),
-            status: 200,
-            body: CompressedBody::compress(&html),
-            body_len: html.len() as u64,
-            ..PageRecord::default()
-        });
+        offer_static(
+            &mut learner,
+            &PageRecord {
+                url: format!("http://site.test/page{i}.html"),
+                status: 200,
+                body: CompressedBody::compress(&html),
+                body_len: html.len() as u64,
+                ..PageRecord::default()
+            },
+        );
     }
     (*learner.finish().of_url("http://site.test/new.html")).clone()
 }

@@ -56,6 +56,15 @@ impl RenderedPage {
             (RenderOutcome::Rendered, None) | (RenderOutcome::NotRendered { .. }, _) => None,
         }
     }
+
+    /// The document after scripts, still compressed: `None` unless the outcome is
+    /// [`RenderOutcome::Rendered`] and the record holds the HTML.
+    pub fn into_document(self) -> Option<CompressedBody> {
+        match self.outcome {
+            RenderOutcome::Rendered => self.html,
+            RenderOutcome::NotRendered { .. } => None,
+        }
+    }
 }
 
 impl RenderOutcome {
