@@ -187,6 +187,11 @@ impl Crawler {
             .map(|s| parse("scope", s))
             .collect::<Result<Vec<_>, _>>()?;
         store.set_trap_rules(TrapRules::new(&options.config));
+        if let Some(renderer) = &renderer {
+            for (host, verdict) in store.auto_verdicts()? {
+                renderer.remember_auto(&host, verdict);
+            }
+        }
         let progress = watch::Sender::new(CrawlProgress {
             pages_stored: store.counters().pages_stored,
             frontier: store.counters().frontier_len,
@@ -540,6 +545,13 @@ impl Crawler {
                         fetched_at_ms,
                     )?,
                 };
+                if let Some(verdict) = rendering
+                    .as_ref()
+                    .and(self.renderer.as_ref())
+                    .and_then(|renderer| renderer.unsaved_auto(url.host()))
+                {
+                    self.store.put_auto_verdict(url.host(), verdict)?;
+                }
                 frontier.push(queued, now);
                 frontier.page_done(&origin, &key, now);
             }

@@ -46,7 +46,7 @@ use network::Network;
 use page::{PageSource, Tab};
 use retirement::{BoundWatch, Retirement};
 
-pub(crate) use auto::Gain;
+pub(crate) use auto::{AutoVerdict, Gain};
 pub(crate) use network::{OriginRules, SentRequest};
 
 /// After a browser fails to start, renders wait this long before it is tried again (pages
@@ -206,6 +206,18 @@ impl Renderer {
         if self.inner.config.render_for(host) == RenderMode::Auto {
             self.inner.auto.observe(host, gain);
         }
+    }
+
+    /// Starts an `auto` host from the verdict a former run stored.
+    pub(crate) fn remember_auto(&self, host: &str, verdict: AutoVerdict) {
+        if self.inner.config.render_for(host) == RenderMode::Auto {
+            self.inner.auto.remember(host, verdict);
+        }
+    }
+
+    /// An `auto` host's verdict when it changed since last asked, for the store.
+    pub(crate) fn unsaved_auto(&self, host: &str) -> Option<AutoVerdict> {
+        self.inner.auto.unsaved(host)
     }
 
     /// Renders one page, its requests answered through `fetcher`.

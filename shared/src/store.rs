@@ -18,6 +18,7 @@
 //! | `meta` | [`HOST_QUEUED_PREFIX`] ++ origin | URLs ever queued for the origin (u64 BE) |
 //! | `meta` | [`PATH_QUERIES_PREFIX`] ++ hash of origin and path | distinct query strings queued (u64 BE) |
 //! | `meta` | [`HALTED_PREFIX`] ++ origin | why its circuit breaker halted it (UTF-8) |
+//! | `meta` | [`AUTO_RENDER_PREFIX`] ++ host | `render = "auto"`'s verdict on the host: `render` or `skip` |
 //! | `revisit` | canonical URL of a stored page | [`RevisitRecord`] |
 //! | `skipped` | canonical URL never fetched | [`SkipRecord`], why |
 //! | `history` | canonical URL of a fetched page | [`FetchHistory`]: its last fetches |
@@ -65,6 +66,9 @@ pub const PATH_QUERIES_PREFIX: &[u8] = b"path_queries\0";
 /// `meta` key prefix, then an origin: the host was halted by its circuit breaker; the value
 /// says why (UTF-8). It stays halted, run after run, until an operator resumes it.
 pub const HALTED_PREFIX: &[u8] = b"halted\0";
+/// `meta` key prefix, then a host: `render = "auto"`'s verdict on it (`render` or `skip`),
+/// where a later run starts.
+pub const AUTO_RENDER_PREFIX: &[u8] = b"render_auto\0";
 
 /// `meta` key of the next outbox sequence number (u64 BE).
 pub const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";

@@ -39,7 +39,8 @@
 //!   write followed and their text searched; from the server's log, nothing robots.txt
 //!   forbids or of a type not fetched asked for, the per-page cap and the delay kept, the
 //!   endless script cut off; no browser left after `kill -9` of the crawler; a router
-//!   app's routes, one shell each, a document each when rendered, one without.
+//!   app's routes, one shell each, a document each when rendered, one without; `auto`'s
+//!   verdict kept for the next run.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and

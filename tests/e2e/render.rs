@@ -202,6 +202,36 @@ async fn auto_renders_a_sample_of_each_host_and_goes_on_only_where_scripts_add()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_run_starts_an_auto_host_from_the_verdict_the_store_kept() {
+    let mut rig = Rig::start().await;
+    rig.config.render = "auto".into();
+    rig.config.render_settle_ms = 100;
+    rig.config.host_concurrency = 1;
+    let seed = rig.web.url("sample.test", "/");
+    let rendered = |rig: &Rig| {
+        let store = rig.store();
+        let stored = stored_urls(rig.data());
+        let rendered = stored
+            .iter()
+            .filter(|url| store.rendered(url).expect("readable").is_some())
+            .count();
+        (rendered, stored.len())
+    };
+    // The first run stops after a few pages past the sample, which adds nothing.
+    rig.config.max_pages = 8;
+    rig.crawl(std::slice::from_ref(&seed)).await;
+    let (sampled, first) = rendered(&rig);
+    assert!((1..=5).contains(&sampled), "{sampled} of {first} rendered");
+    // The second run goes on from the verdict: no new sample, and fewer pages than one
+    // re-check in so many.
+    rig.config.max_pages = 0;
+    rig.crawl(std::slice::from_ref(&seed)).await;
+    let (after, all) = rendered(&rig);
+    assert!(all > first + 5, "{all} pages after {first}");
+    assert_eq!(after, sampled, "pages rendered after the second run");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_copy_of_a_stored_page_is_not_rendered_again() {
     let mut rig = Rig::start().await;
     rig.config.render = "always".into();

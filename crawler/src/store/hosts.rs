@@ -1,12 +1,14 @@
 //! What the store keeps per host: halts by a circuit breaker (a `meta` key
-//! `halted\0ORIGIN`, until an operator resumes it) and the cached robots.txt answer.
+//! `halted\0ORIGIN`, until an operator resumes it), the cached robots.txt answer, and
+//! `render = "auto"`'s verdict (a `meta` key `render_auto\0HOST`).
 
 use rocksdb::WriteBatch;
 use shared::StoreError;
 use shared::record::{Record, RobotsRecord};
-use shared::store::{Cf, HALTED_PREFIX, meta_key};
+use shared::store::{AUTO_RENDER_PREFIX, Cf, HALTED_PREFIX, meta_key};
 
 use super::PageStore;
+use crate::render::AutoVerdict;
 
 impl PageStore {
     /// Marks an origin halted by its circuit breaker, with why: later runs leave it alone
@@ -46,5 +48,42 @@ impl PageStore {
         let mut batch = WriteBatch::default();
         batch.put_cf(self.cf(Cf::Robots), origin.as_bytes(), record.encode());
         self.write(batch)
+    }
+
+    /// Keeps `render = "auto"`'s verdict on `host` for later runs.
+    pub(crate) fn put_auto_verdict(
+        &self,
+        host: &str,
+        verdict: AutoVerdict,
+    ) -> Result<(), StoreError> {
+        let mut batch = WriteBatch::default();
+        batch.put_cf(
+            self.cf(Cf::Meta),
+            meta_key(AUTO_RENDER_PREFIX, host.as_bytes()),
+            verdict.name(),
+        );
+        self.write(batch)
+    }
+
+    /// Every host's stored `render = "auto"` verdict (a value no verdict names is left out).
+    pub(crate) fn auto_verdicts(&self) -> Result<Vec<(String, AutoVerdict)>, StoreError> {
+        let mut verdicts = Vec::new();
+        let iter = self.db.iterator_cf(
+            self.cf(Cf::Meta),
+            rocksdb::IteratorMode::From(AUTO_RENDER_PREFIX, rocksdb::Direction::Forward),
+        );
+        for item in iter {
+            let (key, value) = item?;
+            let Some(host) = key.strip_prefix(AUTO_RENDER_PREFIX) else {
+                break;
+            };
+            if let Some(verdict) = std::str::from_utf8(&value)
+                .ok()
+                .and_then(AutoVerdict::from_name)
+            {
+                verdicts.push((String::from_utf8_lossy(host).into_owned(), verdict));
+            }
+        }
+        Ok(verdicts)
     }
 }

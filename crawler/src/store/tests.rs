@@ -530,3 +530,29 @@ fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
     assert_eq!(reader.all_page_images().count(), 0);
     assert_eq!(reader.thumbnail(99).unwrap(), Some(thumbnail));
 }
+
+#[test]
+fn auto_render_verdicts_are_kept_for_later_runs_and_the_last_one_stands() {
+    use crate::render::AutoVerdict;
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = PageStore::open(dir.path()).unwrap();
+        assert_eq!(store.auto_verdicts().unwrap(), Vec::new());
+        store.put_auto_verdict("a.test", AutoVerdict::Skip).unwrap();
+        store
+            .put_auto_verdict("b.test", AutoVerdict::Render)
+            .unwrap();
+        store
+            .put_auto_verdict("a.test", AutoVerdict::Render)
+            .unwrap();
+        store.halt_host("http://c.test", "breaker").unwrap();
+    }
+    let store = PageStore::open(dir.path()).unwrap();
+    assert_eq!(
+        store.auto_verdicts().unwrap(),
+        vec![
+            ("a.test".to_string(), AutoVerdict::Render),
+            ("b.test".to_string(), AutoVerdict::Render)
+        ]
+    );
+}
