@@ -46,7 +46,7 @@ mod revisits;
 mod tests;
 
 pub(crate) use commit::{KindCommit, PageCommit};
-pub(crate) use near::CopyCheck;
+pub(crate) use near::{BeforeRender, CopyCheck, RenderClaim};
 pub(crate) use partition::{ArrivedLink, Fence};
 pub(crate) use queue::QueuedUrl;
 
@@ -80,6 +80,9 @@ pub struct PageStore {
     /// The next outbox sequence number, and the links waiting in the outbox.
     outbox_next: u64,
     outbox_len: u64,
+    /// Pages being rendered now, by variant key: shared with [`CopyCheck`]s, so copies
+    /// fetched at once are rendered once.
+    rendering: near::Rendering,
 }
 
 impl PageStore {
@@ -109,6 +112,7 @@ impl PageStore {
             fence: None,
             outbox_next: 1,
             outbox_len: 0,
+            rendering: near::Rendering::default(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();
         Ok(store)

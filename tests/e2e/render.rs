@@ -232,12 +232,43 @@ async fn a_later_run_starts_an_auto_host_from_the_verdict_the_store_kept() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn variants_fetched_at_once_are_rendered_once() {
+    let mut rig = Rig::start().await;
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 300;
+    rig.config.host_concurrency = 4;
+    rig.config.max_depth = 0;
+    let host = "copies.test";
+    let (story, _) = COPIES_NEAR_PAIR;
+    // The server ignores the query: four URLs of one story, fetched at once.
+    let urls: Vec<String> = ["", "?copy=1", "?copy=2", "?copy=3"]
+        .iter()
+        .map(|query| rig.web.url(host, &format!("{story}{query}")))
+        .collect();
+    rig.crawl(&urls).await;
+    let store = rig.store();
+    let mut rendered = Vec::new();
+    for url in &urls {
+        let page = store.page(url).expect("readable").expect("stored");
+        match store.rendered(url).expect("readable").map(|r| r.outcome) {
+            Some(RenderOutcome::Rendered) => rendered.push(url.clone()),
+            Some(RenderOutcome::NotRendered { reason }) => {
+                assert!(reason.contains("variant"), "{url}: {reason}");
+                assert!(page.duplicate_of.is_some(), "{url} is no copy");
+            }
+            None => panic!("{url}: no render record"),
+        }
+    }
+    assert_eq!(rendered.len(), 1, "rendered: {rendered:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_copy_of_a_stored_page_is_not_rendered_again() {
     let mut rig = Rig::start().await;
     rig.config.render = "always".into();
     rig.config.render_settle_ms = 100;
-    // One page at a time, so each page is stored before the next is fetched (copies fetched
-    // at once are each rendered: the check reads the store).
+    // One page at a time, so each page is stored before the next is fetched (for copies
+    // fetched at once, see `variants_fetched_at_once_are_rendered_once`).
     rig.config.host_concurrency = 1;
     let host = "copies.test";
     let (story, print) = COPIES_NEAR_PAIR;

@@ -15,9 +15,11 @@
 //! page's only in its query (`page.html?search=`, `?ref=home`) is a variant of it, stored as
 //! its copy without a render ([`CopyBasis::VariantOf`]): the Rust docs link every page to
 //! itself with `?search=` from a script, and rendered, each such link ran rustdoc's search,
-//! doubling the crawl. The query tells a variant because a router's routes are paths; an
-//! app that routes by query has a shell too short to judge (no simhash), and a page too
-//! short to judge by its text is always rendered.
+//! doubling the crawl. A page being rendered holds a claim on its static text and path
+//! until it is written, so its variants fetched meanwhile are not rendered either. The
+//! query tells a variant because a router's routes are paths; an app that routes by query
+//! has a shell too short to judge (no simhash), and a page too short to judge by its text
+//! is always rendered.
 
 use std::collections::HashSet;
 
@@ -28,7 +30,7 @@ use crate::extract::{Extracted, MAX_LINKS, extract};
 use crate::fetch::Fetcher;
 use crate::kind::Findings;
 use crate::render::{Gain, OriginRules, RenderRequest, Renderer, SentRequest};
-use crate::store::CopyCheck;
+use crate::store::{BeforeRender, CopyCheck, RenderClaim};
 
 /// What a fetch task renders with: the renderer, and the store's text index to tell a copy.
 #[derive(Clone)]
@@ -45,6 +47,9 @@ pub(crate) struct Rendering {
     pub sent: Vec<SentRequest>,
     /// Which text tells whether the page is a copy.
     basis: CopyBasis,
+    /// The page's claim on its static text and path, held until the scheduler has written
+    /// it (this is dropped then): a variant fetched meanwhile is not rendered.
+    _claim: Option<RenderClaim>,
 }
 
 /// Which text of a page on a rendered host tells whether it is a copy of a stored page.
@@ -83,12 +88,14 @@ pub(super) async fn render(
 ) -> Rendering {
     let text = &findings.extracted;
     let static_text_hash = text.text_hash;
-    if let Some(original) = text
+    let claim = match text
         .simhash
-        .and_then(|_| tools.copies.variant_of(static_text_hash, url))
+        .map(|_| tools.copies.before_render(static_text_hash, url))
     {
-        return Rendering::variant(original);
-    }
+        Some(BeforeRender::VariantOf(original)) => return Rendering::variant(original),
+        Some(BeforeRender::First(claim)) => Some(claim),
+        None => None,
+    };
     let renderer = &tools.renderer;
     let request = RenderRequest {
         url,
@@ -133,6 +140,7 @@ pub(super) async fn render(
         },
         sent: rendered.sent,
         basis,
+        _claim: claim,
     }
 }
 
@@ -154,6 +162,7 @@ impl Rendering {
             },
             sent: Vec::new(),
             basis: CopyBasis::VariantOf(original),
+            _claim: None,
         }
     }
 

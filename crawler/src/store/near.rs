@@ -3,9 +3,13 @@
 //! `near`, each simhash indexed under its four 16-bit blocks); and, before a render, the
 //! stored page a page is a variant of: the same static text under the same path (column
 //! family `content` too, under a [`variant_key`]: `v`, the hash, the URL without its query,
-//! never 8 bytes long as a text hash's key is).
+//! never 8 bytes long as a text hash's key is), or of a page being rendered right now (a
+//! [`RenderClaim`] held from before its render until its write): copies fetched at once
+//! are rendered once.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use rocksdb::DB;
 use shared::store::{Cf, cf_handle};
@@ -18,15 +22,73 @@ use super::PageStore;
 const NEAR_CANDIDATES: usize = 512;
 
 /// A fetch task's look at the store's text index, before it renders a page: is this page a
-/// variant of a stored one (its static text under the same path)? Holds the store weakly,
-/// so a task that outlives the crawl (a render cut off by Ctrl-C) never keeps the store
-/// open.
+/// variant of a stored one (its static text under the same path), or of one being rendered?
+/// Holds the store weakly, so a task that outlives the crawl (a render cut off by Ctrl-C)
+/// never keeps the store open.
 #[derive(Clone, Debug)]
 pub(crate) struct CopyCheck {
     db: Weak<DB>,
+    rendering: Rendering,
+}
+
+/// The pages being rendered, by variant key, with their URLs.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rendering(Arc<Mutex<HashMap<Vec<u8>, String>>>);
+
+/// What a page about to be rendered is.
+#[derive(Debug)]
+pub(crate) enum BeforeRender {
+    /// A variant of this page, stored or being rendered: stored as its copy, not rendered.
+    VariantOf(String),
+    /// The first page of its static text and path: rendered, the claim held until its
+    /// write so that its variants fetched meanwhile are not.
+    First(RenderClaim),
+}
+
+/// A page's claim on its variant key while it is rendered and written; dropped, the key is
+/// free again.
+#[derive(Debug)]
+pub(crate) struct RenderClaim {
+    rendering: Rendering,
+    key: Vec<u8>,
+}
+
+impl Drop for RenderClaim {
+    fn drop(&mut self) {
+        let mut claimed = self
+            .rendering
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        claimed.remove(&self.key);
+    }
 }
 
 impl CopyCheck {
+    /// What `url`, whose static text hash is `static_text_hash`, is: a variant of a stored
+    /// page or of a page being rendered, or the first of its text and path (then claimed).
+    pub(crate) fn before_render(&self, static_text_hash: u64, url: &CanonicalUrl) -> BeforeRender {
+        if let Some(original) = self.variant_of(static_text_hash, url) {
+            return BeforeRender::VariantOf(original);
+        }
+        let key = variant_key(static_text_hash, url.as_str());
+        let mut claimed = self
+            .rendering
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match claimed.entry(key.clone()) {
+            Entry::Occupied(rendering) => BeforeRender::VariantOf(rendering.get().clone()),
+            Entry::Vacant(free) => {
+                free.insert(url.as_str().to_string());
+                BeforeRender::First(RenderClaim {
+                    rendering: self.rendering.clone(),
+                    key,
+                })
+            }
+        }
+    }
+
     /// The stored rendered page `url` is a variant of: one whose static text hash was
     /// `static_text_hash` and whose URL is `url`'s but for the query (`None` also when the
     /// store is closed or cannot be read: the page is then rendered).
@@ -62,6 +124,7 @@ impl PageStore {
     pub(crate) fn copy_check(&self) -> CopyCheck {
         CopyCheck {
             db: Arc::downgrade(&self.db),
+            rendering: self.rendering.clone(),
         }
     }
 
