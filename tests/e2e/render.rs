@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use shared::record::RenderOutcome;
 use testweb::{
-    COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_HOME, ROUTER_NOT_FOUND_WORD,
-    ROUTER_ROUTES, ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS,
-    SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS,
-    SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+    COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_HOME, ROUTER_HUGE, ROUTER_HUGE_BYTES,
+    ROUTER_MANY, ROUTER_MANY_LINKS, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES, ROUTER_SHELL_WORD,
+    ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT,
+    SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS,
+    SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
 };
 
 use crate::support::{Rig, stored_urls, write_config_file};
@@ -402,4 +403,40 @@ async fn a_router_app_crawled_without_rendering_is_one_document() {
     for seed in &seeds {
         assert!(stored.contains(seed), "{seed} not stored");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_route_of_megabytes_of_text_and_one_of_100000_links_are_bounded() {
+    let host = "router.test";
+    let mut rig = Rig::start().await;
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 100;
+    rig.config.render_timeout_ms = 30_000;
+    rig.config.max_depth = 0;
+    let max_body = 4 << 20;
+    rig.config.max_body_bytes = max_body;
+    let (huge, many) = (
+        rig.web.url(host, ROUTER_HUGE),
+        rig.web.url(host, ROUTER_MANY),
+    );
+    rig.crawl(&[huge.clone(), many.clone()]).await;
+    let store = rig.store();
+
+    // The document after scripts is kept up to the body limit, in characters.
+    let render = store.rendered(&huge).expect("readable").expect("a render");
+    assert_eq!(render.outcome, RenderOutcome::Rendered);
+    let html = render
+        .rendered_html()
+        .expect("a document")
+        .expect("readable");
+    assert!(
+        html.len() <= max_body && html.len() >= max_body / 2,
+        "{} bytes kept of {ROUTER_HUGE_BYTES} written",
+        html.len()
+    );
+    // The links a page keeps are bounded (extract's 50,000), and none is crawled past the
+    // depth limit.
+    let links = store.outlinks(&many).expect("readable").expect("outlinks");
+    assert_eq!(links.0.len(), 50_000, "of {ROUTER_MANY_LINKS} written");
+    assert_eq!(stored_urls(rig.data()).len(), 2);
 }

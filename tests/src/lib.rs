@@ -30,7 +30,7 @@
 //! | `images.test` | [`images`] | a gallery of images made by the `image` crate: good, poor (tiny, low JPEG quality), the same bytes at two URLs, an `og:image`, a `<picture>`, a linked image file, a GIF served as JPEG, HTML served as PNG, PNGs declaring 16384² and 100000² pixels, an endless image, one robots.txt forbids |
 //! | `pdfs.test` | [`pdfs`] | a library of PDFs written as raw PDF syntax: a 3-page document with a title, one served as an octet stream, HTML served as a PDF, an encrypted file, a flate bomb, a page tree that is its own parent, a truncated file |
 //! | `scripts.test` | [`scripts`] | pages whose links and text only scripts write, for rendering: subresources robots.txt forbids, an image, a font and a WebSocket blocked by default, endless requests (`/loop`), an endless script (`/endless`) and the page after it |
-//! | `router.test` | [`router`] | a single-page app: every route (`/index.html`, `/a.html`, `/b.html`, `/c.html`, any `.html`) answers one shell whose script writes the route's title, text and links from `location.pathname`; a query variant of a route, two unknown routes, and a broken app whose script throws |
+//! | `router.test` | [`router`] | a single-page app: every route (`/index.html`, `/a.html`, `/b.html`, `/c.html`, any `.html`) answers one shell whose script writes the route's title, text and links from `location.pathname`; a query variant of a route, two unknown routes, a broken app whose script throws, a route writing 8 MiB of text and one writing 100,000 links |
 //! | `languages.test` | [`languages`] | pages in French, German (under a template saying `lang="en"`), English, Spanish, Russian, Greek, Hebrew, Arabic and Japanese; three translations naming each other by `hreflang`; digits only; a hostile `lang`; pages whose `<noscript>` refresh sends browsers without scripts to one fallback page |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
@@ -120,8 +120,8 @@ pub use robots_hosts::{
     MOVED_PATHS, NOROBOTS_PATHS,
 };
 pub use router::{
-    ROUTER_BROKEN, ROUTER_HOME, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES, ROUTER_SHELL_WORD,
-    ROUTER_UNKNOWN, ROUTER_VARIANT, Route,
+    ROUTER_BROKEN, ROUTER_HOME, ROUTER_HUGE, ROUTER_HUGE_BYTES, ROUTER_MANY, ROUTER_MANY_LINKS,
+    ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES, ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, Route,
 };
 pub use sample::{
     SAMPLE_BASE_HREF, SAMPLE_BEHIND_NOFOLLOW, SAMPLE_BEHIND_NOINDEX, SAMPLE_BEHIND_NOINDEX_WORD,

@@ -11,6 +11,7 @@
 //! | `/robots.txt` | allows everything |
 //! | any path ending in `.html` | the shell (the query does not matter, as on a real app server) |
 //! | `/app.js` | the router: the routes of [`ROUTER_ROUTES`], and for any other path a "nothing here" page ([`ROUTER_NOT_FOUND_WORD`]) |
+//! | [`ROUTER_HUGE`], [`ROUTER_MANY`] | routes whose script writes 8 MiB of text, or 100,000 links (no page links them) |
 //! | `/broken/*.html` | a shell whose script throws before writing anything: every such route shows "Loading" (a failed render) |
 //! | anything else | 404 |
 //!
@@ -74,6 +75,15 @@ pub const ROUTER_UNKNOWN: [&str; 2] = ["/gone.html", "/lost.html"];
 pub const ROUTER_NOT_FOUND_WORD: &str = "emptyquay";
 /// Routes of the broken app (its script throws): both show only the shell.
 pub const ROUTER_BROKEN: [&str; 2] = ["/broken/one.html", "/broken/two.html"];
+/// A route whose script writes [`ROUTER_HUGE_BYTES`] of text: more than a render keeps.
+pub const ROUTER_HUGE: &str = "/huge.html";
+/// Bytes of text the script of [`ROUTER_HUGE`] writes.
+pub const ROUTER_HUGE_BYTES: usize = 8 << 20;
+/// A route whose script writes [`ROUTER_MANY_LINKS`] links (`/i/0` ..), as a route list of a
+/// large catalogue does.
+pub const ROUTER_MANY: &str = "/many.html";
+/// Links the script of [`ROUTER_MANY`] writes.
+pub const ROUTER_MANY_LINKS: usize = 100_000;
 /// A word of the shell's static paragraph, on every route with or without rendering.
 pub const ROUTER_SHELL_WORD: &str = "chandlery";
 
@@ -157,6 +167,16 @@ fn app_js() -> String {
     format!(
         "(function () {{\n\
          var routes = {{\n{routes}\n}};\n\
+         if (location.pathname === '{ROUTER_HUGE}') {{\n\
+           document.getElementById('app').textContent = 'lantern wick kettle '.repeat({huge});\n\
+           return;\n\
+         }}\n\
+         if (location.pathname === '{ROUTER_MANY}') {{\n\
+           var list = [];\n\
+           for (var i = 0; i < {ROUTER_MANY_LINKS}; i++) {{ list.push('<a href=\"/i/' + i + '\">' + i + '</a>'); }}\n\
+           document.getElementById('app').innerHTML = list.join(' ');\n\
+           return;\n\
+         }}\n\
          var route = routes[location.pathname] || {{ title: 'Nothing here', \
          text: 'The shelf at this address is an ' + {} + ': nothing is sold here.', \
          links: [{}] }};\n\
@@ -186,6 +206,7 @@ fn app_js() -> String {
          }})();\n",
         halves(ROUTER_NOT_FOUND_WORD),
         halves(ROUTER_HOME),
+        huge = ROUTER_HUGE_BYTES / "lantern wick kettle ".len(),
     )
 }
 
