@@ -35,7 +35,8 @@
 //!   (`render/network.rs`), one page per tab to a deadline (`render/page.rs`), the browser
 //!   over its pipe (`render/cdp.rs`, `render/browser.rs`), `auto` hosts' sample
 //!   (`render/auto.rs`).
-//! - [`extract`]: links, title and robots META from HTML.
+//! - [`extract`]: links, title and robots META from HTML (in `shared`, which searchd's
+//!   `/explain` reads pages by too).
 //! - [`image`]: an image body's format, size, JPEG quality and thumbnail, bounded (public
 //!   for its fuzz target).
 //! - [`pdf`]: PDF text and metadata, read in a bounded child process ([`pdf::PdfReader`]),
@@ -71,7 +72,7 @@
 pub mod charset;
 pub mod cli;
 pub mod cluster;
-pub mod extract;
+pub use shared::extract;
 pub mod image;
 pub mod inspect;
 pub mod pdf;

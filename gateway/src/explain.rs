@@ -1,8 +1,11 @@
 //! `/explain?url=`: for one URL, what the store and the index know of it, and a verdict on
-//! why it is or is not searchable.
+//! why it is or is not searchable. A page rendered in a browser is shown as served and after
+//! its scripts ran, side by side, read as the crawl reads pages ([`Reading`]), as `crawler
+//! explain` shows it.
 
 use serde::Serialize;
-use shared::record::RobotsDirectives;
+use shared::extract::Reading;
+use shared::record::{PageRecord, RenderedPage, RobotsDirectives};
 use shared::{CanonicalUrl, StoreReader};
 
 use crate::error::AppError;
@@ -19,6 +22,43 @@ pub struct Fetch {
     pub status: u16,
     /// Why it failed, if it did.
     pub error: Option<String>,
+}
+
+/// What rendering the page in a browser found, beside the page as served.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RenderReport {
+    /// When it was rendered (RFC 3339).
+    pub at: String,
+    /// `rendered`, or `not rendered: REASON` (the static page then stands).
+    pub outcome: String,
+    /// How long the render took, in milliseconds.
+    pub elapsed_ms: u32,
+    /// The page's requests the crawler answered.
+    pub requests: u32,
+    /// Those it refused (robots.txt, types not fetched, the per-page cap).
+    pub refused: u32,
+    /// The page as served (`None`: its stored body does not decompress).
+    pub static_page: Option<Reading>,
+    /// The document after its scripts ran (`None`: not rendered, or it does not decompress).
+    pub after_scripts: Option<Reading>,
+}
+
+impl RenderReport {
+    fn of(page: &PageRecord, url: &CanonicalUrl, render: &RenderedPage) -> Self {
+        let read = |html: Option<Result<String, _>>| {
+            html.and_then(Result::ok)
+                .map(|html| Reading::of(&html, url))
+        };
+        Self {
+            at: format_time_ms(render.rendered_at_ms),
+            outcome: render.outcome.describe(),
+            elapsed_ms: render.elapsed_ms,
+            requests: render.requests,
+            refused: render.refused,
+            static_page: read(Some(page.body.decompress())),
+            after_scripts: read(render.rendered_html()),
+        }
+    }
 }
 
 /// The names of the directives set in `r`.
@@ -77,6 +117,8 @@ pub struct UrlReport {
     pub folded_into: Option<String>,
     /// Why the crawler dropped it unfetched (a robots.txt rule and its line ...).
     pub not_fetched: Option<String>,
+    /// What rendering it in a browser found, when the crawl rendered it (or tried).
+    pub render: Option<RenderReport>,
     /// One sentence: why it is or is not searchable.
     pub verdict: String,
 }
@@ -126,6 +168,9 @@ impl UrlReport {
         if let Some(store) = &store
             && let Some(page) = store.page(canonical.as_str())?
         {
+            report.render = store
+                .rendered(canonical.as_str())?
+                .map(|render| RenderReport::of(&page, &canonical, &render));
             report.stored = true;
             report.status = Some(page.status);
             report.fetch_error = page.error;
@@ -264,6 +309,33 @@ impl UrlReport {
                     .join(" · ")
             }),
         );
+        if let Some(render) = &self.render {
+            add(
+                "browser render",
+                Some(format!(
+                    "{}, at {} in {} ms; {} requests answered, {} refused",
+                    render.outcome, render.at, render.elapsed_ms, render.requests, render.refused
+                )),
+            );
+            add(
+                "static page",
+                Some(
+                    render
+                        .static_page
+                        .map_or_else(|| "not readable".to_string(), Reading::describe),
+                ),
+            );
+            add(
+                "after scripts",
+                render.after_scripts.map(|after| {
+                    let added = render
+                        .static_page
+                        .map(|before| format!(" {}", before.added(after)))
+                        .unwrap_or_default();
+                    format!("{}{added}", after.describe())
+                }),
+            );
+        }
         add("duplicate of", self.duplicate_of.clone());
         add("found as", self.folded_into.clone());
         add("redirects to", self.redirect_to.clone());

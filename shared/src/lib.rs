@@ -9,6 +9,9 @@
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`html`]: one streaming pass of a WHATWG tokenizer over a page, and the tree-builder
 //!   rules the crawler and the indexer both read pages by.
+//! - [`extract`]: what the crawler reads out of a page (links, title, robots META, a text
+//!   fingerprint); `crawler explain` and searchd's `/explain` read a page and its render by
+//!   it too ([`extract::Reading`]).
 //! - [`partition`]: the partitions of a crawl run by several workers, and their directories.
 //! - [`logging`]: `--log-format` (human or JSON logs) and the one-line error of a failed run.
 //! - [`report_out`]: a command's report on standard output, ended quietly when its reader
@@ -40,6 +43,7 @@ pub use fail;
 
 pub mod config;
 pub mod docplan;
+pub mod extract;
 pub mod html;
 pub mod kind;
 pub mod logging;

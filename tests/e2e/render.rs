@@ -360,6 +360,33 @@ async fn every_route_of_a_router_app_is_a_document_of_its_own_when_rendered() {
             );
         }
     }
+    // searchd's `/explain` shows the route as served and after its scripts, side by side.
+    let explain = |format: &'static str| {
+        let target = searchd.url(&format!(
+            "/explain?url={}{format}",
+            gateway::urlencode(&url(ROUTER_ROUTES[1].path))
+        ));
+        async move {
+            let answer = reqwest::get(target).await.expect("answer");
+            answer.text().await.expect("body")
+        }
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&explain("&format=json").await).expect("JSON");
+    let render = &json["render"];
+    assert_eq!(render["outcome"], "rendered", "{json}");
+    let figure = |reading: &str, name: &str| render[reading][name].as_u64().expect("a count");
+    assert!(
+        figure("after_scripts", "links") >= figure("static_page", "links") + 2
+            && figure("after_scripts", "text_bytes") > figure("static_page", "text_bytes"),
+        "{render}"
+    );
+    let page = explain("").await;
+    assert!(
+        page.contains("after scripts") && page.contains("bytes of text"),
+        "{page}"
+    );
+
     // Two unknown paths render the same "nothing here" text: one document. The broken app's
     // two routes still show only the shell, under its title: one document. (The shell's
     // paragraph and "Loading", on every page of the host, are the host's template: searched,

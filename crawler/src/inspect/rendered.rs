@@ -1,41 +1,16 @@
 //! What `crawler explain` says of a page rendered in a browser: how the render ended (or why
 //! it did not), the requests the crawler answered and refused for it, how long it took, and
 //! the links and text of the static page beside those of the document after its scripts ran,
-//! both read by the crawler's own extractor, so a user sees what the scripts added.
+//! both read by the crawler's own extractor ([`Reading`]), so a user sees what the scripts
+//! added.
 
 use std::io::Write;
 
 use anyhow::Result;
-use shared::config::RawCrawlerConfig;
 use shared::record::{RenderOutcome, RenderedPage};
 use shared::{CanonicalUrl, PageRecord, format_time_ms};
 
-use crate::extract::extract;
-
-/// What the extractor finds in one HTML document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Reading {
-    /// Links, as the crawl keeps them (distinct, none to the page itself).
-    links: usize,
-    /// Bytes of visible text, words joined by single spaces.
-    text_bytes: usize,
-}
-
-impl Reading {
-    fn of(html: &str, url: &CanonicalUrl) -> Self {
-        // The robots token only decides which META tags are obeyed, never how many links
-        // there are: the default one does.
-        let extracted = extract(html, url.as_url(), &RawCrawlerConfig::default().agent);
-        Self {
-            links: extracted.links.len(),
-            text_bytes: extracted.text_bytes,
-        }
-    }
-
-    fn describe(self) -> String {
-        format!("{} links, {} bytes of text", self.links, self.text_bytes)
-    }
-}
+use crate::extract::Reading;
 
 /// Writes what rendering `page` found: the outcome line, then the static page's reading and,
 /// when the render holds the document after scripts, its reading and the difference.
@@ -89,21 +64,10 @@ pub(super) fn explain_render(
         (None, RenderOutcome::NotRendered { .. }) => return Ok(()),
     };
     let added = static_page
-        .map(|before| {
-            format!(
-                " ({:+} links, {:+} bytes of text)",
-                signed(after.links) - signed(before.links),
-                signed(after.text_bytes) - signed(before.text_bytes)
-            )
-        })
+        .map(|before| format!(" {}", before.added(after)))
         .unwrap_or_default();
     writeln!(out, "    after scripts: {}{added}", after.describe())?;
     Ok(())
-}
-
-/// A count as a signed number, for a difference (a count past `i64::MAX` stays there).
-fn signed(count: usize) -> i64 {
-    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

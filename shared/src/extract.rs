@@ -10,13 +10,13 @@
 //! Broken HTML is not an error: the parser recovers as browsers do and extraction returns what
 //! it could read.
 
-use shared::CanonicalUrl;
-use shared::record::RobotsDirectives;
-use shared::url::UrlError;
+use crate::CanonicalUrl;
+use crate::record::RobotsDirectives;
+use crate::url::UrlError;
 use url::Url;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
-use shared::simhash;
+use crate::simhash;
 
 mod scan;
 
@@ -61,7 +61,7 @@ pub struct Extracted {
     /// Simhash of the main text (navigation, page header and footer, sidebars left out),
     /// when it is long enough to have one: near-duplicate detection.
     pub simhash: Option<u64>,
-    /// Links left out because their URL is over [`shared::url::MAX_URL_LEN`] bytes.
+    /// Links left out because their URL is over [`crate::url::MAX_URL_LEN`] bytes.
     pub too_long_links: usize,
     /// The images the page shows (`<img>`, `<picture>`, `og:image`, links to image files),
     /// one per URL, in document order.
@@ -210,7 +210,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
         tracing::debug!(
             page = %page_url,
             links = too_long,
-            limit = shared::url::MAX_URL_LEN,
+            limit = crate::url::MAX_URL_LEN,
             "links not followed: URL too long"
         );
     }
@@ -466,6 +466,44 @@ fn collapse(text: &str, max_chars: usize) -> String {
         }
     }
     out.chars().take(max_chars).collect()
+}
+
+/// What the crawl reads of one HTML document, in two figures: how many links it keeps and
+/// how much text the page shows. `crawler explain` and searchd's `/explain` give them for a
+/// page as served and after its scripts ran, so a user sees what the scripts added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Reading {
+    /// Links, as the crawl keeps them (distinct, none to the page itself).
+    pub links: usize,
+    /// Bytes of visible text, words joined by single spaces.
+    pub text_bytes: usize,
+}
+
+impl Reading {
+    /// Reads `html` as the page at `url`. The robots token only decides which META tags are
+    /// obeyed, never how many links or words there are: any token reads the same.
+    pub fn of(html: &str, url: &CanonicalUrl) -> Self {
+        let extracted = extract(html, url.as_url(), "sift");
+        Self {
+            links: extracted.links.len(),
+            text_bytes: extracted.text_bytes,
+        }
+    }
+
+    /// `12 links, 3400 bytes of text`.
+    pub fn describe(self) -> String {
+        format!("{} links, {} bytes of text", self.links, self.text_bytes)
+    }
+
+    /// What `after` adds to this reading: `(+3 links, +103 bytes of text)`.
+    pub fn added(self, after: Reading) -> String {
+        let signed = |count: usize| i64::try_from(count).unwrap_or(i64::MAX);
+        format!(
+            "({:+} links, {:+} bytes of text)",
+            signed(after.links) - signed(self.links),
+            signed(after.text_bytes) - signed(self.text_bytes)
+        )
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! One streaming pass over a page with the WHATWG tokenizer of [`shared::html`] (character
+//! One streaming pass over a page with the WHATWG tokenizer of [`crate::html`] (character
 //! references decoded as a browser decodes them), without building a document tree: the tree
 //! and its allocations were most of a crawl's CPU, and what the crawler reads needs only the
 //! few pieces of tree-builder knowledge kept here.
@@ -21,7 +21,7 @@
 //! `template` (each ends at its own end tag or at the end of the page), foreign content
 //! (SVG/MathML), and the re-opening of formatting elements.
 
-use shared::html::{Content, Head, PageReader, StartTag, text_ends_head};
+use crate::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
 /// Raw text kept of one anchor or title before it is collapsed: far above any real one, a
 /// bound on what a page without end tags can make us hold.
@@ -103,7 +103,7 @@ pub(crate) const MAX_RAW_IMAGES: usize = 2_000;
 
 /// Reads `html` in one pass.
 pub(crate) fn scan(html: &str) -> Scanned {
-    shared::html::read(html, State::default()).out
+    crate::html::read(html, State::default()).out
 }
 
 #[derive(Default)]
