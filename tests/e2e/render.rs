@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use shared::record::RenderOutcome;
 use testweb::{
-    COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_HOME, ROUTER_HUGE, ROUTER_HUGE_BYTES,
-    ROUTER_MANY, ROUTER_MANY_LINKS, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES, ROUTER_SHELL_WORD,
-    ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT,
-    SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS,
-    SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+    COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_CROSS_ORIGIN, ROUTER_HOME, ROUTER_HUGE,
+    ROUTER_HUGE_BYTES, ROUTER_MANY, ROUTER_MANY_LINKS, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES,
+    ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS,
+    SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS,
+    SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
 };
 
 use crate::support::{Rig, stored_urls, write_config_file};
@@ -466,4 +466,43 @@ async fn a_route_of_megabytes_of_text_and_one_of_100000_links_are_bounded() {
     let links = store.outlinks(&many).expect("readable").expect("outlinks");
     assert_eq!(links.0.len(), 50_000, "of {ROUTER_MANY_LINKS} written");
     assert_eq!(stored_urls(rig.data()).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subresource_on_another_origin_waits_for_its_addresss_gap() {
+    let mut rig = Rig::start().await;
+    let gap = Duration::from_millis(300);
+    rig.config.render = "always".into();
+    rig.config.render_settle_ms = 100;
+    rig.config.delay_ms = gap.as_millis() as u64;
+    rig.config.ip_delay_ms = gap.as_millis() as u64;
+    rig.config.max_depth = 0;
+    rig.crawl(&[rig.web.url("router.test", ROUTER_HOME)]).await;
+    let (other, path) = ROUTER_CROSS_ORIGIN;
+    // Both hosts are 127.0.0.1: every request to either waits for the address's gap,
+    // the render's request to the other origin (and its robots.txt) included.
+    let mut asked: Vec<_> = rig
+        .web
+        .requests()
+        .into_iter()
+        .filter(|r| r.host == "router.test" || r.host == other)
+        .collect();
+    asked.sort_by_key(|r| r.at);
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.host == other && r.path_and_query == path),
+        "the render never asked for {other}{path}"
+    );
+    for pair in asked.windows(2) {
+        let between = pair[1].at.duration_since(pair[0].at);
+        assert!(
+            between >= gap.mul_f64(0.9),
+            "{}{} came {between:?} after {}{}",
+            pair[1].host,
+            pair[1].path_and_query,
+            pair[0].host,
+            pair[0].path_and_query
+        );
+    }
 }

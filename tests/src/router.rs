@@ -17,7 +17,8 @@
 //!
 //! Links the script writes on [`ROUTER_HOME`]: every other route, [`ROUTER_VARIANT`] (a
 //! route under a query, which renders as that route), [`ROUTER_UNKNOWN`] (two paths no route
-//! knows); the shell links [`ROUTER_BROKEN`] statically. Every word and path the script
+//! knows); the shell links [`ROUTER_BROKEN`] statically. The home route's script also
+//! fetches [`ROUTER_CROSS_ORIGIN`], on another host of the same address. Every word and path the script
 //! writes is spelled in two halves, so no reading of the bytes finds it.
 
 use warp::reply::Response;
@@ -84,6 +85,9 @@ pub const ROUTER_HUGE_BYTES: usize = 8 << 20;
 pub const ROUTER_MANY: &str = "/many.html";
 /// Links the script of [`ROUTER_MANY`] writes.
 pub const ROUTER_MANY_LINKS: usize = 100_000;
+/// What the script of [`ROUTER_HOME`] also fetches, on another origin of the same address
+/// (every test host is 127.0.0.1): `scripts.test`'s menu.
+pub const ROUTER_CROSS_ORIGIN: (&str, &str) = ("scripts.test", "/api/menu.json");
 /// A word of the shell's static paragraph, on every route with or without rendering.
 pub const ROUTER_SHELL_WORD: &str = "chandlery";
 
@@ -177,6 +181,9 @@ fn app_js() -> String {
            document.getElementById('app').innerHTML = list.join(' ');\n\
            return;\n\
          }}\n\
+         if (location.pathname === '{ROUTER_HOME}') {{\n\
+           fetch('http://{cross_host}:' + location.port + '{cross_path}').catch(function () {{}});\n\
+         }}\n\
          var route = routes[location.pathname] || {{ title: 'Nothing here', \
          text: 'The shelf at this address is an ' + {} + ': nothing is sold here.', \
          links: [{}] }};\n\
@@ -207,6 +214,8 @@ fn app_js() -> String {
         halves(ROUTER_NOT_FOUND_WORD),
         halves(ROUTER_HOME),
         huge = ROUTER_HUGE_BYTES / "lantern wick kettle ".len(),
+        cross_host = ROUTER_CROSS_ORIGIN.0,
+        cross_path = ROUTER_CROSS_ORIGIN.1,
     )
 }
 

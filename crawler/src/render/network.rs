@@ -11,13 +11,17 @@
 //!
 //! Otherwise a script or style sheet kept from an earlier page answers it
 //! ([`super::cache`]); else the fetcher sends it once the origin's delay has passed since the
-//! last request sent there (the page's own request and its other subresources included),
+//! last request sent there (the page's own request and its other subresources included), and
+//! the gap of the address the origin resolves to since the last request sent to that address
+//! (for every origin, the page's own and others, when per-address limits apply),
 //! through the address policy and within `max_body_bytes` (a longer body is refused, not
 //! cut). A page's requests are answered one at a time, so a render holds one request to its
 //! host at a time, as the page's fetch slot does.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use shared::CanonicalUrl;
 use shared::config::{CrawlerConfig, Resource, ResourceSet};
@@ -140,10 +144,12 @@ impl Network {
         if let Some(rules) = origins.get(origin) {
             return rules.clone();
         }
-        let first = Spacing {
-            origin_gap: self.politeness.delay_for(origin, None),
-            address: None,
+        let address = self.address_of(fetcher, origin).await;
+        let gap = |origin_gap: Duration| Spacing {
+            origin_gap,
+            address: address.map(|(ip, delay)| (ip, delay.min(origin_gap))),
         };
+        let first = gap(self.politeness.delay_for(origin, None));
         let robots = match fetch_robots(fetcher, origin, &first).await {
             RobotsResult::Answer(record) => RobotsPolicy::from_fetch(&record.fetch, &self.agent),
             RobotsResult::Unavailable { .. } | RobotsResult::Refused(_) => {
@@ -151,10 +157,7 @@ impl Network {
             }
         };
         let rules = OriginRules {
-            spacing: Spacing {
-                origin_gap: self.politeness.delay_for(origin, robots.crawl_delay()),
-                address: None,
-            },
+            spacing: gap(self.politeness.delay_for(origin, robots.crawl_delay())),
             robots: Arc::new(robots),
         };
         if origins.len() >= MAX_ORIGINS {
@@ -162,6 +165,19 @@ impl Network {
         }
         origins.insert(origin.to_string(), rules.clone());
         rules
+    }
+}
+
+impl Network {
+    /// The address `origin` is reached at and its gap, when per-address limits apply: a
+    /// subresource on another origin waits for that address's gap as a page there would (a
+    /// host its pages share an address with is not asked faster through a render). `None`
+    /// also when the name does not resolve: the fetch then fails as it would.
+    async fn address_of(&self, fetcher: &Fetcher, origin: &str) -> Option<(IpAddr, Duration)> {
+        let limits = self.politeness.ip_limits()?;
+        let host = url::Url::parse(origin).ok()?.host_str()?.to_string();
+        let ip = *fetcher.dns().lookup(&host).await.ok()?.first()?;
+        Some((ip, limits.delay))
     }
 }
 
