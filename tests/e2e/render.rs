@@ -14,9 +14,10 @@ use shared::record::RenderOutcome;
 use testweb::{
     COPIES_NEAR_PAIR, COPIES_OTHER, ROUTER_BROKEN, ROUTER_CROSS_ORIGIN, ROUTER_HOME, ROUTER_HUGE,
     ROUTER_HUGE_BYTES, ROUTER_MANY, ROUTER_MANY_LINKS, ROUTER_NOT_FOUND_WORD, ROUTER_ROUTES,
-    ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, SCRIPTS_AFTER_ENDLESS,
-    SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX, SCRIPTS_ENDLESS,
-    SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK, SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
+    ROUTER_SHELL_WORD, ROUTER_UNKNOWN, ROUTER_VARIANT, ROUTER_WANDER, ROUTER_WANDER_TO,
+    SCRIPTS_AFTER_ENDLESS, SCRIPTS_BLOCKED_BY_DEFAULT, SCRIPTS_BUILT, SCRIPTS_DISALLOWED_PREFIX,
+    SCRIPTS_ENDLESS, SCRIPTS_FORBIDDEN_WORDS, SCRIPTS_LOOP, SCRIPTS_TICK,
+    SCRIPTS_WORDS_AFTER_RENDER, TestWeb,
 };
 
 use crate::support::{Rig, stored_urls, write_config_file};
@@ -433,7 +434,7 @@ async fn a_router_app_crawled_without_rendering_is_one_document() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_route_of_megabytes_of_text_and_one_of_100000_links_are_bounded() {
+async fn a_route_of_megabytes_of_text_one_of_100000_links_and_one_rewriting_location_are_bounded() {
     let host = "router.test";
     let mut rig = Rig::start().await;
     rig.config.render = "always".into();
@@ -446,7 +447,9 @@ async fn a_route_of_megabytes_of_text_and_one_of_100000_links_are_bounded() {
         rig.web.url(host, ROUTER_HUGE),
         rig.web.url(host, ROUTER_MANY),
     );
-    rig.crawl(&[huge.clone(), many.clone()]).await;
+    let wander = rig.web.url(host, ROUTER_WANDER);
+    rig.crawl(&[huge.clone(), many.clone(), wander.clone()])
+        .await;
     let store = rig.store();
 
     // The document after scripts is kept up to the body limit, in characters.
@@ -465,7 +468,20 @@ async fn a_route_of_megabytes_of_text_and_one_of_100000_links_are_bounded() {
     // depth limit.
     let links = store.outlinks(&many).expect("readable").expect("outlinks");
     assert_eq!(links.0.len(), 50_000, "of {ROUTER_MANY_LINKS} written");
-    assert_eq!(stored_urls(rig.data()).len(), 2);
+    assert_eq!(stored_urls(rig.data()).len(), 3);
+    // A script that rewrites `location` without end: the page is rendered where it is, and
+    // no navigation reaches the site.
+    let render = store
+        .rendered(&wander)
+        .expect("readable")
+        .expect("a render");
+    assert_eq!(render.outcome, RenderOutcome::Rendered);
+    let asked = rig.web.requests_to(host);
+    assert!(
+        asked.under(ROUTER_WANDER_TO).is_empty(),
+        "{:?}",
+        asked.targets()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,6 +12,7 @@
 //! | any path ending in `.html` | the shell (the query does not matter, as on a real app server) |
 //! | `/app.js` | the router: the routes of [`ROUTER_ROUTES`], and for any other path a "nothing here" page ([`ROUTER_NOT_FOUND_WORD`]) |
 //! | [`ROUTER_HUGE`], [`ROUTER_MANY`] | routes whose script writes 8 MiB of text, or 100,000 links (no page links them) |
+//! | [`ROUTER_WANDER`] | a route whose script rewrites `location` every 10 ms without end (no page links it) |
 //! | `/broken/*.html` | a shell whose script throws before writing anything: every such route shows "Loading" (a failed render) |
 //! | anything else | 404 |
 //!
@@ -85,6 +86,11 @@ pub const ROUTER_HUGE_BYTES: usize = 8 << 20;
 pub const ROUTER_MANY: &str = "/many.html";
 /// Links the script of [`ROUTER_MANY`] writes.
 pub const ROUTER_MANY_LINKS: usize = 100_000;
+/// A route whose script sends the page to another address of the app every 10 ms, without
+/// end (`/wander-N.html`): a render must not follow it.
+pub const ROUTER_WANDER: &str = "/wander.html";
+/// The paths [`ROUTER_WANDER`] sends the page to start with this.
+pub const ROUTER_WANDER_TO: &str = "/wander-";
 /// What the script of [`ROUTER_HOME`] also fetches, on another origin of the same address
 /// (every test host is 127.0.0.1): `scripts.test`'s menu.
 pub const ROUTER_CROSS_ORIGIN: (&str, &str) = ("scripts.test", "/api/menu.json");
@@ -181,7 +187,11 @@ fn app_js() -> String {
            document.getElementById('app').innerHTML = list.join(' ');\n\
            return;\n\
          }}\n\
-         if (location.pathname === '{ROUTER_HOME}') {{\n\
+         if (location.pathname === '{ROUTER_WANDER}') {{\n\
+           var n = 0;\n\
+           setInterval(function () {{ n += 1; location.href = '{ROUTER_WANDER_TO}' + n + '.html'; }}, 10);\n\
+         }}\n\
+         if (location.pathname === {home_path}) {{\n\
            fetch('http://{cross_host}:' + location.port + '{cross_path}').catch(function () {{}});\n\
          }}\n\
          var route = routes[location.pathname] || {{ title: 'Nothing here', \
@@ -214,6 +224,7 @@ fn app_js() -> String {
         halves(ROUTER_NOT_FOUND_WORD),
         halves(ROUTER_HOME),
         huge = ROUTER_HUGE_BYTES / "lantern wick kettle ".len(),
+        home_path = halves(ROUTER_HOME),
         cross_host = ROUTER_CROSS_ORIGIN.0,
         cross_path = ROUTER_CROSS_ORIGIN.1,
     )
