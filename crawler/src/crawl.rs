@@ -598,10 +598,11 @@ impl Crawler {
                         None => store.content_owner(hash, near, url.as_str()),
                     },
                 )?;
-                // A variant, not rendered, is a copy of its original: it has the original's
-                // text, not its own static text (which a rendered page may show as its own).
-                if let Some(original) = variant_of.map(|url| store.page(url)).transpose()? {
-                    stored.record.content_hash = original.map_or(0, |page| page.content_hash);
+                // A variant, not rendered, is its original's copy by `duplicate_of`; its own
+                // static text hash says nothing of what it shows (a rendered page may show
+                // that text as its own), so it carries none.
+                if variant_of.is_some() {
+                    stored.record.content_hash = 0;
                 }
                 stored
             }

@@ -62,8 +62,8 @@ enum CopyBasis {
         /// The hash of its text before scripts.
         static_text_hash: u64,
     },
-    /// A variant of this stored page (same path and static text, another query): its copy,
-    /// not rendered.
+    /// A variant of this page, stored or being rendered (same path and static text, another
+    /// query): its copy, not rendered.
     VariantOf(String),
 }
 
@@ -148,8 +148,8 @@ impl Rendering {
     /// A variant of `original`, stored as its copy: not rendered.
     fn variant(original: String) -> Self {
         let reason = format!(
-            "its text is that of {original}, already stored under the same path: \
-             a copy (a variant by its query) is not rendered"
+            "its text is that of {original}, under the same path (stored, or being \
+             rendered): a copy (a variant by its query) is not rendered"
         );
         Self {
             record: RenderedPage {
