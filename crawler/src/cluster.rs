@@ -23,14 +23,11 @@ mod held;
 mod ip_gate;
 mod keys;
 mod lease;
-pub(crate) mod links;
+mod links;
 mod members;
 mod progress;
 mod settings;
 pub mod status;
 mod worker;
 
-pub(crate) use connection::Redis;
-pub(crate) use ip_gate::AddressGate;
-pub(crate) use links::{Delivery, EntryId};
 pub use worker::{WorkerOptions, WorkerSummary, run as run_worker};

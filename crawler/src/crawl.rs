@@ -42,7 +42,9 @@ mod rendering;
 mod robots;
 
 use job::{Outcome, PageResult, Parsed, perform};
-pub(crate) use partition::{PartitionRole, PartitionState};
+pub(crate) use partition::{
+    Delivery, EntryId, OutboxSink, PartitionRole, PartitionState, SendError,
+};
 use rendering::{RenderTools, Rendering};
 
 /// What to crawl and how.

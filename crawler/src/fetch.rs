@@ -7,6 +7,7 @@
 
 mod deadlines;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -14,10 +15,9 @@ use shared::config::CrawlerConfig;
 use shared::{CanonicalUrl, ContentKind, KindSet};
 use tokio::time::{Instant, timeout_at};
 
-use crate::cluster::AddressGate;
 use crate::kind::{Body, Kinds, ReadPlan};
+use crate::politeness::{SendGate, SharedTurns, Spacing};
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
-use crate::spacing::{SendGate, Spacing};
 
 pub(crate) use deadlines::{Cutoff, Deadlines, RateMeter};
 
@@ -136,8 +136,9 @@ pub(crate) struct Fetcher {
     kinds: Kinds,
     deadlines: Deadlines,
     gate: SendGate,
-    /// Across workers of a distributed crawl: every address's gap on Redis's clock.
-    address_gate: Option<AddressGate>,
+    /// Across workers of a distributed crawl: every address's turn booked where all of
+    /// them see it.
+    shared_turns: Option<Arc<dyn SharedTurns>>,
 }
 
 impl Fetcher {
@@ -176,13 +177,13 @@ impl Fetcher {
             kinds,
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
-            address_gate: None,
+            shared_turns: None,
         })
     }
 
-    /// The same client, keeping every address's gap also across workers through `gate`.
-    pub(crate) fn with_address_gate(mut self, gate: AddressGate) -> Self {
-        self.address_gate = Some(gate);
+    /// The same client, keeping every address's gap also across crawlers through `turns`.
+    pub(crate) fn with_shared_turns(mut self, turns: Arc<dyn SharedTurns>) -> Self {
+        self.shared_turns = Some(turns);
         self
     }
 
@@ -197,8 +198,8 @@ impl Fetcher {
     }
 
     /// Waits until `spacing` is kept since the last request sent to `origin` and to its
-    /// address by any clone of this fetcher (see [`crate::spacing`]). Call it right before
-    /// [`Fetcher::fetch`] of `url`. Each request let go is a debug event of the target
+    /// address by any clone of this fetcher (see [`crate::politeness::SendGate`]). Call it
+    /// right before [`Fetcher::fetch`] of `url`. Each request let go is a debug event of the target
     /// `crawler::sent`, with the wall-clock time in µs (`at_us`) and, across workers, the
     /// address's turn on Redis's clock (`turn_us`): the soak compares these send times with
     /// the arrivals its test web logs, the cluster test the turns of all its workers.
@@ -206,8 +207,8 @@ impl Fetcher {
         // Across workers, Redis books the address's turn first; then this worker's own gate
         // keeps the gaps between the requests it actually sends, whatever the delay of
         // Redis's answer.
-        let turn_us = match (&self.address_gate, spacing.address) {
-            (Some(gate), Some((address, gap))) => Some(gate.wait(address, gap).await),
+        let turn_us = match (&self.shared_turns, spacing.address) {
+            (Some(turns), Some((address, gap))) => Some(turns.book(address, gap).await),
             _ => None,
         };
         self.gate.wait_turn(origin, spacing).await;

@@ -18,9 +18,8 @@ use shared::{CanonicalUrl, StoreError};
 use tokio::time::Instant;
 
 use crate::breaker::{Breaker, Trip};
-use crate::politeness::Politeness;
+use crate::politeness::{AddressSlots, AddressTurn, Politeness, Spacing};
 use crate::robots::RobotsPolicy;
-use crate::spacing::Spacing;
 use crate::store::{PageStore, QueuedUrl};
 
 /// An answer this slow makes the host's gap grow.
@@ -72,17 +71,6 @@ enum Address {
     /// The lookup failed: its requests fail the same way, with the robots.txt and retry
     /// rules of any failure; no per-address limit applies.
     Unresolved,
-}
-
-/// Requests to one IP address, from every origin on it.
-#[derive(Debug)]
-struct IpGate {
-    in_flight: usize,
-    /// When a request to the address last started or ended. An origin may send the next one
-    /// its gap later: the address's delay, or the origin's own when that is shorter.
-    last_event: Option<Instant>,
-    /// Origins that found the address full, woken when a request to it ends.
-    waiting: Vec<String>,
 }
 
 /// One unit of work for a fetch task.
@@ -158,7 +146,7 @@ pub struct Frontier {
     hosts: HashMap<String, HostQueue>,
     ready: BinaryHeap<Reverse<(Instant, String)>>,
     politeness: Politeness,
-    ips: HashMap<IpAddr, IpGate>,
+    addresses: AddressSlots,
     /// Origins with work at the last count, and when to count again.
     hosts_with_work: usize,
     recount_at: Option<Instant>,
@@ -172,14 +160,15 @@ pub struct Frontier {
 impl Frontier {
     /// An empty frontier.
     pub fn new(politeness: Politeness) -> Self {
+        let started = Instant::now();
         Self {
             hosts: HashMap::new(),
             ready: BinaryHeap::new(),
             politeness,
-            ips: HashMap::new(),
+            addresses: AddressSlots::new(started),
             hosts_with_work: 0,
             recount_at: None,
-            started: Instant::now(),
+            started,
         }
     }
 
@@ -361,24 +350,22 @@ impl Frontier {
                 Address::Resolving => continue, // rescheduled when resolved
                 Address::Known(ip) => {
                     if let Some(limits) = ip_limits {
-                        let started = self.started;
-                        let gate = self.ips.entry(ip).or_insert_with(|| IpGate {
-                            in_flight: 0,
-                            // The run's start, as for origins (see `Frontier::started`).
-                            last_event: Some(started),
-                            waiting: Vec::new(),
-                        });
-                        if gate.in_flight >= limits.concurrency.max(host.concurrency) {
-                            gate.waiting.push(origin);
-                            continue; // woken when a request to the address ends
-                        }
-                        let gap = limits.delay.min(host.delay);
-                        if let Some(at) = gate.last_event.map(|last| last + gap)
-                            && at > now
-                        {
-                            host.scheduled = true;
-                            self.ready.push(Reverse((at, origin)));
-                            continue;
+                        match self.addresses.turn(
+                            ip,
+                            limits,
+                            &origin,
+                            host.concurrency,
+                            host.delay,
+                            now,
+                        ) {
+                            AddressTurn::Go => {}
+                            // Woken when a request to the address ends.
+                            AddressTurn::Full => continue,
+                            AddressTurn::NotBefore(at) => {
+                                host.scheduled = true;
+                                self.ready.push(Reverse((at, origin)));
+                                continue;
+                            }
                         }
                     }
                 }
@@ -454,7 +441,7 @@ impl Frontier {
 
     /// A request to `origin` is handed out: its address (if limited) has one more in flight
     /// and the address's gap starts again. Returns the gaps its fetch task keeps again when
-    /// it sends the request (see [`crate::spacing`]).
+    /// it sends the request (see [`crate::politeness::SendGate`]).
     fn take_ip_slot(&mut self, origin: &str, now: Instant) -> Spacing {
         let Some(host) = self.hosts.get(origin) else {
             return Spacing {
@@ -465,10 +452,8 @@ impl Frontier {
         let mut address = None;
         if let Address::Known(ip) = host.address
             && let Some(limits) = self.politeness.ip_limits()
-            && let Some(gate) = self.ips.get_mut(&ip)
+            && self.addresses.take(ip, now)
         {
-            gate.in_flight += 1;
-            gate.last_event = Some(now);
             address = Some((ip, limits.delay.min(host.delay)));
         }
         Spacing {
@@ -483,12 +468,7 @@ impl Frontier {
         let Some(Address::Known(ip)) = self.hosts.get(origin).map(|h| h.address) else {
             return;
         };
-        let Some(gate) = self.ips.get_mut(&ip) else {
-            return;
-        };
-        gate.in_flight = gate.in_flight.saturating_sub(1);
-        gate.last_event = Some(now);
-        for waiting in std::mem::take(&mut gate.waiting) {
+        for waiting in self.addresses.release(ip, now) {
             self.schedule(&waiting, now);
         }
     }

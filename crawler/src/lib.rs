@@ -16,8 +16,10 @@
 //!   `crawler crawl` at a terminal (`progress/bar.rs`).
 //! - `page`: what a fetch becomes in the store, and which URLs it queues.
 //! - `frontier`: per-origin queues and the ready heap that enforces politeness.
-//! - `politeness`: delays and concurrency per origin; `spacing`: the same gaps kept again at
-//!   the moment each request is sent.
+//! - `politeness`: delays and concurrency per origin and per address (`settings.rs`), the
+//!   frontier's requests per address (`address_slots.rs`), the same gaps kept again at the
+//!   moment each request is sent (`send_gate.rs`), turns booked across workers
+//!   (`shared_turns.rs`).
 //! - `robots`: robots.txt parsing and matching (`robots/line.rs`, `robots/pattern.rs`),
 //!   fetching it and its cache (`robots/fetch.rs`), the decision table (`robots/cases.rs`).
 //! - `fetch`: the HTTP client, conditional requests, bounded bodies, deadlines.
@@ -96,7 +98,6 @@ mod retry;
 mod revisit;
 mod robots;
 mod scope;
-mod spacing;
 mod store;
 mod traps;
 

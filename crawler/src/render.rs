@@ -36,6 +36,7 @@ use std::time::Duration;
 
 use shared::CanonicalUrl;
 use shared::config::{CrawlerConfig, RenderMode, RenderSettings};
+use shared::store::AutoVerdict;
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tracing::{info, warn};
@@ -46,7 +47,7 @@ use network::Network;
 use page::{PageSource, Tab};
 use retirement::{BoundWatch, Retirement};
 
-pub(crate) use auto::{AutoVerdict, Gain};
+pub(crate) use auto::Gain;
 pub(crate) use network::{OriginRules, SentRequest};
 
 /// After a browser fails to start, renders wait this long before it is tried again (pages

@@ -70,6 +70,34 @@ pub const HALTED_PREFIX: &[u8] = b"halted\0";
 /// where a later run starts.
 pub const AUTO_RENDER_PREFIX: &[u8] = b"render_auto\0";
 
+/// `render = "auto"`'s verdict on a host, as the store keeps it under [`AUTO_RENDER_PREFIX`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoVerdict {
+    /// Its pages are rendered.
+    Render,
+    /// Its pages are not rendered, but for re-checks.
+    Skip,
+}
+
+impl AutoVerdict {
+    /// Its name in the store.
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoVerdict::Render => "render",
+            AutoVerdict::Skip => "skip",
+        }
+    }
+
+    /// The verdict named `name`, if one is.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "render" => Some(AutoVerdict::Render),
+            "skip" => Some(AutoVerdict::Skip),
+            _ => None,
+        }
+    }
+}
+
 /// `meta` key of the next outbox sequence number (u64 BE).
 pub const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
 /// `meta` key prefix, then a source partition (u32 BE): the highest outbox sequence number of

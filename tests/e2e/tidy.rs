@@ -1,7 +1,8 @@
 //! The layout's rules, checked on the source as rust-analyzer's tidy tests check theirs: no
-//! source file over [`MAX_LINES`] lines of code that is not a test, and no two files of a
+//! source file over [`MAX_LINES`] lines of code that is not a test; no two files of a
 //! crate that use each other, directly or round a circle (a file's own submodules and
-//! ancestors aside: a module and its rooms are one unit); and serving never writes because
+//! ancestors aside: a module and its rooms are one unit); no two top-level modules of a
+//! crate that do, counting every file under each (code, not comments); and serving never writes because
 //! it cannot: the crates searchd serves through depend on neither writer, and only searchd's
 //! demo names them. Each failure names the file.
 
@@ -151,34 +152,37 @@ fn is_prefix(a: &[String], b: &[String]) -> bool {
     a.len() <= b.len() && a == &b[..a.len()]
 }
 
-/// The cycles among the files of the crate rooted at `root`, each as its files in order.
-fn file_cycles(root: &Path) -> Vec<Vec<PathBuf>> {
-    let modules = modules(root);
+/// Which module uses which, by module path: every path a module's code names, cut to the
+/// deepest module that exists, a module's own ancestors and descendants left out (a module
+/// and its rooms are one unit).
+fn module_edges(modules: &[Module]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let known: BTreeSet<Vec<String>> = modules.iter().map(|m| m.path.clone()).collect();
     let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
-    for module in &modules {
+    for module in modules {
         for mut target in referenced_paths(&module.path, &module.code) {
             while !known.contains(&target) {
                 target.pop();
             }
-            // A module and its own rooms (ancestors, descendants) are one unit.
             if is_prefix(&target, &module.path) || is_prefix(&module.path, &target) {
                 continue;
             }
             edges.entry(module.path.clone()).or_default().insert(target);
         }
     }
-    let file_of: BTreeMap<&Vec<String>, &PathBuf> =
-        modules.iter().map(|m| (&m.path, &m.file)).collect();
-    let mut cycles = Vec::new();
+    edges
+}
+
+/// Every cycle of `edges`, each as its nodes in order, found once (from its least node).
+fn cycles<T: Ord + Clone>(edges: &BTreeMap<T, BTreeSet<T>>) -> Vec<Vec<T>> {
+    let mut found = Vec::new();
     for start in edges.keys() {
-        // A path back to `start` through modules greater than it: each cycle found once.
+        // A path back to `start` through nodes greater than it.
         let mut stack = vec![(start.clone(), vec![start.clone()])];
         let mut seen = BTreeSet::new();
         while let Some((at, trail)) = stack.pop() {
             for next in edges.get(&at).into_iter().flatten() {
                 if next == start {
-                    cycles.push(trail.iter().map(|p| file_of[p].clone()).collect());
+                    found.push(trail.clone());
                 } else if next > start && seen.insert(next.clone()) {
                     let mut longer = trail.clone();
                     longer.push(next.clone());
@@ -187,7 +191,36 @@ fn file_cycles(root: &Path) -> Vec<Vec<PathBuf>> {
             }
         }
     }
-    cycles
+    found
+}
+
+/// The cycles among the files of the crate rooted at `root`, each as its files in order.
+fn file_cycles(root: &Path) -> Vec<Vec<PathBuf>> {
+    let modules = modules(root);
+    let file_of: BTreeMap<&Vec<String>, &PathBuf> =
+        modules.iter().map(|m| (&m.path, &m.file)).collect();
+    cycles(&module_edges(&modules))
+        .into_iter()
+        .map(|cycle| cycle.iter().map(|path| file_of[path].clone()).collect())
+        .collect()
+}
+
+/// The cycles among the top-level modules of the crate rooted at `root` (a module's files
+/// taken together), each as its modules in order: `crawl -> cluster -> crawl` when a file
+/// under `crawl` uses one under `cluster` and another under `cluster` uses one under `crawl`.
+fn top_level_cycles(root: &Path) -> Vec<Vec<String>> {
+    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in module_edges(&modules(root)) {
+        let Some(from) = from.first() else { continue };
+        for target in targets {
+            if let Some(to) = target.first()
+                && to != from
+            {
+                top.entry(from.clone()).or_default().insert(to.clone());
+            }
+        }
+    }
+    cycles(&top)
 }
 
 fn crate_root(name: &str) -> PathBuf {
@@ -220,6 +253,23 @@ fn no_two_files_use_each_other() {
     assert!(
         cycles.is_empty(),
         "files that use each other (move what both need to a file of its own): {cycles:#?}"
+    );
+}
+
+#[test]
+fn no_two_top_level_modules_use_each_other() {
+    // One direction through each crate: a module's files may use each other's through its
+    // own folder, but two top-level modules never reach each other (invert the dependency:
+    // the lower module defines a trait, the higher one implements it).
+    let mut found = Vec::new();
+    for name in CRATES {
+        for cycle in top_level_cycles(&crate_root(name)) {
+            found.push(format!("{name}: {}", cycle.join(" -> ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "top-level modules that use each other: {found:#?}"
     );
 }
 
@@ -259,6 +309,41 @@ fn the_checks_fail_on_a_cycle_and_skip_tests() {
         .map(String::from)
         .collect();
     assert_eq!(paths, expected, "the test module is not code");
+}
+
+#[test]
+fn the_module_check_fails_on_a_cycle_through_inner_files_and_skips_comments() {
+    // A planted cycle between two top-level modules through files deep inside each (as
+    // crawl/partition.rs and cluster/held.rs once were), and a doc comment naming a third
+    // module, which is no use of it.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let src = dir.path().join("src");
+    for folder in ["crawl", "cluster", "fetch"] {
+        std::fs::create_dir_all(src.join(folder)).expect("src");
+    }
+    let write = |file: &str, text: &str| std::fs::write(src.join(file), text).expect("write");
+    write("lib.rs", "mod cluster;\nmod crawl;\nmod fetch;\n");
+    write("crawl.rs", "mod partition;\n");
+    write(
+        "crawl/partition.rs",
+        "use crate::cluster::{Delivery, links};\n",
+    );
+    write("cluster.rs", "mod held;\n");
+    write("cluster/held.rs", "use crate::crawl::PartitionRole;\n");
+    write(
+        "fetch.rs",
+        "//! Booked by [`crate::cluster::AddressGate`].\nuse crate::crawl::Job;\n",
+    );
+    let root = src.join("lib.rs");
+    assert!(file_cycles(&root).is_empty(), "no two files use each other");
+    assert_eq!(
+        top_level_cycles(&root),
+        vec![vec!["cluster".to_string(), "crawl".to_string()]],
+        "one cycle, cluster <-> crawl; fetch's comment names cluster without using it"
+    );
+    // Inverted (the crawl names only its own trait), the check passes.
+    write("crawl/partition.rs", "pub(crate) trait OutboxSink {}\n");
+    assert!(top_level_cycles(&root).is_empty());
 }
 
 /// The packages a manifest's `[dependencies]` names (not its dev- or build-dependencies).

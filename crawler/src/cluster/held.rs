@@ -12,8 +12,7 @@ use tokio::task::JoinHandle;
 
 use super::connection::Redis;
 use super::lease::Lease;
-use super::links::Delivery;
-use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, PartitionRole, PartitionState};
+use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, Delivery, PartitionRole, PartitionState};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::store::PageStore;
@@ -70,7 +69,7 @@ impl Held {
         let (let_go, let_go_rx) = watch::channel(false);
         let role = PartitionRole::new(
             p,
-            shared.redis.clone(),
+            Arc::new(shared.redis.clone()),
             inbox_rx,
             shared.slots.clone(),
             state_tx,

@@ -1,7 +1,7 @@
 //! Per-address gaps across workers, on Redis's clock.
 //!
 //! Hosts on one IP address may sit in different partitions, owned by different workers; each
-//! worker's own [`SendGate`](crate::spacing) keeps the gap only between its own requests. So
+//! worker's own [`SendGate`](crate::politeness::SendGate) keeps the gap only between its own requests. So
 //! before a request to an address goes, a Lua script reads Redis's clock (`TIME`, never a
 //! worker's) and the address's next allowed moment: if it has passed, it sets the next one a
 //! gap later and lets the request go; otherwise it says how long to wait. With Redis away no
@@ -12,11 +12,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use redis::Script;
 use tracing::{info, warn};
 
 use super::connection::Redis;
 use super::keys;
+use crate::politeness::SharedTurns;
 
 /// Answers `{0, now}` and books the next gap, or `{the microseconds left to wait, now}`
 /// (Redis's clock, to the microsecond since the Unix epoch).
@@ -57,7 +59,7 @@ impl AddressGate {
     /// Returns the turn's moment on Redis's clock (µs since the Unix epoch): the turns of
     /// every worker to one address are at least their gap apart on that one clock, whenever
     /// each worker gets Redis's answer.
-    pub(crate) async fn wait(&self, address: IpAddr, gap: Duration) -> u64 {
+    async fn wait(&self, address: IpAddr, gap: Duration) -> u64 {
         let gap_us = gap.as_micros() as u64;
         loop {
             let mut call = self.turn.prepare_invoke();
@@ -81,5 +83,11 @@ impl AddressGate {
                 }
             }
         }
+    }
+}
+
+impl SharedTurns for AddressGate {
+    fn book(&self, address: IpAddr, gap: Duration) -> BoxFuture<'_, u64> {
+        Box::pin(self.wait(address, gap))
     }
 }

@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamInfoGroupsReply, StreamReadReply};
 use redis::{RedisResult, Value};
 use shared::partition::PartitionId;
@@ -22,53 +23,13 @@ use tracing::{debug, warn};
 
 use super::connection::Redis;
 use super::keys;
+use crate::crawl::{Delivery, EntryId, OutboxSink, SendError};
 use crate::store::ArrivedLink;
 
 /// Entries read at once per stream.
 const READ_COUNT: usize = 256;
 /// How long one blocking read waits for new entries.
 const BLOCK: Duration = Duration::from_millis(500);
-
-/// A stream entry's ID, ordered as Redis orders them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct EntryId {
-    ms: u64,
-    seq: u64,
-}
-
-impl EntryId {
-    fn parse(id: &str) -> Option<Self> {
-        let (ms, seq) = id.split_once('-')?;
-        Some(Self {
-            ms: ms.parse().ok()?,
-            seq: seq.parse().ok()?,
-        })
-    }
-
-    /// The ID just after this one.
-    fn next(self) -> Self {
-        Self {
-            ms: self.ms,
-            seq: self.seq.saturating_add(1),
-        }
-    }
-}
-
-impl std::fmt::Display for EntryId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}-{}", self.ms, self.seq)
-    }
-}
-
-/// Links that arrived for one partition, to be applied in one store batch. `through` is
-/// the stream ID read up to: after applying, the partition has applied its stream that far.
-#[derive(Debug)]
-pub(crate) struct Delivery {
-    pub(crate) links: Vec<ArrivedLink>,
-    pub(crate) through: EntryId,
-    /// Told once the links are in the store.
-    pub(crate) applied: Option<oneshot::Sender<()>>,
-}
 
 /// Sends links from `source`'s outbox to their partitions' streams: one `XADD` per target.
 pub(crate) async fn send(
@@ -88,6 +49,18 @@ pub(crate) async fn send(
             .push((seq, link.entry));
     }
     send_parcels(redis, parcels).await
+}
+
+/// A partition's outbox goes to the other partitions' streams.
+impl OutboxSink for Redis {
+    fn send(
+        &self,
+        source: PartitionId,
+        links: Vec<(u64, OutboxLink)>,
+    ) -> BoxFuture<'static, Result<(), SendError>> {
+        let redis = self.clone();
+        Box::pin(async move { send(&redis, source, links).await.map_err(SendError::from) })
+    }
 }
 
 /// Sends parcels to their partitions' streams.

@@ -14,7 +14,7 @@ use shared::partition::{PartitionId, Partitions};
 
 use super::connection::Redis;
 use super::keys;
-use super::links::EntryId;
+use crate::crawl::EntryId;
 
 const DONE: &str = r"
 local partitions = tonumber(ARGV[1])

@@ -106,7 +106,8 @@ pub async fn run(
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
     // One browser serves all the worker's partitions.
     let renderer = Renderer::new(&config).map_err(|e| Error::Render(e.to_string()))?;
-    let fetcher = Fetcher::new(&config, kinds)?.with_address_gate(AddressGate::new(redis.clone()));
+    let fetcher =
+        Fetcher::new(&config, kinds)?.with_shared_turns(Arc::new(AddressGate::new(redis.clone())));
     let shared = Shared {
         data: options.crawl.data.clone(),
         partitions: settings.partitions,

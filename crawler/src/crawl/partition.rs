@@ -2,25 +2,88 @@
 //! (`crawler worker`) takes the links other partitions send, sends its outbox, shares the
 //! worker's fetch slots with the worker's other partitions, and tells the worker its state.
 //! A single-machine crawl has no role and none of this.
+//!
+//! The crawl owns this interface and the cluster fills it: the inbox of [`Delivery`]s (the
+//! worker's stream reader sends them), the [`OutboxSink`] (Redis streams, in
+//! `cluster/links.rs`), the worker's fetch slots and the [`PartitionState`] it reads.
 
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use shared::partition::PartitionId;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use shared::record::OutboxLink;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Duration, Instant};
 use tracing::warn;
 
 use super::CrawlProgress;
-use crate::cluster::{Delivery, EntryId, Redis, links};
 use crate::error::Error;
 use crate::frontier::Frontier;
-use crate::store::PageStore;
+use crate::store::{ArrivedLink, PageStore};
 
 /// Outbox links sent in one go.
 const SEND_BATCH: usize = 1024;
 /// How long a failed send waits before the next try.
 const SEND_RETRY: Duration = Duration::from_millis(500);
+
+/// Where a partition's inbox stands: the ID of an entry of its links stream (milliseconds and
+/// a sequence, as Redis writes them), ordered as the stream orders them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct EntryId {
+    ms: u64,
+    seq: u64,
+}
+
+impl EntryId {
+    /// Reads `MS-SEQ`.
+    pub(crate) fn parse(id: &str) -> Option<Self> {
+        let (ms, seq) = id.split_once('-')?;
+        Some(Self {
+            ms: ms.parse().ok()?,
+            seq: seq.parse().ok()?,
+        })
+    }
+
+    /// The ID just after this one.
+    pub(crate) fn next(self) -> Self {
+        Self {
+            ms: self.ms,
+            seq: self.seq.saturating_add(1),
+        }
+    }
+}
+
+impl std::fmt::Display for EntryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.ms, self.seq)
+    }
+}
+
+/// Links that arrived for one partition, to be applied in one store batch. `through` is
+/// the inbox position read up to: after applying, the partition has applied its stream that
+/// far.
+#[derive(Debug)]
+pub(crate) struct Delivery {
+    pub(crate) links: Vec<ArrivedLink>,
+    pub(crate) through: EntryId,
+    /// Told once the links are in the store.
+    pub(crate) applied: Option<oneshot::Sender<()>>,
+}
+
+/// Why links were not sent: they stay in the outbox and are sent again.
+pub(crate) type SendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Where a partition's outbox goes: the inboxes of the partitions its links belong to.
+pub(crate) trait OutboxSink: Send + Sync {
+    /// Sends `links` (outbox sequence numbers and links) from `source`; done when the
+    /// other side holds them, so the outbox may let them go.
+    fn send(
+        &self,
+        source: PartitionId,
+        links: Vec<(u64, OutboxLink)>,
+    ) -> BoxFuture<'static, Result<(), SendError>>;
+}
 
 /// What a partition's crawl tells its worker, replaced at every turn of the loop.
 #[derive(Clone, Debug, Default)]
@@ -41,7 +104,8 @@ pub(crate) struct PartitionState {
 /// A crawl's role as one partition of a distributed crawl.
 pub(crate) struct PartitionRole {
     pub(crate) partition: PartitionId,
-    pub(crate) redis: Redis,
+    /// Where the outbox goes.
+    outbox: Arc<dyn OutboxSink>,
     /// Links that arrived, from the worker's stream reader.
     pub(crate) inbox: mpsc::Receiver<Delivery>,
     /// The worker's fetch slots, shared by its partitions.
@@ -50,7 +114,7 @@ pub(crate) struct PartitionRole {
     /// Turns true when the worker lets the partition go; `None` once seen.
     let_go: Option<watch::Receiver<bool>>,
     /// The send under way: the last sequence number and the count it sends.
-    sending: Option<(u64, u64, JoinHandle<redis::RedisResult<()>>)>,
+    sending: Option<Sending>,
     /// After a failed send: not before this.
     send_after: Option<Instant>,
     /// A slot the loop waited for and got, kept for its next fetch.
@@ -58,10 +122,19 @@ pub(crate) struct PartitionRole {
     applied_through: Option<EntryId>,
 }
 
+/// An outbox send under way.
+struct Sending {
+    /// The last outbox sequence number it sends.
+    last: u64,
+    /// How many links it sends.
+    count: u64,
+    task: JoinHandle<Result<(), SendError>>,
+}
+
 /// What woke the loop for the role.
 pub(crate) enum RoleEvent {
     Delivered(Delivery),
-    Sent(redis::RedisResult<()>),
+    Sent(Result<(), SendError>),
     /// A fetch slot came free (the loop was waiting for one): kept for the next fetch.
     Slot(OwnedSemaphorePermit),
     /// A pause after a failed send ended.
@@ -72,7 +145,7 @@ pub(crate) enum RoleEvent {
 impl PartitionRole {
     pub(crate) fn new(
         partition: PartitionId,
-        redis: Redis,
+        outbox: Arc<dyn OutboxSink>,
         inbox: mpsc::Receiver<Delivery>,
         slots: Arc<Semaphore>,
         state: watch::Sender<PartitionState>,
@@ -80,7 +153,7 @@ impl PartitionRole {
     ) -> Self {
         Self {
             partition,
-            redis,
+            outbox,
             inbox,
             slots,
             state,
@@ -113,10 +186,8 @@ impl PartitionRole {
             return Ok(());
         };
         let count = batch.len() as u64;
-        let redis = self.redis.clone();
-        let source = self.partition;
-        let task = tokio::spawn(async move { links::send(&redis, source, batch).await });
-        self.sending = Some((last, count, task));
+        let task = tokio::spawn(self.outbox.send(self.partition, batch));
+        self.sending = Some(Sending { last, count, task });
         Ok(())
     }
 
@@ -128,10 +199,10 @@ impl PartitionRole {
             Some(delivery) = self.inbox.recv() => RoleEvent::Delivered(delivery),
             sent = async {
                 match self.sending.as_mut() {
-                    Some((_, _, task)) => task.await,
+                    Some(sending) => (&mut sending.task).await,
                     None => std::future::pending().await,
                 }
-            } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(redis::RedisError::from(std::io::Error::other(e))))),
+            } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(SendError::from(e)))),
             Ok(slot) = self.slots.clone().acquire_owned(), if slot_wanted => RoleEvent::Slot(slot),
             () = async {
                 match self.let_go.as_mut() {
@@ -177,7 +248,7 @@ impl PartitionRole {
                 }
             }
             RoleEvent::Sent(result) => {
-                let Some((last, count, _)) = self.sending.take() else {
+                let Some(Sending { last, count, .. }) = self.sending.take() else {
                     return Ok(false);
                 };
                 match result {

@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use shared::store::AutoVerdict;
 use tracing::info;
 
 /// Pages of a host rendered before it is decided.
@@ -47,34 +48,6 @@ impl Gain {
         let text = self.rendered_text.saturating_sub(self.static_text);
         (links >= 3 && links * 10 >= self.static_links)
             || (text >= 200 && text * 5 >= self.static_text)
-    }
-}
-
-/// A decided host's verdict, as the store keeps it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AutoVerdict {
-    /// Its pages are rendered.
-    Render,
-    /// Its pages are not rendered, but for re-checks.
-    Skip,
-}
-
-impl AutoVerdict {
-    /// Its name in the store.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            AutoVerdict::Render => "render",
-            AutoVerdict::Skip => "skip",
-        }
-    }
-
-    /// The verdict named `name`, if one is.
-    pub(crate) fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "render" => Some(AutoVerdict::Render),
-            "skip" => Some(AutoVerdict::Skip),
-            _ => None,
-        }
     }
 }
 

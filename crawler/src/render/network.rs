@@ -31,9 +31,9 @@ use super::cache::SubresourceCache;
 pub(crate) use super::reply::Reply;
 use crate::fetch::{BodyKind, Fetcher};
 use crate::politeness::Politeness;
+use crate::politeness::Spacing;
 use crate::robots::RobotsPolicy;
 use crate::robots::fetch::{RobotsResult, fetch_robots};
-use crate::spacing::Spacing;
 
 /// Origins whose rules are kept at most; past it the map starts again.
 const MAX_ORIGINS: usize = 4096;

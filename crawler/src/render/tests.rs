@@ -10,8 +10,8 @@ use tokio::net::TcpListener;
 
 use super::*;
 use crate::kind::Kinds;
+use crate::politeness::Spacing;
 use crate::robots::RobotsPolicy;
-use crate::spacing::Spacing;
 
 /// Paths asked for, in order.
 type Log = Arc<Mutex<Vec<String>>>;

@@ -12,8 +12,8 @@ use shared::{CanonicalUrl, now_ms};
 
 use super::MAX_ROBOTS_BYTES;
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
+use crate::politeness::Spacing;
 use crate::retry::retry_after;
-use crate::spacing::Spacing;
 
 /// How a robots.txt fetch ended.
 pub(crate) enum RobotsResult {

@@ -5,10 +5,9 @@
 use rocksdb::WriteBatch;
 use shared::StoreError;
 use shared::record::{Record, RobotsRecord};
-use shared::store::{AUTO_RENDER_PREFIX, Cf, HALTED_PREFIX, meta_key};
+use shared::store::{AUTO_RENDER_PREFIX, AutoVerdict, Cf, HALTED_PREFIX, meta_key};
 
 use super::PageStore;
-use crate::render::AutoVerdict;
 
 impl PageStore {
     /// Marks an origin halted by its circuit breaker, with why: later runs leave it alone

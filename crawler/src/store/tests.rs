@@ -533,7 +533,7 @@ fn a_kinds_records_join_the_page_write_and_leave_when_the_url_changes_kind() {
 
 #[test]
 fn auto_render_verdicts_are_kept_for_later_runs_and_the_last_one_stands() {
-    use crate::render::AutoVerdict;
+    use shared::store::AutoVerdict;
     let dir = tempfile::tempdir().unwrap();
     {
         let store = PageStore::open(dir.path()).unwrap();
