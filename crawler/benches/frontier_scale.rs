@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use crawler::{Frontier, Job, PageStore, Politeness, RobotsPolicy, RobotsState};
+use crawler::{Frontier, Job, PageStore, Politeness, RobotsState};
 use shared::CanonicalUrl;
 use shared::config::RawCrawlerConfig;
 use shared::record::FrontierEntry;
@@ -73,7 +73,7 @@ fn main() -> Result<()> {
     );
 
     let timer = std::time::Instant::now();
-    let allow_all = Arc::new(RobotsPolicy::from_body(b"", "siftbot"));
+    let allow_all = Arc::new(crawler::robots_policy_of_body(b"", "siftbot"));
     let mut handed_out = vec![false; usize::try_from(urls)?];
     let mut last_request: HashMap<String, Instant> = HashMap::with_capacity(hosts as usize);
     let (mut duplicates, mut too_soon) = (0u64, 0u64);

@@ -12,7 +12,6 @@ use shared::config::{BadValue, ConfigError, RawConfig};
 use shared::{CanonicalUrl, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
-use crate::robots::RobotsPolicy;
 
 /// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
 /// that survives `kill -9`.
@@ -426,7 +425,7 @@ fn robots_check(agent: &str, robots: &Path, urls: &[String]) -> Result<()> {
     }
     let body =
         std::fs::read(robots).with_context(|| format!("cannot read {}", robots.display()))?;
-    let policy = RobotsPolicy::from_body(&body, agent);
+    let policy = crate::robots_fetch::policy_of_body(&body, agent);
     let mut out = shared::report_out::stdout();
     let mut unchecked = 0;
     for url in urls {

@@ -29,17 +29,17 @@ use crate::politeness::Politeness;
 use crate::render::Renderer;
 use crate::retry::{RetryPolicy, Verdict, is_failure};
 use crate::revisit::{RevisitPolicy, Visit};
-use crate::robots::RobotsPolicy;
-use crate::robots::fetch::RobotsResult;
+use crate::robots_fetch::RobotsResult;
 use crate::scope::Scope;
 use crate::sitemap::SitemapIntake;
 use crate::store::{PageCommit, PageStore};
 use crate::traps::{TrapRule, TrapRules};
+use robots::RobotsPolicy;
 
 mod job;
 mod partition;
 mod rendering;
-mod robots;
+mod robots_state;
 
 use job::{Outcome, PageResult, Parsed, perform};
 pub(crate) use partition::{

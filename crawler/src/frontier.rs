@@ -19,8 +19,8 @@ use tokio::time::Instant;
 
 use crate::breaker::{Breaker, Trip};
 use crate::politeness::{AddressSlots, AddressTurn, Politeness, Spacing};
-use crate::robots::RobotsPolicy;
 use crate::store::{PageStore, QueuedUrl};
+use robots::RobotsPolicy;
 
 /// An answer this slow makes the host's gap grow.
 pub(crate) const SLOW_ANSWER: Duration = Duration::from_secs(1);

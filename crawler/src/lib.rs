@@ -10,7 +10,7 @@
 //! module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
-//!   task runs, `crawl/robots.rs` the loop's glue for robots.txt.
+//!   task runs, `crawl/robots_state.rs` the loop's glue for robots.txt.
 //! - `monitor`: the JSON monitoring line the crawl logs every 5 s.
 //! - [`progress`]: the progress line for people (`progress/line.rs`), and the live bar of
 //!   `crawler crawl` at a terminal (`progress/bar.rs`).
@@ -20,8 +20,9 @@
 //!   frontier's requests per address (`address_slots.rs`), the same gaps kept again at the
 //!   moment each request is sent (`send_gate.rs`), turns booked across workers
 //!   (`shared_turns.rs`).
-//! - `robots`: robots.txt parsing and matching (`robots/line.rs`, `robots/pattern.rs`),
-//!   fetching it and its cache (`robots/fetch.rs`), the decision table (`robots/cases.rs`).
+//! - `robots_fetch`: fetching robots.txt, its cache, and reading its body as fetched
+//!   ([`robots_policy_of_body`]); parsing and matching are the `robots` crate's; the decision
+//!   table (`robots_fetch/cases.rs`) runs through this reading.
 //! - `fetch`: the HTTP client, conditional requests, bounded bodies, deadlines.
 //! - `kind`: content kinds as plug-ins, one reader per kind (`kind/html.rs` ...): media
 //!   types, `Accept`, sniffing, body limits, and the bounded read of a body into records.
@@ -96,7 +97,7 @@ mod render;
 mod resolve;
 mod retry;
 mod revisit;
-mod robots;
+mod robots_fetch;
 mod scope;
 mod store;
 mod traps;
@@ -106,4 +107,5 @@ pub use error::Error;
 pub use frontier::{Frontier, Job, RobotsState};
 pub use politeness::Politeness;
 pub use robots::{Refusal, RobotsPolicy};
+pub use robots_fetch::policy_of_body as robots_policy_of_body;
 pub use store::PageStore;

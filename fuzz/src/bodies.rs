@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crawler::RobotsPolicy;
 use crawler::sitemap::{self, SitemapEntries, SitemapLimits};
+use robots::{MAX_ROBOTS_BYTES, Refusal, RobotsPolicy, RobotsRules};
 use shared::CanonicalUrl;
 use shared::html::{PageReader, StartTag};
 use url::Url;
@@ -51,18 +51,19 @@ fn split_nul(data: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-/// robots.txt: the input is `agent NUL body` (or a body alone, for our token), parsed as the
-/// crawler reads a fetched robots.txt (charset decoding, the 500 KiB limit), then asked about
-/// fixed paths and paths made of the file's own lines. Laws: `allows` is
-/// `refusal().is_none()`; a refusal quotes a line that exists; `/robots.txt` is always
-/// allowed.
+/// robots.txt (the `robots` crate): the input is `agent NUL body` (or a body alone, for our
+/// token), its first 500 KiB read as UTF-8 (lossily: the crawler's charset decoding is the
+/// `charset` target's), parsed, then asked about fixed paths and paths made of the file's own
+/// lines. Laws: `allows` is `refusal().is_none()`; a refusal quotes a line that exists;
+/// `/robots.txt` is always allowed.
 pub fn robots(data: &[u8]) {
     let (agent, data) = split_nul(data);
     let agent = match String::from_utf8_lossy(agent) {
         agent if agent.is_empty() => AGENT.into(),
         agent => agent,
     };
-    let policy = RobotsPolicy::from_body(data, &agent);
+    let text = String::from_utf8_lossy(&data[..data.len().min(MAX_ROBOTS_BYTES)]);
+    let policy = RobotsPolicy::Rules(RobotsRules::parse(&text, &agent));
     let lines = data.split(|&b| b == b'\n' || b == b'\r').count();
     let own_paths = data
         .split(|&b| b == b'\n' || b == b'\r')
@@ -77,7 +78,7 @@ pub fn robots(data: &[u8]) {
     for path in fixed.iter().map(|s| s.to_string()).chain(own_paths) {
         let refusal = policy.refusal(&path);
         assert_eq!(policy.allows(&path), refusal.is_none(), "{path}");
-        if let Some(crawler::Refusal::Rule(source)) = refusal {
+        if let Some(Refusal::Rule(source)) = refusal {
             assert!(
                 source.line >= 1 && source.line as usize <= lines,
                 "{source:?}"

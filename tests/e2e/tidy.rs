@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 700;
 
 /// The crates whose `src/` the rules cover (the workspace's, and the test web's).
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "shared",
+    "robots",
     "index-format",
     "crawler",
     "indexer",

@@ -15,7 +15,7 @@ use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher, Validators};
 use crate::frontier::Job;
 use crate::kind::{Body, Findings, ReadContext};
 use crate::render::{OriginRules, Renderer};
-use crate::robots::fetch::{RobotsResult, fetch_robots};
+use crate::robots_fetch::{RobotsResult, fetch_robots};
 use crate::sitemap::{self, Sitemap, SitemapAnswer, SitemapError, SitemapLimits};
 
 /// What a fetch task hands back.

@@ -32,8 +32,8 @@ pub(crate) use super::reply::Reply;
 use crate::fetch::{BodyKind, Fetcher};
 use crate::politeness::Politeness;
 use crate::politeness::Spacing;
-use crate::robots::RobotsPolicy;
-use crate::robots::fetch::{RobotsResult, fetch_robots};
+use crate::robots_fetch::{RobotsResult, fetch_robots};
+use robots::RobotsPolicy;
 
 /// Origins whose rules are kept at most; past it the map starts again.
 const MAX_ORIGINS: usize = 4096;
@@ -153,7 +153,7 @@ impl Network {
         let robots = match fetch_robots(fetcher, origin, &first).await {
             RobotsResult::Answer(record) => RobotsPolicy::from_fetch(&record.fetch, &self.agent),
             RobotsResult::Unavailable { .. } | RobotsResult::Refused(_) => {
-                RobotsPolicy::from_body(b"User-agent: *\nDisallow: /\n", &self.agent)
+                crate::robots_fetch::policy_of_body(b"User-agent: *\nDisallow: /\n", &self.agent)
             }
         };
         let rules = OriginRules {

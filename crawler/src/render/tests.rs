@@ -11,7 +11,6 @@ use tokio::net::TcpListener;
 use super::*;
 use crate::kind::Kinds;
 use crate::politeness::Spacing;
-use crate::robots::RobotsPolicy;
 
 /// Paths asked for, in order.
 type Log = Arc<Mutex<Vec<String>>>;
@@ -94,7 +93,7 @@ fn setup(config: &CrawlerConfig) -> Setup {
 async fn render(setup: &Setup, port: u16, path: &str, body: &str) -> Rendered {
     let url = CanonicalUrl::parse(&format!("http://a.test:{port}{path}")).unwrap();
     let own = OriginRules {
-        robots: Arc::new(RobotsPolicy::from_body(
+        robots: Arc::new(crate::robots_fetch::policy_of_body(
             b"User-agent: *\nDisallow: /private/\n",
             "siftbot",
         )),

@@ -9,7 +9,7 @@
 //! test, and says why.
 //!
 //! Every row runs the crawler's own path: the body is read as a fetched robots.txt is
-//! (`RobotsPolicy::from_body`), the URL through `CanonicalUrl::parse`, and the decision is
+//! (`policy_of_body`), the URL through `CanonicalUrl::parse`, and the decision is
 //! `policy.allows(url.path_and_query())`.
 
 /// A decision.

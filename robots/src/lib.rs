@@ -4,7 +4,7 @@
 //! A body is parsed once per host for our token ([`RobotsRules::parse`]) and then asked about
 //! many paths ([`RobotsRules::allows`]).
 //!
-//! - Lines (`robots/line.rs`): CR, LF or CRLF; a byte order mark skipped; `#` comments; a
+//! - Lines (`line.rs`): CR, LF or CRLF; a byte order mark skipped; `#` comments; a
 //!   missing colon forgiven; names case-insensitive, with the misspellings Google accepts.
 //!   Lines longer than Google's limit are cut.
 //! - Groups: one or more `User-agent` lines, then rules. A `User-agent` line after a rule
@@ -15,16 +15,21 @@
 //!   A value that is `*` alone, or `*` and then whitespace, is the global group. The groups
 //!   naming us are merged and obeyed, even with no rule that matches; when none names us, the
 //!   global groups are; when there is neither, everything is allowed.
-//! - Rules (`robots/pattern.rs`): paths and patterns percent-encoded alike; the longest
+//! - Rules (`pattern.rs`): paths and patterns percent-encoded alike; the longest
 //!   matching pattern wins and `Allow` wins a tie; `*` and a final `$` are wildcards.
 //!   `Allow: /dir/index.html` allows `/dir/` too (Google). `/robots.txt` is always allowed.
 //! - Only the first [`MAX_ROBOTS_BYTES`] are read; a line cut there is dropped, not obeyed.
 //! - Outside RFC 9309: `Crawl-delay` of the obeyed groups, and `Sitemap` lines (every agent).
 //!
-//! Fetching robots.txt, its cache lifetime and what a failure means is [`fetch`]; the
-//! decision table every case is checked against is `robots/cases.rs`.
+//! Fetching robots.txt, decoding its body, its cache lifetime and what a failure means are
+//! the crawler's (`crawler/src/robots_fetch.rs`), as is the decision table every case is
+//! checked against through that reading (`crawler/src/robots_fetch/cases.rs`). This crate
+//! has no I/O and no dependency but `shared`, whose percent form and product-token
+//! characters it shares with URL canonicalization and config checking.
 
-pub(crate) mod fetch;
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
 mod line;
 mod pattern;
 
@@ -36,7 +41,7 @@ use pattern::Pattern;
 
 /// How much of a robots.txt is parsed; the rest is ignored (RFC 9309 2.5 asks for at least
 /// 500 KiB).
-pub(crate) const MAX_ROBOTS_BYTES: usize = 500 * 1024;
+pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
 
 /// The rules of one robots.txt that apply to our token.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,7 +71,7 @@ pub struct RuleSource {
 }
 
 /// Characters of a robots.txt line kept to quote it.
-pub(crate) const MAX_QUOTED_CHARS: usize = 200;
+const MAX_QUOTED_CHARS: usize = 200;
 
 impl RuleSource {
     fn new(line: u32, text: &[u8]) -> Self {
@@ -120,15 +125,6 @@ impl RobotsPolicy {
             RobotsFetch::NoRules => RobotsPolicy::NoRules,
             RobotsFetch::Forbidden => RobotsPolicy::Forbidden,
         }
-    }
-
-    /// The policy of a robots.txt body served with `200 OK` and `Content-Type: text/plain`,
-    /// read as the crawler reads one: its first [`MAX_ROBOTS_BYTES`] decoded by
-    /// [`crate::charset::decode`], then parsed for `agent`.
-    pub fn from_body(body: &[u8], agent: &str) -> Self {
-        let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
-        let text = crate::charset::decode(body, "text/plain");
-        Self::from_fetch(&RobotsFetch::Rules(text), agent)
     }
 
     /// Whether `path_and_query` may be fetched.
@@ -334,10 +330,4 @@ fn parse_delay(value: &[u8]) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod cases;
-
-#[cfg(test)]
 mod reference_tests;
-
-#[cfg(test)]
-mod tests;

@@ -2,7 +2,12 @@
 //! 3xx followed (up to five hops), 401/403 the whole site forbidden, other 4xx no rules,
 //! 429/5xx/network errors "unavailable" (the host waits). The answer is cached with the expiry
 //! `Cache-Control` (`max-age`, `s-maxage`) or `Expires` gives, bounded to between one hour and
-//! one day; without either, for a day.
+//! one day; without either, for a day. A body is read as [`policy_of_body`] says, then parsed
+//! and matched by the `robots` crate.
+//!
+//! The decision table (`robots_fetch/cases.rs`, run by `robots_fetch/reading_tests.rs`) holds the
+//! parser to Google's tests and RFC 9309 through this reading: the bytes a server sends, the
+//! crawler's charset decoding, the size limit, a URL canonicalized as the crawler does.
 
 use std::time::{Duration, SystemTime};
 
@@ -10,10 +15,20 @@ use shared::config::CrawlerConfig;
 use shared::record::{RobotsFetch, RobotsRecord};
 use shared::{CanonicalUrl, now_ms};
 
-use super::MAX_ROBOTS_BYTES;
+use robots::{MAX_ROBOTS_BYTES, RobotsPolicy};
+
 use crate::fetch::{BodyKind, FetchError, Fetched, Fetcher};
 use crate::politeness::Spacing;
 use crate::retry::retry_after;
+
+/// The policy of a robots.txt body served with `200 OK` and `Content-Type: text/plain`,
+/// read as the crawler reads one: its first [`MAX_ROBOTS_BYTES`] decoded by
+/// [`crate::charset::decode`], then parsed for `agent`.
+pub fn policy_of_body(body: &[u8], agent: &str) -> RobotsPolicy {
+    let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
+    let text = crate::charset::decode(body, "text/plain");
+    RobotsPolicy::from_fetch(&RobotsFetch::Rules(text), agent)
+}
 
 /// How a robots.txt fetch ended.
 pub(crate) enum RobotsResult {
@@ -200,6 +215,12 @@ fn expires_ms(fetched: &Fetched, now: SystemTime) -> Option<u64> {
     let ms = expires.duration_since(date).unwrap_or_default().as_millis();
     Some(u64::try_from(ms).unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod cases;
+
+#[cfg(test)]
+mod reading_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,8 @@
 //! robots.txt in the crawl loop: the frontier's [`RobotsState`] for a cached answer, and for
 //! a failed fetch. Only glue stays here: the policy (what an answer means, the cache's
-//! lifetime, the fallback after 30 days, the back-off and parking) is in `crate::robots`.
-//! This glue reads the store's cached answer and the frontier's state and builds a
-//! `frontier::RobotsState`; the frontier depends on `robots` (it holds a `RobotsPolicy`), so
-//! the same code under `robots/` would make the two modules import each other.
+//! lifetime, the fallback after 30 days, the back-off and parking) is in `crate::robots_fetch`,
+//! parsing and matching in the `robots` crate. This glue reads the store's cached answer and
+//! the frontier's state and builds a `frontier::RobotsState`, so it is the crawl's.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +15,8 @@ use tracing::{info, warn};
 use super::Crawler;
 use crate::error::Error;
 use crate::frontier::{Frontier, RobotsState};
-use crate::robots::RobotsPolicy;
-use crate::robots::fetch::{self, Unavailable};
+use crate::robots_fetch::{self, Unavailable};
+use robots::RobotsPolicy;
 
 impl Crawler {
     pub(super) fn cached_robots(&self, origin: &str) -> Result<RobotsState, Error> {
@@ -52,11 +51,11 @@ impl Crawler {
         now: Instant,
     ) -> Result<RobotsState, Error> {
         let cached = self.store.robots(origin)?;
-        match fetch::after_failure(cached, now_ms()) {
+        match robots_fetch::after_failure(cached, now_ms()) {
             Some((record, true)) => {
                 warn!(%origin, %why, "robots.txt unreachable for 30 days: obeying the last copy");
                 let record = RobotsRecord {
-                    expires_at_ms: now_ms() + fetch::MIN_CACHE_MS,
+                    expires_at_ms: now_ms() + robots_fetch::MIN_CACHE_MS,
                     ..record
                 };
                 self.store.put_robots(origin, &record)?;
@@ -69,7 +68,7 @@ impl Crawler {
             Some(RobotsState::Waiting { attempts, .. }) => attempts + 1,
             _ => 1,
         };
-        match fetch::when_unavailable(&self.options.config, attempts, retry_after) {
+        match robots_fetch::when_unavailable(&self.options.config, attempts, retry_after) {
             Unavailable::Parked => {
                 warn!(%origin, %why, attempts, "robots.txt unreachable: host parked until the next run");
                 Ok(RobotsState::Parked)

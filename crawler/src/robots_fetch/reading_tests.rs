@@ -1,8 +1,9 @@
-//! Parsing and matching, case by case: the decision table, the quoted refusals, and
-//! linear time on hostile patterns.
+//! Parsing and matching as the crawler reads a fetched robots.txt, case by case: the
+//! decision table, the quoted refusals, and linear time on hostile patterns.
 
 use std::time::{Duration, Instant};
 
+use robots::{Refusal, RobotsRules, RuleSource};
 use shared::CanonicalUrl;
 
 use super::cases::{self, Origin, Verdict};
@@ -12,7 +13,7 @@ use super::*;
 fn a_refusal_quotes_the_deciding_line() {
     let body = "# rules\r\nUser-agent: *\r\nDisallow: /a/\r\n\r\nUser-agent: siftbot\r\n\
                 Disallow: /private/\r\nAllow: /private/open\r\n  Disallow:   /private/deep/  \r\n";
-    let policy = RobotsPolicy::from_body(body.as_bytes(), "siftbot");
+    let policy = policy_of_body(body.as_bytes(), "siftbot");
     let rule = |line: u32, text: &str| {
         Some(Refusal::Rule(RuleSource {
             line,
@@ -40,7 +41,7 @@ fn a_refusal_quotes_the_deciding_line() {
 /// The crawler's decision for `url` under `robots`: the same path a fetched robots.txt
 /// and a queued URL take.
 fn decide(robots: &[u8], agent: &str, url: &str) -> Verdict {
-    let policy = RobotsPolicy::from_body(robots, agent);
+    let policy = policy_of_body(robots, agent);
     let url = CanonicalUrl::parse(url).unwrap_or_else(|e| panic!("{url}: {e}"));
     if policy.allows(url.path_and_query()) {
         Verdict::Allowed
@@ -81,9 +82,7 @@ fn decision_table() {
 #[test]
 fn directive_table() {
     for case in cases::directives() {
-        let RobotsPolicy::Rules(rules) =
-            RobotsPolicy::from_body(case.robots.as_bytes(), case.agent)
-        else {
+        let RobotsPolicy::Rules(rules) = policy_of_body(case.robots.as_bytes(), case.agent) else {
             unreachable!("a body always gives rules")
         };
         assert_eq!(rules.crawl_delay, case.crawl_delay, "{}", case.name);
@@ -138,7 +137,7 @@ fn policies() {
     assert!(!RobotsPolicy::Forbidden.allows("/robots.txt"));
     assert!(RobotsPolicy::NoRules.allows("/anything"));
     assert_eq!(RobotsPolicy::NoRules.crawl_delay(), None);
-    let rules = RobotsPolicy::from_body(b"User-agent: *\nCrawl-delay: 3\n", "siftbot");
+    let rules = policy_of_body(b"User-agent: *\nCrawl-delay: 3\n", "siftbot");
     assert_eq!(rules.crawl_delay(), Some(3.0));
 }
 
@@ -226,7 +225,7 @@ fn random_and_hostile_inputs() {
             .into_bytes(),
         };
         let agent = rng.pick(&["siftbot", "*", "", "Foo Bar", "ツ"]);
-        let policy = RobotsPolicy::from_body(&body, agent);
+        let policy = policy_of_body(&body, agent);
         let path: String = (0..rng.below(1000))
             .map(|_| rng.pick(&["a", "/", "%", "*", "$", "b"]))
             .collect();
@@ -257,7 +256,7 @@ fn random_and_hostile_inputs() {
         "User-agent: siftbot\n".repeat(50_000),
     ];
     for body in &bodies {
-        let policy = RobotsPolicy::from_body(body.as_bytes(), "siftbot");
+        let policy = policy_of_body(body.as_bytes(), "siftbot");
         for _ in 0..10 {
             policy.allows(&a_path);
         }
