@@ -12,7 +12,7 @@
 //! - `progress`: partitions' idle states, and the crawl's end.
 //! - `figures`: a worker's monitoring line; `status`: `crawler status --redis`.
 //! - `connection`: the connection to Redis, its deadlines, and the count of commands sent.
-//! - `keys`: every key's name.
+//! - every key's name: `shared::partition::redis_keys::crawl`, beside the index exchange's.
 //!
 //! The crawl loop's side (taking links in, sending its outbox) is `crawl/partition.rs`; the
 //! store's (outbox, applied marks, fence) is `store/partition.rs`.
@@ -21,7 +21,6 @@ mod connection;
 mod figures;
 mod held;
 mod ip_gate;
-mod keys;
 mod lease;
 mod links;
 mod members;

@@ -15,12 +15,12 @@
 //!   times the link signals and priors, demotes namesakes and repeats of one host
 //!   (`ranking`), makes `snippet`s, explains scores by field (`breakdown`), and follows
 //!   new generations and commits without a restart.
-//! - `image_search`: [`Searcher::search_images`] over each generation's image index
-//!   (`image_index`, opened and reloaded with the page index): the words over alt text,
-//!   page titles, surrounding words and file names (`image_query`, with the size and format
-//!   filters), times a quality prior (`image_prior`: tiny, blocky or unthumbnailed images
-//!   ranked down), one result per picture; `image_handlers` and `image_render` serve
-//!   `/images`, `/api/images` and the thumbnails at `/thumb/HASH`.
+//! - `images`: [`Searcher::search_images`] over each generation's image index
+//!   (`shard/image_index.rs`, opened and reloaded with the page index): the words over alt text,
+//!   page titles, surrounding words and file names (`images/query.rs`, with the size and
+//!   format filters), times a quality prior (`images/prior.rs`: tiny, blocky or
+//!   unthumbnailed images ranked down), one result per picture; `images/handlers.rs` and
+//!   `images/render.rs` serve `/images`, `/api/images` and the thumbnails at `/thumb/HASH`.
 //! - `routes` and `handlers`: the HTTP surface; `render`: the escaping HTML templates;
 //!   `cache`, `status` and `explain`: the pages that read the store (`cached_html`
 //!   makes a stored page fit to show: links absolute or inert, nothing active); `error`: every
@@ -59,12 +59,7 @@ mod facets;
 mod filters;
 mod handlers;
 mod hit;
-mod image_handlers;
-mod image_index;
-mod image_prior;
-mod image_query;
-mod image_render;
-mod image_search;
+mod images;
 mod lazy_union;
 mod leaf;
 mod leaf_routes;
@@ -89,14 +84,6 @@ mod summary;
 mod user_fields;
 
 #[cfg(test)]
-mod image_coverage_tests;
-#[cfg(test)]
-mod image_routes_tests;
-#[cfg(test)]
-mod image_tests;
-#[cfg(test)]
-mod image_testutil;
-#[cfg(test)]
 mod routes_tests;
 #[cfg(test)]
 mod search_tests;
@@ -115,9 +102,9 @@ pub use error::AppError;
 pub use explain::UrlReport;
 pub use handlers::{AppState, results_json};
 pub use hit::{Hit, QuerySpec, Ranking, Translation};
-pub use image_handlers::images_json;
-pub use image_query::{FilterError, ImageRequest};
-pub use image_search::{ImageHit, ImageResults, thumbnail_path};
+pub use images::handlers::images_json;
+pub use images::query::{FilterError, ImageRequest};
+pub use images::search::{ImageHit, ImageResults, thumbnail_path};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 pub use query::UserQuery;
 pub use remote::RemoteLeaf;

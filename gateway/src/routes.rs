@@ -27,7 +27,7 @@ use warp::http::HeaderValue;
 use crate::accept_language::Preferred;
 use crate::error::{AppError, Format, answer, recover_html, recover_json, reject};
 use crate::handlers::{self, AppState, PAGE_CSP, Params};
-use crate::image_handlers;
+use crate::images::handlers as image_handlers;
 
 /// Largest `POST /search` body.
 const MAX_FORM_BYTES: u64 = 16 * 1024;

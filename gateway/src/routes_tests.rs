@@ -379,8 +379,8 @@ async fn errors_are_friendly_pages_with_the_right_status() {
 #[tokio::test]
 async fn status_explain_and_opensearch() {
     let data = data_with(&shore());
-    let image = crate::image_testutil::Img::new("http://birds.test/heron.png", 7);
-    crate::image_testutil::write_images(data.path(), 1, &[image]);
+    let image = crate::images::testutil::Img::new("http://birds.test/heron.png", 7);
+    crate::images::testutil::write_images(data.path(), 1, &[image]);
     let server = start(data.path()).await;
 
     let answer = request(

@@ -8,6 +8,8 @@
 //! commits by itself (`ReloadPolicy::OnCommitWithDelay`). A generation's image index is
 //! opened with it, so both switch together.
 
+mod image_index;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -17,8 +19,8 @@ use index_format::IndexFields;
 use tantivy::{IndexReader, ReloadPolicy};
 
 use crate::columns::ColumnCache;
-use crate::image_index::{self, ImageIndex};
 use crate::search_error::SearchError;
+use image_index::ImageIndex;
 
 /// The loaded generation, in the figures `/status` shows.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,10 +17,9 @@
 //! 4. The link graph is built from the local outlinks and the arrived contributions, merged
 //!    in source URL order (see [`LinkGraph`](crate::linkgraph::LinkGraph)).
 //!
-//! Keys: [`keys`]. The connection: [`connection`], deadlines on every answer.
+//! Keys: `shared::partition::redis_keys::index`. The connection: [`connection`], deadlines on every answer.
 
 mod connection;
-mod keys;
 mod parcel;
 mod round;
 #[cfg(test)]
@@ -30,6 +29,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use redis::streams::StreamRangeReply;
+use shared::partition::redis_keys::index as keys;
 use shared::partition::{PartitionId, Partitions};
 use shared::record::Record;
 use tracing::info;
@@ -93,8 +93,11 @@ pub(crate) fn join(
     let partitions = match crawl {
         Some(partitions) => partitions,
         None => {
-            let count: Option<u32> =
-                redis.query(redis::cmd("HGET").arg(keys::CRAWL).arg("partitions"))?;
+            let count: Option<u32> = redis.query(
+                redis::cmd("HGET")
+                    .arg(keys::CRAWL)
+                    .arg(keys::CRAWL_PARTITIONS),
+            )?;
             count.and_then(Partitions::new).ok_or_else(|| {
                 Error::Partitions(
                     "cannot tell the crawl's partition count: no store is stamped and Redis has \

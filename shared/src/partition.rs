@@ -17,6 +17,8 @@
 //! assert_eq!(PartitionId::new(7).dir_name(), "p-007");
 //! ```
 
+pub mod redis_keys;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -17,8 +17,8 @@ use redis::Script;
 use tracing::{info, warn};
 
 use super::connection::Redis;
-use super::keys;
 use crate::politeness::SharedTurns;
+use shared::partition::redis_keys::crawl as keys;
 
 /// Answers `{0, now}` and books the next gap, or `{the microseconds left to wait, now}`
 /// (Redis's clock, to the microsecond since the Unix epoch).

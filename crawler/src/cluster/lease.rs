@@ -16,8 +16,8 @@ use shared::partition::PartitionId;
 use tokio::time::Instant;
 
 use super::connection::Redis;
-use super::keys;
 use crate::store::Fence;
+use shared::partition::redis_keys::crawl as keys;
 
 /// Takes a free lease: `SET NX PX` of `WORKER EPOCH` with the epoch raised, or nothing when
 /// the lease is held.

@@ -22,9 +22,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, warn};
 
 use super::connection::Redis;
-use super::keys;
 use crate::crawl::{Delivery, EntryId, OutboxSink, SendError};
 use crate::store::ArrivedLink;
+use shared::partition::redis_keys::crawl as keys;
 
 /// Entries read at once per stream.
 const READ_COUNT: usize = 256;

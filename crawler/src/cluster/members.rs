@@ -10,7 +10,7 @@ use std::time::Duration;
 use redis::{RedisResult, Script};
 
 use super::connection::Redis;
-use super::keys;
+use shared::partition::redis_keys::crawl as keys;
 
 /// Beats and answers the live workers (in the order their beats run out).
 const BEAT: &str = r"

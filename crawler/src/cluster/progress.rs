@@ -13,8 +13,8 @@ use redis::{RedisResult, Script};
 use shared::partition::{PartitionId, Partitions};
 
 use super::connection::Redis;
-use super::keys;
 use crate::crawl::EntryId;
+use shared::partition::redis_keys::crawl as keys;
 
 const DONE: &str = r"
 local partitions = tonumber(ARGV[1])

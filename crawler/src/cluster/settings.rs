@@ -9,8 +9,8 @@ use shared::partition::Partitions;
 use tracing::{info, warn};
 
 use super::connection::Redis;
-use super::keys;
 use crate::error::Error;
+use shared::partition::redis_keys::crawl as keys;
 
 /// The partitions of a crawl that names none.
 pub(crate) const DEFAULT_PARTITIONS: u32 = 64;
@@ -78,12 +78,12 @@ async fn try_join(
         pipe.atomic()
             .cmd("HSETNX")
             .arg(keys::CRAWL)
-            .arg("partitions")
+            .arg(keys::CRAWL_PARTITIONS)
             .arg(partitions.unwrap_or(DEFAULT_PARTITIONS))
             .ignore()
             .cmd("HSETNX")
             .arg(keys::CRAWL)
-            .arg("scope")
+            .arg(keys::CRAWL_SCOPE)
             .arg(scope.join("\n"))
             .ignore();
         redis.pipe::<()>(&pipe, 2).await?;
@@ -92,14 +92,14 @@ async fn try_join(
     cmd.arg(keys::CRAWL);
     let fields: HashMap<String, String> = redis.query(&cmd).await?;
     let Some(partitions) = fields
-        .get("partitions")
+        .get(keys::CRAWL_PARTITIONS)
         .and_then(|p| p.parse().ok())
         .and_then(Partitions::new)
     else {
         return Ok(None);
     };
     let scope = fields
-        .get("scope")
+        .get(keys::CRAWL_SCOPE)
         .map(|s| s.lines().map(str::to_string).collect())
         .unwrap_or_default();
     Ok(Some(CrawlSettings { partitions, scope }))

@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use shared::partition::PartitionId;
 
 use super::connection::Redis;
-use super::keys;
 use super::lease::{LeaseTimes, Leases};
 use super::members::Members;
 use super::progress::CrawlProgressBoard;
 use super::settings;
+use shared::partition::redis_keys::crawl as keys;
 
 /// Prints the crawl's status: text, or one JSON object.
 pub async fn status(url: &str, json_out: bool, out: &mut impl Write) -> Result<()> {

@@ -27,13 +27,14 @@ use super::lease::{Lease, LeaseTimes, Leases};
 use super::links::{self, Readers};
 use super::members::{Members, share};
 use super::progress::{CrawlProgressBoard, state_value};
-use super::{keys, settings};
+use super::settings;
 use crate::crawl::{CrawlOptions, StopReason};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::kind::Kinds;
 use crate::params::ParamStrip;
 use crate::render::Renderer;
+use shared::partition::redis_keys::crawl as keys;
 
 /// How often the worker looks at its partitions and Redis.
 const TICK: Duration = Duration::from_millis(250);

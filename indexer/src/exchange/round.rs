@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use shared::partition::{PartitionId, Partitions};
 
 use super::connection::Redis;
-use super::keys;
 use crate::Error;
+use shared::partition::redis_keys::index as keys;
 
 /// How often a waiting machine looks at the round.
 const LOOK_EVERY: Duration = Duration::from_millis(50);

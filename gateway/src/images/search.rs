@@ -2,7 +2,7 @@
 //! loaded generation.
 //!
 //! Each image's score is its BM25 over alt text, page titles, surrounding words and file
-//! name ([`crate::image_query`]) times its quality prior ([`crate::image_prior`]). Each
+//! name ([`super::query`]) times its quality prior ([`super::prior`]). Each
 //! shard's best are merged best first and the same picture at several URLs (one
 //! `content_hash`) is folded into its best-scored entry, then the page asked for is cut.
 //! Shards are scored with their own term statistics (not summed as the web search sums
@@ -18,8 +18,8 @@ use index_format::image_fields as f;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::{DocAddress, Score, SegmentReader};
 
-use crate::image_prior::ImageFacts;
-use crate::image_query::{ImageRequest, image_query};
+use super::prior::ImageFacts;
+use super::query::{ImageRequest, image_query};
 use crate::leaf::fast_u64;
 use crate::query::UserQuery;
 use crate::search::{MAX_OFFSET, MAX_PER_PAGE, Searcher};

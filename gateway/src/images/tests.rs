@@ -3,9 +3,9 @@
 
 use shared::config::RankingConfig;
 
-use crate::image_query::ImageRequest;
-use crate::image_search::ImageResults;
-use crate::image_testutil::{Img, data_with_images};
+use super::query::ImageRequest;
+use super::search::ImageResults;
+use super::testutil::{Img, data_with_images};
 use crate::search::Searcher;
 use crate::testutil::shore;
 

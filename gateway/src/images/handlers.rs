@@ -15,11 +15,11 @@ use warp::Rejection;
 use warp::http::HeaderValue;
 use warp::reply::{Reply, Response};
 
+use super::query::ImageRequest;
+use super::render as image_render;
+use super::search::ImageResults;
 use crate::error::{AppError, reject};
 use crate::handlers::{AppState, Params, blocking};
-use crate::image_query::ImageRequest;
-use crate::image_render;
-use crate::image_search::ImageResults;
 
 /// The cache lifetime of a thumbnail: a year, never revalidated.
 pub const THUMBNAIL_CACHE: &str = "public, max-age=31536000, immutable";

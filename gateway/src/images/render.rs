@@ -8,9 +8,9 @@
 
 use maud::{Markup, html};
 
+use super::query::ImageRequest;
+use super::search::{ImageHit, ImageResults};
 use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
-use crate::image_query::ImageRequest;
-use crate::image_search::{ImageHit, ImageResults};
 use crate::render::{Tab, count, layout, tabs, urlencode};
 
 /// Longest side of a stored thumbnail, in pixels.

@@ -4,8 +4,8 @@
 use shared::config::RankingConfig;
 use shared::partition::PartitionId;
 
-use crate::image_tests::{asking, search, urls};
-use crate::image_testutil::{Img, data_with_images, put_thumbnail, write_images};
+use super::tests::{asking, search, urls};
+use super::testutil::{Img, data_with_images, put_thumbnail, write_images};
 use crate::search::Searcher;
 use crate::search_error::SearchError;
 use crate::testutil::{data_with, shore, write_generation};

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::image_testutil::{Img, data_with_images, jpeg_like_bytes, put_thumbnail};
+use super::testutil::{Img, data_with_images, jpeg_like_bytes, put_thumbnail};
 use crate::routes_tests::{get, json, sorted_keys, start};
 use crate::testutil::{data_with, shore};
 

@@ -1,0 +1,115 @@
+//! The names of every key a distributed crawl and its index exchange keep in Redis, in one
+//! place: the crawler's workers and the indexer's machines both read `sift:crawl`, and a
+//! Redis database holds one crawl. All keys start with `sift:`.
+//!
+//! The crawl's ([`crawl`]):
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `sift:crawl` | hash | `partitions` (P) and `scope` (URL prefixes, one a line), set once |
+//! | `sift:lease:p-NNN` | string, expires | `WORKER EPOCH` of the worker that owns the partition |
+//! | `sift:epoch:p-NNN` | counter | the partition's last lease epoch |
+//! | `sift:workers` | sorted set | live workers, scored by when their heartbeat runs out (ms, Redis's clock) |
+//! | `sift:links:p-NNN` | stream, group `owners` | links sent to the partition ([`crate::record::LinkParcel`]) |
+//! | `sift:idle` | hash | per partition: `1 ID` when its owner is idle having applied its stream to `ID`, else `0` |
+//! | `sift:figures:WORKER` | string, expires | the worker's last monitoring line (JSON) |
+//! | `sift:ip:ADDRESS` | string, expires | when the next request to the address may go (µs, Redis's clock) |
+//!
+//! The index exchange's ([`index`]), one round's keys under its number N:
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `sift:crawl` | hash | the crawl's (read only): `partitions` (P), when no store is stamped |
+//! | `sift:index:round` | hash | the last round: `number` (N), `partitions` (P), `expires` (ms, Redis's clock: when a join no longer joins it), `done` (`1` once every partition's stream was read) |
+//! | `sift:index:N:announced` | hash | partition (`p-NNN`) -> the machine that holds it this round |
+//! | `sift:index:N:sent:K` | set | partitions whose machine has sent all it sends in step K (0: contributions, 1 and on: shares) |
+//! | `sift:index:N:read` | set | partitions whose machine has read its streams (and deleted them) |
+//! | `sift:index:N:links:p-NNN` | stream | contributions to the partition (the indexer's `IndexParcel`, field `p`), step 0 |
+//! | `sift:index:N:shares:K:p-NNN` | stream | PageRank shares sent to the partition again in step K (the indexer's `ShareParcel`, field `p`) |
+//!
+//! Every key of a round expires twice the round's deadline after it was written, so a round
+//! a machine abandoned leaves nothing for long; a round every machine finished is deleted
+//! at once.
+
+/// The crawl's keys (`crawler worker`, `crawler status --redis`).
+pub mod crawl {
+    use crate::partition::PartitionId;
+
+    /// The key of the crawl's settings (a hash of [`CRAWL_PARTITIONS`] and [`CRAWL_SCOPE`]),
+    /// set once by the first worker and read by the indexer's exchange.
+    pub const CRAWL: &str = "sift:crawl";
+    /// [`CRAWL`]'s field of the partition count P.
+    pub const CRAWL_PARTITIONS: &str = "partitions";
+    /// [`CRAWL`]'s field of the scope: URL prefixes, one a line.
+    pub const CRAWL_SCOPE: &str = "scope";
+    /// The live workers.
+    pub const WORKERS: &str = "sift:workers";
+    /// The partitions' idle states.
+    pub const IDLE: &str = "sift:idle";
+    /// The consumer group of every partition's stream.
+    pub const GROUP: &str = "owners";
+    /// The prefix of the streams' keys (then `p-NNN`).
+    pub const LINKS_PREFIX: &str = "sift:links:";
+    /// The prefix of the workers' figures (then the worker's name).
+    pub const FIGURES_PREFIX: &str = "sift:figures:";
+
+    /// A partition's lease.
+    pub fn lease(p: PartitionId) -> String {
+        format!("sift:lease:{p}")
+    }
+
+    /// A partition's epoch counter.
+    pub fn epoch(p: PartitionId) -> String {
+        format!("sift:epoch:{p}")
+    }
+
+    /// A partition's stream of links.
+    pub fn links(p: PartitionId) -> String {
+        format!("{LINKS_PREFIX}{p}")
+    }
+
+    /// A worker's figures.
+    pub fn figures(worker: &str) -> String {
+        format!("{FIGURES_PREFIX}{worker}")
+    }
+
+    /// The next send time of an IP address.
+    pub fn ip(address: std::net::IpAddr) -> String {
+        format!("sift:ip:{address}")
+    }
+}
+
+/// The index exchange's keys (`indexer build --redis`).
+pub mod index {
+    use crate::partition::PartitionId;
+
+    pub use super::crawl::{CRAWL, CRAWL_PARTITIONS};
+
+    /// The last round's hash.
+    pub const ROUND: &str = "sift:index:round";
+
+    /// Round `n`'s prefix (`sift:index:N:`); the scripts build the round's keys from it.
+    pub fn prefix(n: u64) -> String {
+        format!("sift:index:{n}:")
+    }
+
+    /// Round `n`'s announcements.
+    pub fn announced(n: u64) -> String {
+        format!("{}announced", prefix(n))
+    }
+
+    /// Round `n`'s partitions sent in step `k`.
+    pub fn sent(n: u64, k: u32) -> String {
+        format!("{}sent:{k}", prefix(n))
+    }
+
+    /// Partition `p`'s stream of shares in step `k` of round `n`.
+    pub fn shares(n: u64, k: u32, p: PartitionId) -> String {
+        format!("{}shares:{k}:{p}", prefix(n))
+    }
+
+    /// Partition `p`'s stream of contributions in round `n`.
+    pub fn links(n: u64, p: PartitionId) -> String {
+        format!("{}links:{p}", prefix(n))
+    }
+}
