@@ -15,7 +15,7 @@
 //! - The thin-page prior multiplies it by `1 - t * (1 - words / 50)` for a page with fewer
 //!   than [`THIN_WORDS`] words of text (`t` is `ranking.thin_weight`).
 //! - Namesakes: a page with the same name (last path segment, see
-//!   the indexer's `page_name_key`) as a better result of the same host, a mirror or another
+//!   `index_format::url_fields::page_name_key`) as a better result of the same host, a mirror or another
 //!   version of it that was not close enough to fold, is demoted by [`NAMESAKE_DEMOTION`]
 //!   per earlier namesake, so `core::pin::Pin` does not push the next answer down below
 //!   `std::pin::Pin`.

@@ -5,6 +5,8 @@
 //! - [`tokenize`]: the tokenizers of the text fields ([`tokenize::register`] on every index
 //!   opened), and the word spans snippets are cut at.
 //! - [`language`]: the languages a page is found in, and the stemming each gets.
+//! - [`url_fields`]: the fields read from a page's URL (its name, its depth), which the
+//!   indexer writes and the gateway folds results by.
 //! - [`generation`]: `DATA/index/gen-NNNNNN/` directories, the `CURRENT` file naming the one
 //!   in use, the build lock and the atomic switch.
 //! - [`DocState`]: what a generation holds (`state.json`), for incremental builds and for
@@ -39,6 +41,7 @@ mod open;
 mod schema;
 mod state;
 pub mod tokenize;
+pub mod url_fields;
 
 pub use error::Error;
 pub use generation::{current_generation, current_generation_marker, generation_dir};

@@ -74,7 +74,7 @@ mod text;
 mod writer;
 
 pub use build::{build, build_beside, build_exchanging, build_with_progress};
-pub use document::{DocHtml, DocInput, page_name, page_name_key, url_depth};
+pub use document::{DocHtml, DocInput};
 pub use error::Error;
 pub use exchange::{DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
