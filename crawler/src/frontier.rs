@@ -205,9 +205,9 @@ impl Frontier {
         self.schedule(origin, now);
     }
 
-    /// How many entries each origin keeps in memory: [`BUFFER_PER_HOST`] while few origins
+    /// How many entries each origin keeps in memory: `BUFFER_PER_HOST` while few origins
     /// are known, fewer as they grow in number, so all of them together hold about
-    /// [`MAX_BUFFERED`] (and never fewer than [`MIN_BUFFER_PER_HOST`] each).
+    /// `MAX_BUFFERED` (and never fewer than `MIN_BUFFER_PER_HOST` each).
     pub fn buffer_cap(&self) -> usize {
         (MAX_BUFFERED / self.hosts.len().max(1)).clamp(MIN_BUFFER_PER_HOST, BUFFER_PER_HOST)
     }
@@ -534,7 +534,7 @@ impl Frontier {
     }
 
     /// A page answer took `elapsed`: a host that answers slowly is struggling, so the gap to
-    /// its next request grows to [`SLOW_FACTOR`] times that (capped like `Crawl-delay`); once
+    /// its next request grows to `SLOW_FACTOR` times that (capped like `Crawl-delay`); once
     /// it answers quickly again the gap is the configured one.
     pub fn answered_in(&mut self, origin: &str, elapsed: Duration, now: Instant) {
         let max = self.politeness.max_delay();

@@ -5,7 +5,7 @@
 //!
 //! - `image/format.rs`: [`ImageFormat`], sniffed from magic bytes (a `Content-Type` is a
 //!   hint, kept to report a lie). SVG is recognized and recorded but never rasterized.
-//! - `image/probe.rs`: [`probe`], width and height from the header (no decoding), absurd
+//! - `image/probe.rs`: [`probe()`], width and height from the header (no decoding), absurd
 //!   sizes refused, giving [`ImageFacts`] or a [`ProbeError`].
 //! - `image/quality.rs`: [`jpeg_quality`], the IJG quality a JPEG's tables imply.
 //! - `image/thumbnail.rs`: [`make_thumbnail`], a JPEG of at most 256 px a side, decoded only

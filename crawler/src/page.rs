@@ -40,7 +40,7 @@ pub(crate) struct StoredPage {
     pub extra: KindRecords,
 }
 
-/// The records a kind adds to a page's batch (see [`crate::kind::Reading`]).
+/// The records a kind adds to a page's batch (see [`crate::page::Reading`]).
 #[derive(Debug, Default)]
 pub(crate) struct KindRecords {
     /// For the `media` family.

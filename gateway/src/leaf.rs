@@ -318,7 +318,7 @@ impl LocalShards {
     /// The best `request.limit` documents of all loaded shards together for `request`.
     /// Scored with the summed statistics, a query's weight is the same on every shard of one
     /// schema: it is made once and run over each shard's segments. Each shard's best
-    /// [`RERANK_DEPTH`] by the query alone get their bonuses ([`crate::rerank`]); only the
+    /// `RERANK_DEPTH` by the query alone get their bonuses (`crate::rerank`); only the
     /// best are read from their stores: each shard's best are found first, then merged best
     /// first (ties: shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {

@@ -112,7 +112,7 @@ impl UserQuery {
 
     /// Like [`UserQuery::to_query`], with `matching` deciding whether every word is needed,
     /// over an index whose documents were stemmed by the `held` stemmings (each cut of the
-    /// query meets its own documents: [`Analyses`]).
+    /// query meets its own documents: `Analyses`).
     pub fn to_query_matching(
         &self,
         index: &Index,

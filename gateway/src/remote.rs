@@ -51,7 +51,7 @@ impl RemoteLeaf {
         &self.base
     }
 
-    /// Posts `body` to `path` (`/leaf/stats` ...) and returns at once; [`Pending::wait`]
+    /// Posts `body` to `path` (`/leaf/stats` ...) and returns at once; `Pending::wait`
     /// gives the answer.
     pub fn ask<A: DeserializeOwned + Send + 'static>(
         &self,

@@ -77,7 +77,7 @@ impl Searcher {
 
     /// Keeps the answers of up to `answers` recent searches (0, the default: none), each
     /// answered again while the shards it was computed over are unchanged (see
-    /// [`crate::answers`]).
+    /// `crate::answers`).
     pub fn with_answer_cache(mut self, answers: usize) -> Self {
         self.answers = Answers::new(answers);
         self
@@ -140,7 +140,7 @@ impl Searcher {
     }
 
     /// Runs a query; `page` counts from 1. `page` and `per_page` are capped (at most
-    /// [`MAX_PER_PAGE`] per page, first result at most [`MAX_OFFSET`]). A query with nothing
+    /// `MAX_PER_PAGE` per page, first result at most `MAX_OFFSET`). A query with nothing
     /// to search for gives no hits and sets `nothing_to_search`, without needing an index.
     pub fn search(
         &self,

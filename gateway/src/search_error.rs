@@ -30,7 +30,7 @@ impl SearchError {
     /// A failure while running the user's query `query`: a field or argument the index
     /// refused is [`SearchError::BadQuery`], anything else (I/O, a corrupt file) stays a
     /// fault of the index. The query language keeps such queries from the index (see
-    /// [`crate::user_fields`]); this is the last guard, not the fix.
+    /// `crate::user_fields`); this is the last guard, not the fix.
     pub fn of_query(query: &str, error: tantivy::TantivyError) -> Self {
         use tantivy::TantivyError as E;
         match error {

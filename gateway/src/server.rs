@@ -23,7 +23,7 @@ use tokio::sync::Semaphore;
 use tower_service::Service;
 use warp::reply::Response;
 
-/// The bounds of [`serve`].
+/// The bounds of `serve`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Connections open at once.

@@ -46,7 +46,7 @@ pub struct ShardStats {
     pub docs: u64,
     /// Tokens per field, by field number.
     pub tokens: BTreeMap<u32, u64>,
-    /// Documents holding each term, by [`term_key`].
+    /// Documents holding each term, by `term_key`.
     pub doc_freqs: BTreeMap<String, u64>,
     /// The hosts of its documents.
     pub hosts: Hosts,

@@ -67,7 +67,7 @@ pub struct DocInput {
     pub title: String,
     /// `<meta name="description">`.
     pub description: String,
-    /// The page's HTML (a PDF's text, as paragraphs: [`text_as_html`]; the document after
+    /// The page's HTML (a PDF's text, as paragraphs: `text_as_html`; the document after
     /// its scripts ran, when it was rendered).
     pub html: String,
     /// `html` is the document after its scripts ran ([`DocHtml::Rendered`]): its own title

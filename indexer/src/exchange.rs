@@ -8,7 +8,7 @@
 //!    announcing its partitions.
 //! 2. After its plan, it reads its outlinks once ([`outgoing`](crate::linkgraph::outgoing))
 //!    and sends, to the stream of each partition held elsewhere, the links its pages make
-//!    there: [`IndexParcel`](parcel::IndexParcel)s of contributions (source page URL, source
+//!    there: [`IndexParcel`]s of contributions (source page URL, source
 //!    document identity, PageRank share, target URLs and anchors), one `XADD` each, pipelined;
 //!    then marks its partitions sent.
 //! 3. It waits until every partition of the crawl is sent, reads its partitions' streams

@@ -66,7 +66,7 @@ struct Rule {
 pub struct RuleSource {
     /// Its line number, from 1.
     pub line: u32,
-    /// The line as written (trimmed, at most [`MAX_QUOTED_CHARS`] characters).
+    /// The line as written (trimmed, at most `MAX_QUOTED_CHARS` characters).
     pub text: String,
 }
 

@@ -41,7 +41,7 @@ pub enum Damage {
         /// The start of what was found.
         found: String,
     },
-    /// A header longer than [`MAX_HEADER_BYTES`], or cut off by the end of the data.
+    /// A header longer than `MAX_HEADER_BYTES`, or cut off by the end of the data.
     #[error("record header over {MAX_HEADER_BYTES} bytes or cut off")]
     HeaderTooLong,
     /// A header line that is neither `Name: value` nor a continuation.

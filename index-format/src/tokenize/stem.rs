@@ -1,7 +1,7 @@
 //! Stemming by a page's language that remembers the words it has stemmed:
 //! [`RememberingStemmer`].
 //!
-//! Each word is folded first ([`super::fold`]: accents off), made singular where Snowball
+//! Each word is folded first ([`super::fold()`]: accents off), made singular where Snowball
 //! leaves short plurals alone ([`super::plural`]: Spanish, Portuguese), then stemmed with the
 //! Snowball algorithm of the analyzer's [`Stemming`], so `cafe` meets `cafés`, `cheval` meets
 //! `chevaux` and `ojo` meets `ojos`. (Snowball's German stemmer reads `ae`, `oe` and `ue` as umlauts itself, so

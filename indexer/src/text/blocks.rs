@@ -284,7 +284,7 @@ impl<'t> Blocks<'t> {
     }
 }
 
-/// The blocks a site repeats on most of its pages (see [`crate::template`]): hashes of
+/// The blocks a site repeats on most of its pages (see `crate::template`): hashes of
 /// their text, sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostTemplate {

@@ -1,4 +1,4 @@
-//! Reading a page in one streaming pass of a WHATWG tokenizer ([`tokenizer`], character
+//! Reading a page in one streaming pass of a WHATWG tokenizer (`tokenizer.rs`, character
 //! references decoded as browsers decode them), without building a document tree: how the
 //! crawler reads links and text and the indexer reads titles, headings and body text. The
 //! tree and its allocations were most of either's CPU; the pieces of tree-builder knowledge
