@@ -8,8 +8,9 @@ sample site's pages (data/site) and the HTML of the test web (tests/src); the li
 those pages and the URL table of shared/src/url.rs; the test web's sitemaps (and one
 gzipped); the charset tests' bodies; bench/queries.txt; data/example.toml and the config
 tests' files; the image reader's fixtures (crawler/src/image/fixtures) and small images made
-here (PNGs whose headers declare huge sizes, a GIF, a BMP, an SVG, HTML). Input formats are the bodies' (fuzz/src/bodies.rs): `agent NUL robots.txt`,
-`Content-Type NUL body`, `limit-byte query`.
+here (PNGs whose headers declare huge sizes, a GIF, a BMP, an SVG, HTML); WARC streams made
+here, whole and damaged. Input formats are the bodies' (fuzz/src/bodies.rs): `agent NUL
+robots.txt`, `Content-Type NUL body`, `limit-byte query`, a plain WARC stream.
 """
 import gzip
 import hashlib
@@ -101,6 +102,28 @@ def image_seeds():
     return seeds
 
 
+def warc_seeds():
+    """Plain WARC streams for the `warc` target: whole records and each kind of damage."""
+    def record(kind, block, length=None):
+        length = str(len(block)) if length is None else length
+        head = f"WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: http://a.test/\r\n"
+        return (head + f"Content-Length: {length}\r\n\r\n").encode() + block + b"\r\n\r\n"
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hi</p>"
+    return [
+        record("warcinfo", b"software: x\r\n") + record("response", http),
+        record("response", http, length="12abc") + record("response", http),
+        record("response", http, length="3000") + record("request", b"GET / HTTP/1.1\r\n\r\n"),
+        record("response", b"x" * 5000) + record("response", http),
+        b"garbage before\r\n" + record("response", http),
+        record("response", http, length="5") + record("response", http),
+        b"WARC/1.0\r\nWARC-Type: response\r\nno colon line\r\nContent-Length: 1\r\n\r\nx\r\n\r\n"
+        + record("metadata", b"a: b"),
+        b"WARC/1.1\r\nWARC-Type: response\r\n Continued: line\r\n\r\n"
+        + record("response", http, length="007"),
+        record("response", http)[:40],
+    ]
+
+
 def main():
     rng = random.Random(20)
     site_pages = sorted((ROOT / "data" / "site").rglob("*.html"))
@@ -160,6 +183,10 @@ def main():
     # image
     for seed in image_seeds():
         write("image", seed)
+
+    # warc
+    for seed in warc_seeds():
+        write("warc", seed)
 
     # config
     write("config", (ROOT / "data/example.toml").read_bytes())

@@ -321,7 +321,7 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
         Command::Export { data, warc, config } => export(&data, &warc, config.as_deref()),
         Command::Import { data, warc, config } => {
             // Off the async threads: the import reads files and waits for the kinds'
-            // readers (see `crate::warc::import`).
+            // readers (see `crate::archive::import`).
             tokio::task::spawn_blocking(move || import(&data, &warc, config.as_deref()))
                 .await
                 .context("the import stopped")?
@@ -479,7 +479,7 @@ fn crawler_config(file: Option<&Path>) -> Result<shared::config::CrawlerConfig> 
 /// `crawler export`: the summary on stdout.
 fn export(data: &Path, warc: &Path, config: Option<&Path>) -> Result<()> {
     let config = crawler_config(config)?;
-    let summary = crate::warc::export(data, warc, &config)
+    let summary = crate::archive::export(data, warc, &config)
         .with_context(|| format!("cannot export {} to {}", data.display(), warc.display()))?;
     println!(
         "{} answers and {} renders written to {} ({} records, {} bytes) of {} pages stored; skipped: {} without an answer, {} unreadable",
@@ -500,7 +500,7 @@ fn export(data: &Path, warc: &Path, config: Option<&Path>) -> Result<()> {
 /// imported, and the count says so.
 fn import(data: &Path, files: &[PathBuf], config: Option<&Path>) -> Result<()> {
     let config = crawler_config(config)?;
-    let summary = crate::warc::import(data, files, &config, &mut |file, problem| {
+    let summary = crate::archive::import(data, files, &config, &mut |file, problem| {
         eprintln!("crawler: {}: {problem}", file.display());
     })
     .with_context(|| format!("cannot import into {}", data.display()))?;

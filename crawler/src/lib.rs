@@ -49,9 +49,9 @@
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
 //! - [`cli`]: the `crawler` command line.
 //! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
-//! - [`warc`]: `crawler export` and `crawler import`, the store to and from WARC files
-//!   (`warc/record.rs` the header model, `write.rs`, `read.rs`, `archive.rs` gzip members,
-//!   `http.rs` an archived answer, `export.rs`, `import.rs`).
+//! - [`archive`]: `crawler export` and `crawler import`, the store to and from WARC files
+//!   read and written by the `warc` crate (`archive/http.rs` an archived answer,
+//!   `export.rs`, `import.rs`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -72,6 +72,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod archive;
 pub mod charset;
 pub mod cli;
 pub mod cluster;
@@ -81,7 +82,6 @@ pub mod inspect;
 pub mod pdf;
 pub mod progress;
 pub mod sitemap;
-pub mod warc;
 
 mod breaker;
 mod crawl;

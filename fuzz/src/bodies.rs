@@ -34,6 +34,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("query", query),
     ("config", config),
     ("image", image),
+    ("warc", warc),
 ];
 
 /// The page every relative link is resolved against.
@@ -291,4 +292,37 @@ pub fn image(data: &[u8]) {
         assert!((1..=limits.thumb_side).contains(&thumbnail.height));
         assert!(thumbnail.jpeg.starts_with(&[0xFF, 0xD8, 0xFF]));
     }
+}
+
+/// The WARC record reader (`warc::RecordReader`): the input is a plain WARC stream, read with
+/// a 4 KiB block limit so the fuzzer meets records over it. Laws: no panic; each record or
+/// damage starts past the one before, inside the input (so the reading ends); a record's
+/// block is within the limit and as long as its `Content-Length` says; once ended, the
+/// reading stays ended.
+pub fn warc(data: &[u8]) {
+    use warc::{Next, RecordReader};
+    const LIMIT: u64 = 4096;
+    let mut reader = RecordReader::new(data, LIMIT);
+    let mut last = None;
+    loop {
+        let (offset, next) = reader.read_next().expect("reading memory does not fail");
+        assert!(offset <= data.len() as u64);
+        let record = match next {
+            Next::End => break,
+            Next::Damaged(_) => None,
+            Next::Record(record) => Some(record),
+        };
+        assert!(
+            last.is_none_or(|before| offset > before),
+            "{offset} after {last:?}"
+        );
+        last = Some(offset);
+        if let Some(record) = record {
+            assert!(record.block.len() as u64 <= LIMIT);
+            let length = record.header.get("Content-Length");
+            let length = length.and_then(|value| value.trim().parse::<u64>().ok());
+            assert_eq!(length, Some(record.block.len() as u64));
+        }
+    }
+    assert!(matches!(reader.read_next(), Ok((_, Next::End))));
 }

@@ -6,7 +6,7 @@ pub const URL: &str = "url";
 pub const URL_TEXT: &str = "url_text";
 /// The host name, for `site:` queries.
 pub const HOST: &str = "host";
-/// What the document was made from (`html`, `pdf`: [`shared::ContentKind::name`]), one token:
+/// What the document was made from (`html`, `pdf`: `shared::ContentKind::name`), one token:
 /// results say a PDF is one.
 pub const KIND: &str = "kind";
 /// The `<title>`.

@@ -16,7 +16,6 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use shared::fail_point;
 use tracing::{info, warn};
 
 use crate::Error;

@@ -32,6 +32,16 @@
 
 #![deny(missing_docs)]
 
+/// A failpoint (the `fail` crate's) at a step the fault-injection tests interrupt; nothing
+/// unless this crate is built with `failpoints`. The contract's own, so that it needs no
+/// other crate of the workspace. Defined before the modules, so each of them sees it.
+macro_rules! fail_point {
+    ($($arg:tt)*) => {
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!($($arg)*);
+    };
+}
+
 mod error;
 pub mod fields;
 pub mod generation;

@@ -38,7 +38,7 @@ pub fn open_current(data: &Path) -> Result<Option<CurrentIndex>, Error> {
 }
 
 /// The newest store change number a generation holds (see
-/// [`shared::PageRecord::change`]): `None` when its state is missing or of another format.
+/// `shared::PageRecord::change`): `None` when its state is missing or of another format.
 pub fn indexed_store_change(data: &Path, generation: &str) -> Option<u64> {
     DocState::load(&generation_dir(data, generation)).map(|state| state.store_change)
 }

@@ -26,7 +26,7 @@ pub struct DocState {
     pub build: u64,
     /// URL -> fingerprint of every document in the generation.
     pub docs: BTreeMap<String, u64>,
-    /// The newest store change number the last build read ([`shared::PageRecord::change`]):
+    /// The newest store change number the last build read (`shared::PageRecord::change`):
     /// pages with a higher one changed since.
     #[serde(default)]
     pub store_change: u64,

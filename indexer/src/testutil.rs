@@ -11,7 +11,7 @@ use shared::record::{
     CompressedBody, CrawlCounters, ImageInfo, ImageRef, MediaRecord, Outlink, Outlinks, PageImages,
     PageRecord, Record, RenderedPage, RobotsDirectives,
 };
-use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, open_options, store_dir};
+use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, PageRecords, open_options, store_dir};
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
@@ -154,17 +154,16 @@ impl TestStore {
     }
 
     /// Stores a page and its links (the crawler writes both in one batch), with the store's
-    /// next change number, as the crawler does.
+    /// next change number, as the crawler does; like the crawler's page write, it removes
+    /// the media, images and render records a page stored before had.
     pub fn put(&self, page: &PageRecord, links: &[Outlink]) {
-        self.put_with(page, links, |_, _| {});
+        self.put_records(page, links, None, None, None);
     }
 
     /// Stores an image's page record and its media record, in one batch.
     pub fn put_image(&self, page: &PageRecord, info: &ImageInfo) {
-        let media = MediaRecord::Image(info.clone()).encode();
-        self.put_with(page, &[], |batch, store| {
-            batch.put_cf(store.cf(Cf::Media), page.url.as_bytes(), &media);
-        });
+        let media = MediaRecord::Image(info.clone());
+        self.put_records(page, &[], Some(&media), None, None);
     }
 
     /// [`TestStore::put_html`] for a page showing `images` (its `images` record in the same
@@ -180,10 +179,8 @@ impl TestStore {
             format!("<html><head><title>{title}</title></head><body><p>{title}</p></body></html>");
         let mut record = page(url, &html);
         record.title = title.into();
-        let shown = PageImages(images.to_vec()).encode();
-        self.put_with(&record, links, |batch, store| {
-            batch.put_cf(store.cf(Cf::Images), url.as_bytes(), &shown);
-        });
+        let shown = PageImages(images.to_vec());
+        self.put_records(&record, links, None, Some(&shown), None);
         record
     }
 
@@ -195,24 +192,20 @@ impl TestStore {
         links: &[Outlink],
         rendered: Option<&RenderedPage>,
     ) {
-        self.put_with(page, links, |batch, store| {
-            let key = page.url.as_bytes();
-            match rendered {
-                Some(rendered) => batch.put_cf(store.cf(Cf::Rendered), key, rendered.encode()),
-                None => batch.delete_cf(store.cf(Cf::Rendered), key),
-            }
-        });
+        self.put_records(page, links, None, None, rendered);
     }
 
-    /// Stores a page and its links, and what `more` adds to the batch.
-    fn put_with(
+    /// Writes a page's records through the crawler's own page write
+    /// ([`PageRecords::put`]), with the store's next change number and counters.
+    fn put_records(
         &self,
         page: &PageRecord,
         links: &[Outlink],
-        more: impl FnOnce(&mut rocksdb::WriteBatch, &Self),
+        media: Option<&MediaRecord>,
+        images: Option<&PageImages>,
+        rendered: Option<&RenderedPage>,
     ) {
         let mut batch = rocksdb::WriteBatch::default();
-        more(&mut batch, self);
         let mut counters: CrawlCounters = self
             .db
             .get_cf(self.cf(Cf::Meta), COUNTERS_KEY)
@@ -223,13 +216,22 @@ impl TestStore {
             change: counters.take_change(),
             ..page.clone()
         };
+        let stored_before = self
+            .db
+            .get_pinned_cf(self.cf(Cf::Pages), page.url.as_bytes())
+            .unwrap()
+            .is_some();
+        PageRecords {
+            page: &page,
+            outlinks: &Outlinks(links.to_vec()),
+            media,
+            thumbnail: None,
+            images,
+            rendered,
+        }
+        .put(&self.db, &mut batch, stored_before)
+        .unwrap();
         batch.put_cf(self.cf(Cf::Meta), COUNTERS_KEY, counters.encode());
-        batch.put_cf(self.cf(Cf::Pages), page.url.as_bytes(), page.encode());
-        batch.put_cf(
-            self.cf(Cf::Outlinks),
-            page.url.as_bytes(),
-            Outlinks(links.to_vec()).encode(),
-        );
         self.db.write(batch).unwrap();
     }
 

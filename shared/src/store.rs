@@ -682,8 +682,10 @@ impl StoreReader {
     }
 }
 
+mod page_write;
 mod rendered;
 
+pub use page_write::PageRecords;
 pub use rendered::RenderedInOrder;
 
 #[cfg(test)]

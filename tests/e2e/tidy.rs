@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 700;
 
 /// The crates whose `src/` the rules cover (the workspace's, and the test web's).
-const CRATES: [&str; 8] = [
+const CRATES: [&str; 9] = [
     "shared",
     "robots",
+    "warc",
     "index-format",
     "crawler",
     "indexer",

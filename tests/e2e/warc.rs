@@ -245,7 +245,7 @@ async fn a_wget_warc_of_the_sample_site_is_imported_and_searched() {
     let mut problems = Vec::new();
     // Off the async threads, as `crawler import` runs it.
     let summary = tokio::task::block_in_place(|| {
-        crawler::warc::import(
+        crawler::archive::import(
             &data,
             &[warc],
             &shared::config::Config::load(Some(&config))

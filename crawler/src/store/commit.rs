@@ -9,7 +9,7 @@ use shared::record::{
     FetchEvent, FetchHistory, FrontierEntry, MediaRecord, Outlinks, PageImages, PageRecord, Record,
     RenderedPage, RevisitRecord, Thumbnail,
 };
-use shared::store::Cf;
+use shared::store::{Cf, PageRecords};
 use shared::{CanonicalUrl, StoreError, simhash};
 
 use super::{PageStore, QueuedUrl};
@@ -64,7 +64,15 @@ impl PageStore {
         commit.page.change = self.counters.take_change();
         let key = commit.page.url.as_bytes();
         let is_new = self.db.get_pinned_cf(self.cf(Cf::Pages), key)?.is_none();
-        batch.put_cf(self.cf(Cf::Pages), key, commit.page.encode());
+        PageRecords {
+            page: commit.page,
+            outlinks: commit.outlinks,
+            media: commit.kind.media,
+            thumbnail: commit.kind.thumbnail,
+            images: commit.kind.images,
+            rendered: commit.rendered,
+        }
+        .put(&self.db, &mut batch, !is_new)?;
         // A URL stored for the first time has no history to read unless its failed attempts
         // wrote one: a first crawl pays no extra read per page.
         let earlier = if is_new && commit.failed_before == 0 {
@@ -78,9 +86,6 @@ impl PageStore {
             earlier,
             FetchEvent::of(commit.page),
         );
-        batch.put_cf(self.cf(Cf::Outlinks), key, commit.outlinks.encode());
-        self.put_kind_records(&mut batch, key, &commit.kind, is_new);
-        self.put_rendered(&mut batch, key, commit.rendered, is_new)?;
         if commit.page.is_html_page() && commit.page.duplicate_of.is_none() {
             batch.put_cf(
                 self.cf(Cf::Content),
@@ -123,52 +128,6 @@ impl PageStore {
             self.injected("crawler::store::commit_page::after_write")
         ));
         Ok(queued)
-    }
-
-    /// Adds a kind's records to a page's batch; on a page stored before, removes those the
-    /// new answer no longer has (a URL that was an image and is now a page).
-    fn put_kind_records(
-        &self,
-        batch: &mut WriteBatch,
-        key: &[u8],
-        records: &KindCommit<'_>,
-        is_new: bool,
-    ) {
-        match records.media {
-            Some(media) => batch.put_cf(self.cf(Cf::Media), key, media.encode()),
-            None if !is_new => batch.delete_cf(self.cf(Cf::Media), key),
-            None => {}
-        }
-        if let Some((hash, thumbnail)) = records.thumbnail {
-            batch.put_cf(self.cf(Cf::Thumbs), hash.to_be_bytes(), thumbnail.encode());
-        }
-        match records.images {
-            Some(images) => batch.put_cf(self.cf(Cf::Images), key, images.encode()),
-            None if !is_new => batch.delete_cf(self.cf(Cf::Images), key),
-            None => {}
-        }
-    }
-
-    /// Adds a page's render to its batch, or removes the one stored before. Only a page
-    /// stored before can have one, and only one that has is deleted: a delete leaves a
-    /// tombstone that the indexer's walk over the family steps over, and every revisit of an
-    /// unrendered page would leave one.
-    fn put_rendered(
-        &self,
-        batch: &mut WriteBatch,
-        key: &[u8],
-        rendered: Option<&RenderedPage>,
-        is_new: bool,
-    ) -> Result<(), StoreError> {
-        let cf = self.cf(Cf::Rendered);
-        match rendered {
-            Some(rendered) => batch.put_cf(cf, key, rendered.encode()),
-            None if !is_new && self.db.get_pinned_cf(cf, key)?.is_some() => {
-                batch.delete_cf(cf, key)
-            }
-            None => {}
-        }
-        Ok(())
     }
 
     /// Ends a frontier entry that stores no page: a revisit answered 304 (`revisit` is its

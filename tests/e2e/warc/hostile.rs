@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use crawler::warc::{Damage, ImportSummary, Problem};
+use crawler::archive::{Damage, ImportDamage, ImportSummary, Problem};
 use shared::config::{CrawlerConfig, RawCrawlerConfig};
 
 use crate::support::stored_urls;
@@ -65,7 +65,7 @@ fn config() -> CrawlerConfig {
 fn import(data: &Path, files: &[PathBuf]) -> (ImportSummary, Vec<Problem>) {
     let mut problems = Vec::new();
     let summary =
-        crawler::warc::import(data, files, &config(), &mut |_, p| problems.push(p.clone()))
+        crawler::archive::import(data, files, &config(), &mut |_, p| problems.push(p.clone()))
             .expect("the import runs");
     (summary, problems)
 }
@@ -102,9 +102,9 @@ fn a_record_whose_content_length_is_no_number_or_too_long_is_skipped_and_the_res
         assert_eq!(problems[0].at.offset, at[1]);
         assert_eq!(
             problems[0].damage,
-            Damage::BadLength {
+            ImportDamage::Record(Damage::BadLength {
                 value: "12abc".into()
-            }
+            })
         );
         assert_eq!(problems[1].at.offset, at[3], "{warc:?}");
         // In its own gzip member the record ends before 3000 bytes; in a plain file its
@@ -112,7 +112,10 @@ fn a_record_whose_content_length_is_no_number_or_too_long_is_skipped_and_the_res
         assert!(
             matches!(
                 problems[1].damage,
-                Damage::Truncated { length: 3000, .. } | Damage::LengthMismatch { length: 3000 }
+                ImportDamage::Record(
+                    Damage::Truncated { length: 3000, .. }
+                        | Damage::LengthMismatch { length: 3000 }
+                )
             ),
             "{warc:?}: {problems:?}"
         );
@@ -144,7 +147,10 @@ fn a_truncated_gzip_member_is_skipped_and_the_members_after_it_imported() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert_eq!(problems[0].at.offset, at[1]);
     assert!(
-        matches!(problems[0].damage, Damage::Gzip { .. }),
+        matches!(
+            problems[0].damage,
+            ImportDamage::Record(Damage::Gzip { .. })
+        ),
         "{problems:?}"
     );
 }
@@ -168,7 +174,7 @@ fn a_record_over_the_size_limit_is_skipped_and_the_rest_imported() {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].at.offset, at[1]);
         assert!(
-            matches!(problems[0].damage, Damage::OverLimit { limit, .. } if limit == 4096 + 128 * 1024),
+            matches!(problems[0].damage, ImportDamage::Record(Damage::OverLimit { limit, .. }) if limit == 4096 + 128 * 1024),
             "{problems:?}"
         );
     }

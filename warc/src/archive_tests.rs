@@ -26,7 +26,7 @@ fn items(bytes: &[u8]) -> Vec<(Position, Result<String, Damage>)> {
     std::fs::write(&path, bytes).expect("written");
     let layout = layout(&path).expect("a WARC");
     let mut out = Vec::new();
-    read_records(&path, layout, 1000, &mut |at, item| {
+    read_records::<Error>(&path, layout, 1000, &mut |at, item| {
         out.push((
             at,
             item.map(|record| String::from_utf8_lossy(&record.block).into_owned()),
@@ -134,7 +134,7 @@ fn files_that_are_no_warc_are_refused_before_reading() {
         let path = dir.path().join(name);
         std::fs::write(&path, &bytes).expect("written");
         match layout(&path) {
-            Err(WarcError::NotWarc { why: said, .. }) => assert_eq!(said, why, "{name}"),
+            Err(Error::NotWarc { why: said, .. }) => assert_eq!(said, why, "{name}"),
             other => panic!("{name}: {other:?}"),
         }
     }

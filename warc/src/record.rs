@@ -5,11 +5,11 @@
 use std::io::{self, Write};
 
 /// The version line this crawler writes.
-pub(super) const VERSION: &str = "WARC/1.1";
+pub const VERSION: &str = "WARC/1.1";
 
 /// What a record holds (`WARC-Type`), by what the import does with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum RecordType {
+pub enum RecordType {
     /// An answer: imported when it holds an HTTP response.
     Response,
     /// A request sent: skipped on import.
@@ -23,7 +23,7 @@ pub(super) enum RecordType {
 
 impl RecordType {
     /// The type a `WARC-Type` value names (case-insensitive).
-    pub(super) fn of(value: &str) -> RecordType {
+    pub fn of(value: &str) -> RecordType {
         match value.trim().to_ascii_lowercase().as_str() {
             "response" => RecordType::Response,
             "request" => RecordType::Request,
@@ -35,14 +35,14 @@ impl RecordType {
 
 /// A record's named fields, in order; names compared case-insensitively.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct WarcHeader {
+pub struct WarcHeader {
     /// `(name, value)` pairs as they came (or are to be written).
     pub fields: Vec<(String, String)>,
 }
 
 impl WarcHeader {
     /// A field's first value.
-    pub(super) fn get(&self, name: &str) -> Option<&str> {
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.fields
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -50,7 +50,7 @@ impl WarcHeader {
     }
 
     /// Adds a field (its value's CR and LF become spaces: a value is one line).
-    pub(super) fn add(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
+    pub fn add(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
         let value: String = value.into();
         let value = if value.contains(['\r', '\n']) {
             value.replace(['\r', '\n'], " ")
@@ -62,13 +62,13 @@ impl WarcHeader {
     }
 
     /// The record's type.
-    pub(super) fn record_type(&self) -> RecordType {
+    pub fn record_type(&self) -> RecordType {
         self.get("WARC-Type")
             .map_or(RecordType::Other, RecordType::of)
     }
 
     /// `WARC-Target-URI`, without the angle brackets some writers put around it.
-    pub(super) fn target_uri(&self) -> Option<&str> {
+    pub fn target_uri(&self) -> Option<&str> {
         self.get("WARC-Target-URI").map(|uri| {
             let uri = uri.trim();
             uri.strip_prefix('<')
@@ -78,7 +78,7 @@ impl WarcHeader {
     }
 
     /// Writes the version line, the fields and the empty line that ends them.
-    pub(super) fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+    pub fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
         write!(out, "{VERSION}\r\n")?;
         for (name, value) in &self.fields {
             write!(out, "{name}: {value}\r\n")?;
@@ -89,7 +89,7 @@ impl WarcHeader {
     /// Reads one field line (without its line end) into the header: `Name: value`, or a
     /// continuation (a line starting with a space or tab) of the field before. Returns
     /// `false` for a line that is neither.
-    pub(super) fn read_line(&mut self, line: &str) -> bool {
+    pub fn read_line(&mut self, line: &str) -> bool {
         if line.starts_with([' ', '\t']) {
             return match self.fields.last_mut() {
                 Some((_, value)) => {
@@ -113,7 +113,7 @@ impl WarcHeader {
 
 /// `sha1:` and the base32 of the SHA-1 of `parts` (joined): the digest form warcio, wget and
 /// Heritrix write.
-pub(super) fn sha1_digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+pub fn sha1_digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     let mut sha = sha1_smol::Sha1::new();
     for part in parts {
         sha.update(part);
@@ -127,7 +127,7 @@ pub(super) fn sha1_digest<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Stri
 /// `<urn:uuid:...>`: a name-based UUID (version 5's layout: SHA-1 of the name, version and
 /// variant bits set) of `name`'s parts, so the same record of the same store gets the same
 /// id in every export.
-pub(super) fn record_id(name: &[&[u8]]) -> String {
+pub fn record_id(name: &[&[u8]]) -> String {
     let mut sha = sha1_smol::Sha1::new();
     sha.update(b"sift WARC record\0");
     for part in name {

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use flate2::bufread::GzDecoder;
 
-use super::WarcError;
-use super::read::{Damage, Next, Record, RecordReader};
+use crate::Error;
+use crate::read::{Damage, Next, Record, RecordReader};
 
 /// The first bytes of a gzip member (magic and the deflate method).
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
@@ -44,24 +44,9 @@ impl fmt::Display for Position {
     }
 }
 
-/// A damaged record or member of a file, skipped: where, and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// Where it is.
-    pub at: Position,
-    /// What is wrong.
-    pub damage: Damage,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}, skipped", self.at, self.damage)
-    }
-}
-
 /// How a file is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Layout {
+pub enum Layout {
     /// WARC records as they are.
     Plain,
     /// gzip members (one per record, or any other split).
@@ -70,11 +55,11 @@ pub(super) enum Layout {
 
 /// How `path` is stored, or why it is no WARC file (its first record does not start with a
 /// `WARC/1.` line, plain or gzipped).
-pub(super) fn layout(path: &Path) -> Result<Layout, WarcError> {
-    let file = File::open(path).map_err(WarcError::io(path))?;
+pub fn layout(path: &Path) -> Result<Layout, Error> {
+    let file = File::open(path).map_err(Error::io(path))?;
     let mut file = BufReader::new(file);
-    let head = file.fill_buf().map_err(WarcError::io(path))?;
-    let not_warc = |why: String| WarcError::NotWarc {
+    let head = file.fill_buf().map_err(Error::io(path))?;
+    let not_warc = |why: String| Error::NotWarc {
         path: path.to_path_buf(),
         why,
     };
@@ -106,19 +91,20 @@ pub(super) fn layout(path: &Path) -> Result<Layout, WarcError> {
 }
 
 /// Reads every record of `path` (stored as `layout` says), blocks up to `limit` bytes,
-/// handing each record or damage to `on_item`, which may stop the reading with an error.
-pub(super) fn read_records(
+/// handing each record or damage to `on_item`, which may stop the reading with an error of
+/// its own; a file that cannot be read stops it with that error made from an [`Error`].
+pub fn read_records<E: From<Error>>(
     path: &Path,
     layout: Layout,
     limit: u64,
-    on_item: &mut dyn FnMut(Position, Result<Record, Damage>) -> Result<(), WarcError>,
-) -> Result<(), WarcError> {
-    let file = File::open(path).map_err(WarcError::io(path))?;
+    on_item: &mut dyn FnMut(Position, Result<Record, Damage>) -> Result<(), E>,
+) -> Result<(), E> {
+    let file = File::open(path).map_err(Error::io(path))?;
     let mut raw = BufReader::with_capacity(256 * 1024, file);
     if layout == Layout::Plain {
         let mut records = RecordReader::new(raw, limit);
         loop {
-            let (offset, next) = records.next().map_err(WarcError::io(path))?;
+            let (offset, next) = records.read_next().map_err(Error::io(path))?;
             let at = Position {
                 offset,
                 within: None,
@@ -131,13 +117,13 @@ pub(super) fn read_records(
         }
     }
     loop {
-        let offset = raw.stream_position().map_err(WarcError::io(path))?;
-        let head = raw.fill_buf().map_err(WarcError::io(path))?;
+        let offset = raw.stream_position().map_err(Error::io(path))?;
+        let head = raw.fill_buf().map_err(Error::io(path))?;
         if head.is_empty() {
             return Ok(());
         }
         if !head.starts_with(&GZIP_MAGIC) {
-            let bytes = skip_to_member(&mut raw).map_err(WarcError::io(path))?;
+            let bytes = skip_to_member(&mut raw).map_err(Error::io(path))?;
             let at = Position {
                 offset,
                 within: None,
@@ -157,20 +143,20 @@ pub(super) fn read_records(
             let message = error.to_string();
             on_item(at, Err(Damage::Gzip { message }))?;
             raw.seek(SeekFrom::Start(offset + 1))
-                .map_err(WarcError::io(path))?;
-            skip_to_member(&mut raw).map_err(WarcError::io(path))?;
+                .map_err(Error::io(path))?;
+            skip_to_member(&mut raw).map_err(Error::io(path))?;
         }
     }
 }
 
 /// The records of one gzip member at `offset`; `Err` inside when it cannot be decompressed.
-fn read_member<R: BufRead>(
+fn read_member<R: BufRead, E>(
     mut records: RecordReader<R>,
     offset: u64,
-    on_item: &mut dyn FnMut(Position, Result<Record, Damage>) -> Result<(), WarcError>,
-) -> Result<io::Result<()>, WarcError> {
+    on_item: &mut dyn FnMut(Position, Result<Record, Damage>) -> Result<(), E>,
+) -> Result<io::Result<()>, E> {
     loop {
-        let (within, next) = match records.next() {
+        let (within, next) = match records.read_next() {
             Ok(next) => next,
             Err(error) => return Ok(Err(error)),
         };

@@ -14,18 +14,17 @@
 
 use std::io::{self, BufRead, Read};
 
-use super::http::HttpError;
-use super::record::WarcHeader;
+use crate::record::WarcHeader;
 
 /// The most bytes of a record's header (version line and fields).
-pub(super) const MAX_HEADER_BYTES: usize = 64 * 1024;
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// What marks the start of a record.
 const VERSION_PREFIX: &[u8] = b"WARC/1.";
 
 /// A whole record.
 #[derive(Debug)]
-pub(super) struct Record {
+pub struct Record {
     /// Its fields.
     pub header: WarcHeader,
     /// Its block (`Content-Length` bytes).
@@ -93,14 +92,11 @@ pub enum Damage {
         /// How many.
         bytes: u64,
     },
-    /// A response whose HTTP cannot be read.
-    #[error("response not imported: {0}")]
-    Http(#[from] HttpError),
 }
 
 /// The next thing in the stream.
 #[derive(Debug)]
-pub(super) enum Next {
+pub enum Next {
     /// A record.
     Record(Record),
     /// A damaged record, skipped.
@@ -110,14 +106,14 @@ pub(super) enum Next {
 }
 
 /// Reads records from a stream, with blocks of at most `limit` bytes held in memory.
-pub(super) struct RecordReader<R> {
+pub struct RecordReader<R> {
     src: Source<R>,
     limit: u64,
 }
 
 impl<R: BufRead> RecordReader<R> {
     /// A reader at the start of `inner`.
-    pub(super) fn new(inner: R, limit: u64) -> Self {
+    pub fn new(inner: R, limit: u64) -> Self {
         let src = Source {
             inner,
             pending: Vec::new(),
@@ -129,7 +125,7 @@ impl<R: BufRead> RecordReader<R> {
 
     /// The next record and its offset in the stream. An `Err` is the stream's own failure
     /// (a read error, or a gzip member that cannot be decompressed).
-    pub(super) fn next(&mut self) -> io::Result<(u64, Next)> {
+    pub fn read_next(&mut self) -> io::Result<(u64, Next)> {
         let src = &mut self.src;
         loop {
             match src.fill_buf()?.first() {

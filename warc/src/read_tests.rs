@@ -16,7 +16,7 @@ fn read_all(bytes: &[u8], limit: u64) -> Vec<(u64, Result<String, Damage>)> {
     let mut reader = RecordReader::new(bytes, limit);
     let mut out = Vec::new();
     loop {
-        let (offset, next) = reader.next().expect("reading memory does not fail");
+        let (offset, next) = reader.read_next().expect("reading memory does not fail");
         match next {
             Next::Record(record) => out.push((
                 offset,

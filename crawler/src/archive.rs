@@ -31,32 +31,27 @@
 //! queued: an import loads an archive, and a later crawl seeds what it wants. A later record
 //! for a URL replaces an earlier one. `request`, `metadata`, `resource`, `revisit`,
 //! `conversion` (a render is not imported), `warcinfo` and other records, robots.txt answers
-//! and non-HTTP URLs are skipped and counted. A damaged record (a `Content-Length` that is no number or does not end where the
-//! record does, a truncated or corrupt gzip member, a record over the limit) is reported with
+//! and non-HTTP URLs are skipped and counted. A damaged record (a `Content-Length` that is
+//! no number or does not end where the record does, a truncated or corrupt gzip member, a record over the limit) is reported with
 //! its offset and skipped, and reading goes on at the next gzip member or `WARC/1.` line; a
 //! file that is no WARC at all fails the command before anything is imported.
 //!
-//! Files: `record.rs` the header model, digests and ids, `date.rs` `WARC-Date`, `write.rs`
-//! the writer, `read.rs` the record reader and its resynchronization, `archive.rs` a file's
-//! compression and gzip members, `http.rs` an archived answer's HTTP, `export.rs`,
-//! `import.rs`.
+//! The records, their reading, resynchronization and writing are the `warc` crate's; here is
+//! what the crawler makes of them. Files: `http.rs` an archived answer's HTTP, `export.rs`,
+//! `import.rs`, `problem.rs` what an import skips as damaged.
 
-mod archive;
-mod date;
 mod export;
 mod http;
 mod import;
-mod read;
-mod record;
-mod write;
+mod problem;
 
 use std::path::PathBuf;
 
-pub use archive::{Position, Problem};
 pub use export::{ExportSummary, export};
 pub use http::HttpError;
 pub use import::{ImportSummary, import};
-pub use read::Damage;
+pub use problem::{ImportDamage, Problem};
+pub use warc::{Damage, Position};
 
 /// Why an export or import failed as a whole.
 #[derive(Debug, thiserror::Error)]
@@ -72,14 +67,9 @@ pub enum WarcError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// A file given to import is not a WARC file.
-    #[error("{path} is not a WARC file: {why}")]
-    NotWarc {
-        /// The file.
-        path: PathBuf,
-        /// What it starts with instead.
-        why: String,
-    },
+    /// A file given to import could not be read, or is not a WARC file.
+    #[error(transparent)]
+    Archive(#[from] warc::Error),
     /// No runtime could be started for the kinds' readers.
     #[error("cannot start the readers' runtime: {0}")]
     Runtime(std::io::Error),

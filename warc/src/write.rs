@@ -7,16 +7,16 @@ use std::io::{self, Write};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use super::record::{WarcHeader, sha1_digest};
+use crate::record::{WarcHeader, sha1_digest};
 
 /// Writes records to `out`, counting the bytes written.
-pub(super) struct WarcWriter<W: Write> {
+pub struct WarcWriter<W: Write> {
     out: Counted<W>,
 }
 
 impl<W: Write> WarcWriter<W> {
     /// A writer at the start of `out`.
-    pub(super) fn new(out: W) -> Self {
+    pub fn new(out: W) -> Self {
         Self {
             out: Counted {
                 inner: out,
@@ -28,7 +28,7 @@ impl<W: Write> WarcWriter<W> {
     /// Writes one record: `header` (without `Content-Length` and `WARC-Block-Digest`, added
     /// here) and its block, given in parts that are written one after the other. Returns the
     /// record's offset in the file.
-    pub(super) fn write_record(&mut self, header: &WarcHeader, block: &[&[u8]]) -> io::Result<u64> {
+    pub fn write_record(&mut self, header: &WarcHeader, block: &[&[u8]]) -> io::Result<u64> {
         let offset = self.out.bytes;
         let length: usize = block.iter().map(|part| part.len()).sum();
         let mut header = header.clone();
@@ -46,12 +46,12 @@ impl<W: Write> WarcWriter<W> {
     }
 
     /// Bytes written so far.
-    pub(super) fn bytes(&self) -> u64 {
+    pub fn bytes(&self) -> u64 {
         self.out.bytes
     }
 
     /// Flushes and hands back the output.
-    pub(super) fn finish(mut self) -> io::Result<W> {
+    pub fn finish(mut self) -> io::Result<W> {
         self.out.flush()?;
         Ok(self.out.inner)
     }

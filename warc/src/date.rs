@@ -4,7 +4,7 @@
 //! algorithms (proleptic Gregorian calendar).
 
 /// Milliseconds since the Unix epoch as `YYYY-MM-DDThh:mm:ss.mmmZ`.
-pub(super) fn format_ms(ms: u64) -> String {
+pub fn format_ms(ms: u64) -> String {
     let secs = ms / 1000;
     let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
     let (year, month, day) = civil_from_days(days);
@@ -20,7 +20,7 @@ pub(super) fn format_ms(ms: u64) -> String {
 
 /// A `WARC-Date` as milliseconds since the Unix epoch; `None` for anything else (or a time
 /// before 1970).
-pub(super) fn parse_ms(text: &str) -> Option<u64> {
+pub fn parse_ms(text: &str) -> Option<u64> {
     let text = text.trim().strip_suffix('Z')?;
     let (date, time) = text.split_once('T')?;
     let mut date = date.split('-');

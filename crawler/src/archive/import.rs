@@ -10,12 +10,11 @@ use shared::config::CrawlerConfig;
 use shared::record::FrontierEntry;
 use shared::{CanonicalUrl, StoreError};
 
+use warc::{MAX_HEADER_BYTES, Record, RecordType, layout, parse_ms, read_records};
+
 use super::WarcError;
-use super::archive::{Problem, layout, read_records};
-use super::date::parse_ms;
 use super::http::{Answer, read_answer};
-use super::read::{Damage, MAX_HEADER_BYTES, Record};
-use super::record::RecordType;
+use super::problem::{ImportDamage, Problem};
 use crate::fetch::Fetched;
 use crate::kind::{Body, Kinds, ReadContext, ReadPlan};
 use crate::page::{self, Reading};
@@ -71,13 +70,13 @@ pub fn import(
         summary: ImportSummary::default(),
     };
     for (file, layout) in files.iter().zip(layouts) {
-        read_records(file, layout, record_limit(config), &mut |at, item| {
+        read_records::<WarcError>(file, layout, record_limit(config), &mut |at, item| {
             let damage = match item {
                 Ok(record) => match importer.record(&record)? {
                     Ok(()) => return Ok(()),
                     Err(damage) => damage,
                 },
-                Err(damage) => damage,
+                Err(damage) => ImportDamage::Record(damage),
             };
             importer.summary.damaged += 1;
             report(file, &Problem { at, damage });
@@ -103,7 +102,7 @@ struct Importer<'a> {
 
 impl Importer<'_> {
     /// Stores or skips one whole record; `Err` inside for a response that cannot be read.
-    fn record(&mut self, record: &Record) -> Result<Result<(), Damage>, StoreError> {
+    fn record(&mut self, record: &Record) -> Result<Result<(), ImportDamage>, StoreError> {
         self.summary.records += 1;
         let skipped = match self.response_url(record) {
             Ok(url) => match read_answer(&record.block, self.config.max_body_bytes) {
@@ -112,7 +111,7 @@ impl Importer<'_> {
                     self.store(&url, answer, at_ms.unwrap_or_else(shared::now_ms))?;
                     return Ok(Ok(()));
                 }
-                Err(error) => return Ok(Err(Damage::Http(error))),
+                Err(error) => return Ok(Err(ImportDamage::Http(error))),
             },
             Err(why) => why,
         };

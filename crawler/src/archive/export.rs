@@ -7,15 +7,13 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+use reqwest::header::HeaderValue;
 use shared::config::CrawlerConfig;
 use shared::record::PageRecord;
 use shared::{CanonicalUrl, StoreReader};
+use warc::{WarcHeader, WarcWriter, format_ms, record_id, sha1_digest};
 
 use super::WarcError;
-use super::date::format_ms;
-use super::record::{WarcHeader, record_id, sha1_digest};
-use super::write::WarcWriter;
-use reqwest::header::HeaderValue;
 
 use crate::fetch::user_agent;
 use crate::kind::Kinds;
