@@ -347,8 +347,8 @@ pub fn open_options(budget: &MemoryBudget) -> Options {
 
 /// The handle of a column family of an open store.
 pub fn cf_handle(db: &DB, cf: Cf) -> &rocksdb::ColumnFamily {
-    // Every family is created when the writer first opens the store, and every opener
-    // opens all of them.
+    // Every family is created when the writer first opens the store, and every writer opens
+    // all of them; `StoreReader` asks for its families itself, as a store may lack some.
     db.cf_handle(cf.name())
         .expect("every column family is opened with the store")
 }
@@ -529,8 +529,11 @@ impl StoreReader {
         Ok(Self { db })
     }
 
-    fn cf(&self, cf: Cf) -> &rocksdb::ColumnFamily {
-        cf_handle(&self.db, cf)
+    /// The handle of a family, `None` when the store lacks it: a store made by an older
+    /// build, or one whose writer is creating it right now (a new store's families are made
+    /// one after the other). A family the store lacks reads as empty.
+    fn family(&self, cf: Cf) -> Option<&rocksdb::ColumnFamily> {
+        self.db.cf_handle(cf.name())
     }
 
     /// One page by canonical URL.
@@ -550,52 +553,34 @@ impl StoreReader {
 
     /// The re-crawl schedule of a stored URL (`None` too for a store older than schedules).
     pub fn revisit(&self, url: &str) -> Result<Option<RevisitRecord>, StoreError> {
-        if self.db.cf_handle(Cf::Revisit.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Revisit, url.as_bytes())
     }
 
     /// Why a URL was dropped unfetched (`None`: it was not, or the store is older than
     /// these records).
     pub fn skipped(&self, url: &str) -> Result<Option<SkipRecord>, StoreError> {
-        if self.db.cf_handle(Cf::Skipped.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Skipped, url.as_bytes())
     }
 
     /// The last fetches of a URL, oldest first (empty: never fetched, or fetched only by a
     /// build older than histories).
     pub fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
-        if self.db.cf_handle(Cf::History.name()).is_none() {
-            return Ok(FetchHistory::default());
-        }
         Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
     }
 
     /// What a stored image or PDF was read to be (`None`: an HTML page, or a store older than
     /// content kinds).
     pub fn media(&self, url: &str) -> Result<Option<MediaRecord>, StoreError> {
-        if self.db.cf_handle(Cf::Media.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Media, url.as_bytes())
     }
 
     /// The thumbnail of the image whose bytes hash to `content_hash`.
     pub fn thumbnail(&self, content_hash: u64) -> Result<Option<Thumbnail>, StoreError> {
-        if self.db.cf_handle(Cf::Thumbs.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Thumbs, &content_hash.to_be_bytes())
     }
 
     /// The images one page shows (`None`: none, or a store older than content kinds).
     pub fn page_images(&self, url: &str) -> Result<Option<PageImages>, StoreError> {
-        if self.db.cf_handle(Cf::Images.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Images, url.as_bytes())
     }
 
@@ -603,9 +588,6 @@ impl StoreReader {
     pub fn all_media(
         &self,
     ) -> Box<dyn Iterator<Item = Result<(String, MediaRecord), StoreError>> + '_> {
-        if self.db.cf_handle(Cf::Media.name()).is_none() {
-            return Box::new(std::iter::empty());
-        }
         Box::new(self.scan(Cf::Media))
     }
 
@@ -613,9 +595,6 @@ impl StoreReader {
     pub fn all_page_images(
         &self,
     ) -> Box<dyn Iterator<Item = Result<(String, PageImages), StoreError>> + '_> {
-        if self.db.cf_handle(Cf::Images.name()).is_none() {
-            return Box::new(std::iter::empty());
-        }
         Box::new(self.scan(Cf::Images))
     }
 
@@ -623,15 +602,15 @@ impl StoreReader {
     pub fn all_skipped(
         &self,
     ) -> Box<dyn Iterator<Item = Result<(String, SkipRecord), StoreError>> + '_> {
-        if self.db.cf_handle(Cf::Skipped.name()).is_none() {
-            return Box::new(std::iter::empty());
-        }
         Box::new(self.scan(Cf::Skipped))
     }
 
     /// Origins halted by their circuit breaker, with why, in origin order.
     pub fn halted_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
-        halted_hosts(&self.db)
+        match self.family(Cf::Meta) {
+            Some(_) => halted_hosts(&self.db),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Crawl counters (zero for a store never written).
@@ -640,7 +619,10 @@ impl StoreReader {
     }
 
     fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
-        read_record(&self.db, cf, key)
+        match self.family(cf) {
+            Some(_) => read_record(&self.db, cf, key),
+            None => Ok(None),
+        }
     }
 
     /// Which partition of a distributed crawl this store is; `None` for a single-machine
@@ -663,17 +645,18 @@ impl StoreReader {
 
     /// Number of URLs waiting in the frontier.
     pub fn frontier_len(&self) -> usize {
-        self.db
-            .iterator_cf(self.cf(Cf::Frontier), IteratorMode::Start)
-            .count()
+        self.family(Cf::Frontier).map_or(0, |family| {
+            self.db.iterator_cf(family, IteratorMode::Start).count()
+        })
     }
 
     fn scan<R: Record>(
         &self,
         cf: Cf,
     ) -> impl Iterator<Item = Result<(String, R), StoreError>> + '_ {
-        self.db
-            .iterator_cf(self.cf(cf), IteratorMode::Start)
+        self.family(cf)
+            .into_iter()
+            .flat_map(|family| self.db.iterator_cf(family, IteratorMode::Start))
             .map(|item| {
                 let (key, value) = item?;
                 let key = String::from_utf8_lossy(&key).into_owned();
@@ -707,5 +690,30 @@ mod tests {
             Some(position)
         );
         assert_eq!(QueuePosition::from_bytes(&[]), None, "done: not waiting");
+    }
+
+    /// A store whose writer has made only some of its families so far (they are made one
+    /// after the other when a store is first opened), as a reader polling it may open it:
+    /// what it lacks reads as empty, never a panic.
+    #[test]
+    fn a_store_being_created_reads_as_empty_where_it_lacks_families() {
+        let data = tempfile::tempdir().expect("tempdir");
+        let path = store_dir(data.path());
+        let mut options = Options::default();
+        options.create_if_missing(true);
+        options.create_missing_column_families(true);
+        let budget = MemoryBudget::default();
+        let made_first = [Cf::Pages.descriptor(&budget)];
+        drop(DB::open_cf_descriptors(&options, &path, made_first).expect("a store"));
+
+        let store = StoreReader::open(data.path()).expect("opened read-only");
+        assert_eq!(store.pages().count(), 0);
+        assert_eq!(store.all_outlinks().count(), 0);
+        assert_eq!(store.frontier_len(), 0);
+        assert_eq!(store.counters().expect("read"), CrawlCounters::default());
+        assert_eq!(store.halted_hosts().expect("read"), Vec::new());
+        assert!(store.outlinks("http://a.test/").expect("read").is_none());
+        assert!(store.history("http://a.test/").expect("read").0.is_empty());
+        assert!(store.rendered("http://a.test/").expect("read").is_none());
     }
 }

@@ -14,9 +14,6 @@ impl StoreReader {
     /// What rendering a page in a browser found (`None`: it was not rendered, or the store is
     /// older than rendering).
     pub fn rendered(&self, url: &str) -> Result<Option<RenderedPage>, StoreError> {
-        if self.db.cf_handle(Cf::Rendered.name()).is_none() {
-            return Ok(None);
-        }
         self.get(Cf::Rendered, url.as_bytes())
     }
 
