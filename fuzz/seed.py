@@ -7,7 +7,7 @@ Sources: robots.txt bodies of crawler/src/robots/cases.rs and data/site/robots.t
 sample site's pages (data/site) and the HTML of the test web (tests/src); the links of
 those pages and the URL table of shared/src/url.rs; the test web's sitemaps (and one
 gzipped); the charset tests' bodies; bench/queries.txt; data/example.toml and the config
-tests' files; the image reader's fixtures (crawler/src/image/fixtures) and small images made
+tests' files; the image reader's fixtures (image-reader/src/fixtures) and small images made
 here (PNGs whose headers declare huge sizes, a GIF, a BMP, an SVG, HTML); WARC streams made
 here, whole and damaged. Input formats are the bodies' (fuzz/src/bodies.rs): `agent NUL
 robots.txt`, `Content-Type NUL body`, `limit-byte query`, a plain WARC stream.
@@ -87,7 +87,7 @@ def png(width, height, rows, colour=0):
 
 def image_seeds():
     """Small images for the `image` target: valid ones and headers that lie."""
-    seeds = [path.read_bytes() for path in sorted((ROOT / "crawler/src/image/fixtures").iterdir())]
+    seeds = [path.read_bytes() for path in sorted((ROOT / "image-reader/src/fixtures").iterdir())]
     seeds.append(png(4, 2, b"\0" * 5 * 2))
     seeds.append(png(2, 2, b"\0" + b"\xff\0\0\x80" * 2 + b"\0" + b"\0\0\xff\xff" * 2, colour=6))
     seeds.append(png(16384, 16384, b"\0\0"))

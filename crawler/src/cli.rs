@@ -334,7 +334,7 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
                     urls,
                 },
         } => robots_check(&agent, &robots, &urls),
-        Command::PdfText => Ok(crate::pdf::run_child()?),
+        Command::PdfText => Ok(pdf_reader::run_child()?),
     }
 }
 

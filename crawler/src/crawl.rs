@@ -62,7 +62,7 @@ pub struct CrawlOptions {
     pub max_time: Option<Duration>,
     /// The program that reads PDFs in a child process (`None`: this binary, re-entered as
     /// its `pdf-text` subcommand; see [`crate::pdf`]).
-    pub pdf_child: Option<crate::pdf::ChildCommand>,
+    pub pdf_child: Option<pdf_reader::ChildCommand>,
 }
 
 /// Figures of a running crawl.

@@ -31,7 +31,7 @@ use shared::record::{CompressedBody, MediaRecord, Thumbnail};
 use shared::{CanonicalUrl, ContentKind, KindSet};
 
 use crate::extract::Extracted;
-use crate::pdf::ChildCommand;
+use pdf_reader::ChildCommand;
 
 /// A body as it came (after `Content-Encoding`), to be read.
 #[derive(Debug)]

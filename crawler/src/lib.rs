@@ -6,8 +6,8 @@
 //! ([`Frontier`], [`Politeness`]); the robots policy ([`RobotsPolicy`]); the command line
 //! ([`cli`]) and its read-only reports ([`inspect`]); the progress line ([`progress`]); the
 //! readers of what hosts send, which the fuzz targets drive ([`charset`], [`extract`],
-//! [`image`], [`sitemap`]); and the PDF reader with its child entry ([`pdf`]). Every other
-//! module is private; the tour, by folder and file:
+//! [`sitemap`]; images and PDFs are read by the `image-reader` and `pdf-reader` crates).
+//! Every other module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
 //!   task runs, `crawl/robots_state.rs` the loop's glue for robots.txt.
@@ -40,10 +40,6 @@
 //!   (`render/auto.rs`).
 //! - [`extract`]: links, title and robots META from HTML (in `shared`, which searchd's
 //!   `/explain` reads pages by too).
-//! - [`image`]: an image body's format, size, JPEG quality and thumbnail, bounded (public
-//!   for its fuzz target).
-//! - [`pdf`]: PDF text and metadata, read in a bounded child process ([`pdf::PdfReader`]),
-//!   the child being this crate's binary re-entered as `pdf-text` ([`pdf::run_child`]).
 //! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
 //! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
 //! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
@@ -77,9 +73,7 @@ pub mod charset;
 pub mod cli;
 pub mod cluster;
 pub use shared::extract;
-pub mod image;
 pub mod inspect;
-pub mod pdf;
 pub mod progress;
 pub mod sitemap;
 

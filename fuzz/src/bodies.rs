@@ -267,12 +267,12 @@ pub fn config(data: &[u8]) {
     }
 }
 
-/// The image reader (`crawler::image::read_image`): the input is an image body, read with
+/// The image reader (`image_reader::read_image`): the input is an image body, read with
 /// smaller limits than the crawler's so the fuzzer stays fast. Laws: no panic; a size is
 /// within the absurd side; a thumbnail comes only with a size, of the sniffed format, and
 /// fits the side; a JPEG quality is 1-100.
 pub fn image(data: &[u8]) {
-    use crawler::image::{ABSURD_SIDE, ImageLimits, read_image};
+    use image_reader::{ABSURD_SIDE, ImageLimits, read_image};
     let limits = ImageLimits {
         max_pixels: 1 << 22,
         max_alloc: 64 << 20,

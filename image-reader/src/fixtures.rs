@@ -66,7 +66,7 @@ pub(super) fn animated_gif(width: u32, height: u32) -> Vec<u8> {
 
 /// A committed fixture file's bytes.
 pub(super) fn file(name: &str) -> Vec<u8> {
-    let path = format!("{}/src/image/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/src/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -3,23 +3,26 @@
 //! runs on tokio's blocking pool, never panics, and holds its memory within
 //! [`ImageLimits`] whatever the bytes.
 //!
-//! - `image/format.rs`: [`ImageFormat`], sniffed from magic bytes (a `Content-Type` is a
+//! - `format.rs`: [`ImageFormat`], sniffed from magic bytes (a `Content-Type` is a
 //!   hint, kept to report a lie). SVG is recognized and recorded but never rasterized.
-//! - `image/probe.rs`: [`probe()`], width and height from the header (no decoding), absurd
+//! - `probe.rs`: [`probe()`], width and height from the header (no decoding), absurd
 //!   sizes refused, giving [`ImageFacts`] or a [`ProbeError`].
-//! - `image/quality.rs`: [`jpeg_quality`], the IJG quality a JPEG's tables imply.
-//! - `image/thumbnail.rs`: [`make_thumbnail`], a JPEG of at most 256 px a side, decoded only
-//!   after the probed size passed the pixel limit, under `image::Limits`; `image/shrink.rs`
+//! - `quality.rs`: [`jpeg_quality`], the IJG quality a JPEG's tables imply.
+//! - `thumbnail.rs`: [`make_thumbnail`], a JPEG of at most 256 px a side, decoded only
+//!   after the probed size passed the pixel limit, under `image::Limits`; `shrink.rs`
 //!   its downscaling (box means).
 //!
-//! The module is public for the `image` fuzz target (`fuzz/src/bodies.rs`).
+//! The crawler's image content kind reads images through it, and so does the `image` fuzz
+//! target (`fuzz/src/bodies.rs`).
 //!
 //! ```
-//! use crawler::image::{ImageLimits, ProbeError, read_image};
+//! use image_reader::{ImageLimits, ProbeError, read_image};
 //! let reading = read_image(b"<!doctype html><p>not a picture", None, &ImageLimits::default());
 //! assert_eq!(reading.format, None);
 //! assert_eq!(reading.facts, Err(ProbeError::NotAnImage));
 //! ```
+
+#![deny(missing_docs)]
 
 mod format;
 mod probe;

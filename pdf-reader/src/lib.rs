@@ -13,15 +13,15 @@
 //! page that fails or panics is skipped, the rest are read. `pdftotext` is not used: the
 //! extraction is ours, in Rust.
 //!
-//! - `pdf/limits.rs`: [`PdfLimits`], and the part of them the child is handed.
-//! - `pdf/confine.rs`: the child's `setrlimit` calls.
-//! - `pdf/wire.rs`: what parent and child say to each other (limits in an environment
+//! - `limits.rs`: [`PdfLimits`], and the part of them the child is handed.
+//! - `confine.rs`: the child's `setrlimit` calls.
+//! - `wire.rs`: what parent and child say to each other (limits in an environment
 //!   variable, the answer as a tagged, length-prefixed JSON frame that other output around it
 //!   cannot hide).
-//! - `pdf/extract.rs`: bytes to text and metadata, in the child; `pdf/info.rs` the document
+//! - `extract.rs`: bytes to text and metadata, in the child; `info.rs` the document
 //!   information dictionary (title, author, dates).
-//! - `pdf/entry.rs`: the child's `main`.
-//! - `pdf/child.rs`: [`PdfReader`], the parent side; `pdf/outcome.rs` what it returns.
+//! - `entry.rs`: the child's `main`.
+//! - `child.rs`: [`PdfReader`], the parent side; `outcome.rs` what it returns.
 //!
 //! Encrypted PDFs: a file whose user password is empty (the usual "no copying, no printing"
 //! restriction, which every viewer opens without asking) is read, as `lopdf` decrypts it while

@@ -42,7 +42,7 @@ fn own_child() -> ChildCommand {
         program: std::env::current_exe().expect("test binary path"),
         args: [
             "--exact",
-            "pdf::tests::child_entry",
+            "tests::child_entry",
             "--nocapture",
             "--test-threads=1",
         ]

@@ -35,9 +35,9 @@ pub struct DemoOptions {
 }
 
 /// `searchd pdf-text` (hidden): the child process the demo's crawler runs this binary as for
-/// each PDF, as `crawler pdf-text` is the `crawler` binary's (see `crawler::pdf`).
+/// each PDF, as `crawler pdf-text` is the `crawler` binary's (see the `pdf-reader` crate).
 pub fn pdf_child() -> std::io::Result<()> {
-    crawler::pdf::run_child()
+    pdf_reader::run_child()
 }
 
 /// The file in the data directory that remembers which directory was served on which port.

@@ -48,8 +48,8 @@ const PDF_CHILD_ENV: &str = "SIFT_E2E_PDF_CHILD";
 
 /// The PDF reader of an in-process crawl: this test binary, re-entered to run
 /// [`pdf_child_entry`] alone (the crawler's own binary would be `crawler pdf-text`).
-pub fn pdf_child() -> crawler::pdf::ChildCommand {
-    crawler::pdf::ChildCommand {
+pub fn pdf_child() -> pdf_reader::ChildCommand {
+    pdf_reader::ChildCommand {
         program: std::env::current_exe().expect("test binary path"),
         args: [
             "--exact",
@@ -68,7 +68,7 @@ pub fn pdf_child() -> crawler::pdf::ChildCommand {
 #[test]
 fn pdf_child_entry() {
     if std::env::var_os(PDF_CHILD_ENV).is_some() {
-        crawler::pdf::run_child().expect("the answer is written");
+        pdf_reader::run_child().expect("the answer is written");
     }
 }
 

@@ -13,10 +13,12 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 700;
 
 /// The crates whose `src/` the rules cover (the workspace's, and the test web's).
-const CRATES: [&str; 9] = [
+const CRATES: [&str; 11] = [
     "shared",
     "robots",
     "warc",
+    "image-reader",
+    "pdf-reader",
     "index-format",
     "crawler",
     "indexer",

@@ -1,6 +1,6 @@
 //! Images: their format, size and JPEG quality read from the first bytes, and a thumbnail
-//! made under explicit limits ([`crate::image`]); the bytes themselves are not kept. The same
-//! bytes at two URLs are thumbnailed once per run: a thumbnail is stored under the content
+//! made under explicit limits (the `image-reader` crate); the bytes themselves are not kept.
+//! The same bytes at two URLs are thumbnailed once per run: a thumbnail is stored under the content
 //! hash, and a hash already thumbnailed is not decoded again.
 
 use std::collections::HashSet;
@@ -13,7 +13,7 @@ use shared::config::CrawlerConfig;
 use shared::record::{ImageInfo, MediaRecord, Thumbnail};
 
 use super::{Body, Findings, KindReader, OverLimit, ReadContext};
-use crate::image::{ImageFormat, ImageLimits, make_thumbnail, probe};
+use image_reader::{ImageFormat, ImageLimits, make_thumbnail, probe};
 
 /// Content hashes remembered as thumbnailed, at most: 8 bytes each, a bound on the set
 /// whatever the crawl's size (past it, a repeated image is thumbnailed again, and its

@@ -12,7 +12,7 @@ use shared::record::{CompressedBody, MediaRecord, PdfInfo, PdfStatus};
 
 use super::{Body, Findings, KindReader, OverLimit, ReadContext};
 use crate::extract::Extracted;
-use crate::pdf::{ChildCommand, PdfDocument, PdfLimits, PdfOutcome, PdfReader as Child};
+use pdf_reader::{ChildCommand, PdfDocument, PdfLimits, PdfOutcome, PdfReader as Child};
 
 /// Reads PDFs.
 pub(crate) struct PdfReader {

@@ -1,6 +1,6 @@
 //! A body's kind by its first bytes: HTML as the WHATWG MIME Sniffing standard tells it, and
 //! PDF as PDF readers find it (`%PDF-` anywhere in the first 1024 bytes, after any junk a
-//! server put before it). Images are told by [`crate::image::ImageFormat::sniff`].
+//! server put before it). Images are told by [`image_reader::ImageFormat::sniff`].
 
 /// Bytes a reader looks at: `%PDF-` may come this late.
 pub(super) const HEAD: usize = 1024;
@@ -74,7 +74,7 @@ mod tests {
         let head = &body[..body.len().min(HEAD)];
         [
             (
-                (|head| crate::image::ImageFormat::sniff(head).is_some()) as fn(&[u8]) -> bool,
+                (|head| image_reader::ImageFormat::sniff(head).is_some()) as fn(&[u8]) -> bool,
                 ContentKind::Image,
             ),
             (is_pdf, ContentKind::Pdf),
