@@ -61,7 +61,7 @@ pub struct CrawlOptions {
     /// Stop after this long.
     pub max_time: Option<Duration>,
     /// The program that reads PDFs in a child process (`None`: this binary, re-entered as
-    /// its `pdf-text` subcommand; see [`crate::pdf`]).
+    /// its `pdf-text` subcommand; see [`pdf_reader`]).
     pub pdf_child: Option<pdf_reader::ChildCommand>,
 }
 

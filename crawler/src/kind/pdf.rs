@@ -1,5 +1,5 @@
 //! PDF documents: their text, title and metadata read in a child process under memory, CPU,
-//! wall-clock, page and text limits ([`crate::pdf`]), so a hostile file kills only that child.
+//! wall-clock, page and text limits ([`pdf_reader`]), so a hostile file kills only that child.
 //! The text is kept as the page's body (searchable like a page's), the rest in its
 //! [`PdfInfo`]; a PDF that could not be read is stored with why ("too large", "parse
 //! timeout", "parse crash", "encrypted", "malformed").
