@@ -3,7 +3,7 @@
 fuzz/corpus-seed/<target>/ (then `bench/fuzz --minimize` or `cargo fuzz cmin` keeps what
 adds coverage, into fuzz/corpus/<target>/).
 
-Sources: robots.txt bodies of crawler/src/robots/cases.rs and data/site/robots.txt; the
+Sources: robots.txt bodies of crawler/src/robots_fetch/cases.rs and data/site/robots.txt; the
 sample site's pages (data/site) and the HTML of the test web (tests/src); the links of
 those pages and the URL table of shared/src/url.rs; the test web's sitemaps (and one
 gzipped); the charset tests' bodies; bench/queries.txt; data/example.toml and the config
@@ -130,7 +130,7 @@ def main():
     test_web = sorted((ROOT / "tests" / "src").glob("*.rs"))
 
     # robots
-    for s in rust_strings(ROOT / "crawler/src/robots/cases.rs"):
+    for s in rust_strings(ROOT / "crawler/src/robots_fetch/cases.rs"):
         if b":" in s and b"\n" in s or b"\r" in s:
             write("robots", b"FooBot\0" + s)
             write("robots", s)
