@@ -45,10 +45,11 @@ mod revisits;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use commit::{KindCommit, PageCommit};
+pub(crate) use commit::PageCommit;
 pub(crate) use near::{BeforeRender, CopyCheck, RenderClaim};
 pub(crate) use partition::{ArrivedLink, Fence};
 pub(crate) use queue::QueuedUrl;
+pub(crate) use shared::store::KindCommit;
 
 /// The writable content store.
 pub struct PageStore {

@@ -657,7 +657,8 @@ fn elapsed_ms(started: Instant) -> f64 {
 }
 
 /// Whether a result is a near-copy of one already kept: the same page name (see
-/// `index_format::url_fields::page_name_key`) and body text within [`shared::simhash::NEAR_DISTANCE`] bits.
+/// `index_format::url_fields::page_name_key`) and body text within
+/// [`shared::simhash::NEAR_DISTANCE`] bits.
 /// Mirrors of one page under several paths (`core::pin::Pin` and `std::pin::Pin`,
 /// `/v1/x.html` and `/latest/x.html`) show once, under the best of them.
 fn is_copy_of_kept(kept: &[(u64, u64)], simhash: u64, name: u64) -> bool {

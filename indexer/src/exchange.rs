@@ -17,7 +17,8 @@
 //! 4. The link graph is built from the local outlinks and the arrived contributions, merged
 //!    in source URL order (see [`LinkGraph`](crate::linkgraph::LinkGraph)).
 //!
-//! Keys: `shared::partition::redis_keys::index`. The connection: [`connection`], deadlines on every answer.
+//! Keys: `shared::partition::redis_keys::index`. The connection: [`connection`], deadlines
+//! on every answer.
 
 mod connection;
 mod parcel;

@@ -11,7 +11,9 @@ use shared::record::{
     CompressedBody, CrawlCounters, ImageInfo, ImageRef, MediaRecord, Outlink, Outlinks, PageImages,
     PageRecord, Record, RenderedPage, RobotsDirectives,
 };
-use shared::store::{COUNTERS_KEY, Cf, MemoryBudget, PageRecords, open_options, store_dir};
+use shared::store::{
+    COUNTERS_KEY, Cf, KindCommit, MemoryBudget, PageRecords, open_options, store_dir,
+};
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
@@ -157,13 +159,17 @@ impl TestStore {
     /// next change number, as the crawler does; like the crawler's page write, it removes
     /// the media, images and render records a page stored before had.
     pub fn put(&self, page: &PageRecord, links: &[Outlink]) {
-        self.put_records(page, links, None, None, None);
+        self.put_records(page, links, KindCommit::default(), None);
     }
 
     /// Stores an image's page record and its media record, in one batch.
     pub fn put_image(&self, page: &PageRecord, info: &ImageInfo) {
         let media = MediaRecord::Image(info.clone());
-        self.put_records(page, &[], Some(&media), None, None);
+        let kind = KindCommit {
+            media: Some(&media),
+            ..KindCommit::default()
+        };
+        self.put_records(page, &[], kind, None);
     }
 
     /// [`TestStore::put_html`] for a page showing `images` (its `images` record in the same
@@ -180,7 +186,11 @@ impl TestStore {
         let mut record = page(url, &html);
         record.title = title.into();
         let shown = PageImages(images.to_vec());
-        self.put_records(&record, links, None, Some(&shown), None);
+        let kind = KindCommit {
+            images: Some(&shown),
+            ..KindCommit::default()
+        };
+        self.put_records(&record, links, kind, None);
         record
     }
 
@@ -192,7 +202,7 @@ impl TestStore {
         links: &[Outlink],
         rendered: Option<&RenderedPage>,
     ) {
-        self.put_records(page, links, None, None, rendered);
+        self.put_records(page, links, KindCommit::default(), rendered);
     }
 
     /// Writes a page's records through the crawler's own page write
@@ -201,8 +211,7 @@ impl TestStore {
         &self,
         page: &PageRecord,
         links: &[Outlink],
-        media: Option<&MediaRecord>,
-        images: Option<&PageImages>,
+        kind: KindCommit<'_>,
         rendered: Option<&RenderedPage>,
     ) {
         let mut batch = rocksdb::WriteBatch::default();
@@ -224,9 +233,7 @@ impl TestStore {
         PageRecords {
             page: &page,
             outlinks: &Outlinks(links.to_vec()),
-            media,
-            thumbnail: None,
-            images,
+            kind,
             rendered,
         }
         .put(&self.db, &mut batch, stored_before)

@@ -668,7 +668,7 @@ impl StoreReader {
 mod page_write;
 mod rendered;
 
-pub use page_write::PageRecords;
+pub use page_write::{KindCommit, PageRecords};
 pub use rendered::RenderedInOrder;
 
 #[cfg(test)]

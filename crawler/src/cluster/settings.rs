@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use redis::RedisResult;
 use shared::partition::Partitions;
+use shared::partition::redis_keys::crawl as keys;
 use tracing::{info, warn};
 
 use super::connection::Redis;
 use crate::error::Error;
-use shared::partition::redis_keys::crawl as keys;
 
 /// The partitions of a crawl that names none.
 pub(crate) const DEFAULT_PARTITIONS: u32 = 64;

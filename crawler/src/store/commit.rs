@@ -6,10 +6,10 @@
 use rocksdb::WriteBatch;
 use shared::fail_point;
 use shared::record::{
-    FetchEvent, FetchHistory, FrontierEntry, MediaRecord, Outlinks, PageImages, PageRecord, Record,
-    RenderedPage, RevisitRecord, Thumbnail,
+    FetchEvent, FetchHistory, FrontierEntry, Outlinks, PageRecord, Record, RenderedPage,
+    RevisitRecord,
 };
-use shared::store::{Cf, PageRecords};
+use shared::store::{Cf, KindCommit, PageRecords};
 use shared::{CanonicalUrl, StoreError, simhash};
 
 use super::{PageStore, QueuedUrl};
@@ -46,17 +46,6 @@ pub struct PageCommit<'a> {
     pub static_text_hash: Option<u64>,
 }
 
-/// The records a content kind adds to a page's batch.
-#[derive(Default)]
-pub struct KindCommit<'a> {
-    /// The page's `media` record (images, PDFs).
-    pub media: Option<&'a MediaRecord>,
-    /// A thumbnail, and the content hash it is stored under.
-    pub thumbnail: Option<(u64, &'a Thumbnail)>,
-    /// The images the page shows (empty: none).
-    pub images: Option<&'a PageImages>,
-}
-
 impl PageStore {
     /// Writes one fetched page and everything it changes; returns the newly queued URLs.
     pub fn commit_page(&mut self, commit: PageCommit<'_>) -> Result<Vec<QueuedUrl>, StoreError> {
@@ -67,9 +56,7 @@ impl PageStore {
         PageRecords {
             page: commit.page,
             outlinks: commit.outlinks,
-            media: commit.kind.media,
-            thumbnail: commit.kind.thumbnail,
-            images: commit.kind.images,
+            kind: commit.kind,
             rendered: commit.rendered,
         }
         .put(&self.db, &mut batch, !is_new)?;

@@ -16,15 +16,22 @@ pub struct PageRecords<'a> {
     pub page: &'a PageRecord,
     /// Its links.
     pub outlinks: &'a Outlinks,
-    /// Its `media` record (images, PDFs); `None` removes one stored before.
+    /// What its content kind's reader added.
+    pub kind: KindCommit<'a>,
+    /// What rendering it in a browser found; `None` (not rendered this time) removes a render
+    /// stored before, so a page crawled again without rendering keeps no stale one.
+    pub rendered: Option<&'a RenderedPage>,
+}
+
+/// The records a content kind's reader adds to a page's write (none for a plain page).
+#[derive(Clone, Copy, Default)]
+pub struct KindCommit<'a> {
+    /// The page's `media` record (images, PDFs); `None` removes one stored before.
     pub media: Option<&'a MediaRecord>,
     /// A thumbnail, and the content hash it is stored under.
     pub thumbnail: Option<(u64, &'a Thumbnail)>,
     /// The images the page shows; `None` removes the list stored before.
     pub images: Option<&'a PageImages>,
-    /// What rendering it in a browser found; `None` (not rendered this time) removes a render
-    /// stored before, so a page crawled again without rendering keeps no stale one.
-    pub rendered: Option<&'a RenderedPage>,
 }
 
 impl PageRecords<'_> {
@@ -43,15 +50,15 @@ impl PageRecords<'_> {
         let key = self.page.url.as_bytes();
         batch.put_cf(cf_handle(db, Cf::Pages), key, self.page.encode());
         batch.put_cf(cf_handle(db, Cf::Outlinks), key, self.outlinks.encode());
-        put_or_remove(db, batch, Cf::Media, key, self.media, stored_before);
-        if let Some((hash, thumbnail)) = self.thumbnail {
+        put_or_remove(db, batch, Cf::Media, key, self.kind.media, stored_before);
+        if let Some((hash, thumbnail)) = self.kind.thumbnail {
             batch.put_cf(
                 cf_handle(db, Cf::Thumbs),
                 hash.to_be_bytes(),
                 thumbnail.encode(),
             );
         }
-        put_or_remove(db, batch, Cf::Images, key, self.images, stored_before);
+        put_or_remove(db, batch, Cf::Images, key, self.kind.images, stored_before);
         let rendered = cf_handle(db, Cf::Rendered);
         match self.rendered {
             Some(record) => batch.put_cf(rendered, key, record.encode()),
