@@ -222,7 +222,10 @@ impl Tab {
                                 true
                             } else if is_document(&params) && is_main_frame(&params, &self.target) {
                                 // A script navigating the page away: the page is what was fetched.
+                                // Starting a navigation can stop the page's own loading, so its
+                                // load event may never come: the wait for quiet starts now.
                                 refuse(cdp, session, &params, "BlockedByClient").await?;
+                                loaded = true;
                                 false
                             } else {
                                 let paused = Paused::of(&params);
