@@ -10,7 +10,9 @@
 //! Every other module is private; the tour, by folder and file:
 //!
 //! - `crawl`: the loop ([`Crawler::open`], then [`Crawler::run`]); `crawl/job.rs` what a fetch
-//!   task runs, `crawl/robots_state.rs` the loop's glue for robots.txt.
+//!   task runs, `crawl/rendering.rs` a page's render in its fetch task, `crawl/partition.rs`
+//!   a partition's role in a distributed crawl, `crawl/robots_state.rs` the loop's glue for
+//!   robots.txt.
 //! - `monitor`: the JSON monitoring line the crawl logs every 5 s.
 //! - [`progress`]: the progress line for people (`progress/line.rs`), and the live bar of
 //!   `crawler crawl` at a terminal (`progress/bar.rs`).
@@ -22,10 +24,12 @@
 //!   (`shared_turns.rs`).
 //! - `robots_fetch`: fetching robots.txt, its cache, and reading its body as fetched
 //!   ([`robots_policy_of_body`]); parsing and matching are the `robots` crate's; the decision
-//!   table (`robots_fetch/cases.rs`) runs through this reading.
-//! - `fetch`: the HTTP client, conditional requests, bounded bodies, deadlines.
-//! - `kind`: content kinds as plug-ins, one reader per kind (`kind/html.rs` ...): media
-//!   types, `Accept`, sniffing, body limits, and the bounded read of a body into records.
+//!   table (`robots_fetch/cases.rs`) runs through this reading (`robots_fetch/reading_tests.rs`).
+//! - `fetch`: the HTTP client, conditional requests, bounded bodies; its deadlines
+//!   (`fetch/deadlines.rs`).
+//! - `kind`: content kinds as plug-ins, one reader per kind (`kind/html.rs`, `kind/image.rs`,
+//!   `kind/pdf.rs`; `kind/sniff.rs` the signatures): media types, `Accept`, sniffing, body
+//!   limits, and the bounded read of a body into records.
 //! - [`charset`]: bytes to UTF-8 as browsers do (BOM, header, `<meta>`, detection).
 //! - [`sitemap`]: reading sitemaps (XML, indexes, gzip, plain text), bounded; and which the
 //!   crawl queues and what a fetched one adds (`sitemap/intake.rs`).
@@ -35,19 +39,28 @@
 //! - `resolve`: DNS with the address policy (loopback refused unless allowed).
 //! - `render`: opt-in rendering in headless Chromium, started by the crawler with no
 //!   network of its own; every request a page makes answered by the crawler's fetcher
-//!   (`render/network.rs`), one page per tab to a deadline (`render/page.rs`), the browser
-//!   over its pipe (`render/cdp.rs`, `render/browser.rs`), `auto` hosts' sample
+//!   (`render/network.rs`, with `render/reply.rs` the answer and `render/cache.rs` the
+//!   scripts and style sheets kept for the run), one page per tab to a deadline
+//!   (`render/page.rs`), the browser over its pipe (`render/cdp.rs`, `render/browser.rs`),
+//!   why a browser is replaced (`render/retirement.rs`), `auto` hosts' sample
 //!   (`render/auto.rs`).
 //! - [`extract`]: links, title and robots META from HTML (in `shared`, which searchd's
 //!   `/explain` reads pages by too).
 //! - `scope`: which URLs may be queued; `params`: the query parameters stripped.
 //! - `traps`: the trap rules that keep URLs out of the frontier (budget, loops, query caps).
-//! - `store`: [`PageStore`], the store's only writer, one file per job under `store/`.
-//! - [`cli`]: the `crawler` command line.
-//! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store.
+//! - `store`: [`PageStore`], the store's only writer, one file per job: `store/commit.rs` a
+//!   page's batch, `queue.rs` the frontier's persistent half, `admission.rs` the counted trap
+//!   rules, `near.rs` duplicate lookups, `revisits.rs`, `hosts.rs` (halts, the robots cache,
+//!   `auto`'s verdicts), `partition.rs` a partition's outbox, applied marks and fence.
+//! - [`cluster`]: `crawler worker`, the crawl over several workers through Redis (its own
+//!   tour in its `//!`).
+//! - [`cli`]: the `crawler` command line; `error`: the crawler's errors.
+//! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store
+//!   (`inspect/rendered.rs` a rendered page beside the static one, `inspect/language.rs` the
+//!   language the index gave a page).
 //! - [`archive`]: `crawler export` and `crawler import`, the store to and from WARC files
 //!   read and written by the `warc` crate (`archive/http.rs` an archived answer,
-//!   `export.rs`, `import.rs`).
+//!   `export.rs`, `import.rs`, `problem.rs` a record skipped).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
