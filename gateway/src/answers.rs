@@ -1,6 +1,6 @@
-//! [`Answers`]: the answers of recent searches, kept (`[searchd] answer_cache` of them), since
-//! real query logs repeat: the same query, page and ranking for a user preferring the same
-//! languages is answered again without searching.
+//! [`Answers`]: the answers of recent searches, kept (`[searchd] answer_cache` of them, 1,000
+//! by default), since real query logs repeat: the same query, page and ranking for a user
+//! preferring the same languages is answered again without searching.
 //!
 //! A kept answer names what it was computed over, each local shard's loaded generation and
 //! the commit its searcher is on (`LocalShards::stamp`): once a shard moves on, the answer is

@@ -2,7 +2,8 @@
 //! multiplied by ([`SegmentSignals`]) and what the merge needs of its best documents
 //! ([`SegmentColumns`]). Opening a column reads its header and builds its reader: done for
 //! every segment of every query, that was a tenth of a query's CPU. [`ColumnCache`] opens
-//! them once per searcher (a reload or a commit brings a new one) and hands them out.
+//! them once per searcher (a reload or a commit brings a new one), kept with the shard's
+//! loaded generation, and hands them out.
 
 use std::sync::{Arc, Mutex};
 

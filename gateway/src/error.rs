@@ -4,7 +4,7 @@
 //! bad body) arrive here too. [`answer`] (behind [`recover_html`] and [`recover_json`]) turns
 //! each into a status and a friendly answer — an HTML page, or `{"error": "..."}` under
 //! `/api` — and never shows a stack trace: a 500 says only that the details are in the
-//! server's log, where they are written.
+//! server's log, where they are written. No index yet is a 503.
 
 use std::convert::Infallible;
 

@@ -1,5 +1,7 @@
 //! The handlers behind each route: read parameters, do the (blocking) work off the async
 //! threads, and answer; failures are rejections that [`crate::error`] turns into answers.
+//! Blocking work (searches, store reads) waits for a slot of [`AppState::searches`], so a
+//! crowd of clients cannot queue unbounded work.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -7,6 +7,14 @@
 //! A shard is asked by the query's text ([`QuerySpec`]), parsed here as a root would: the
 //! tantivy query never crosses the wire. Results are named by URL (and shard), so a new
 //! generation loaded between two questions finds the same documents or drops them.
+//!
+//! The query and its weight are made once for all shards of one schema, and kept
+//! ([`Recent`]) for the next questions about the same query while the shards' searchers stay
+//! the same. Each shard's best [`RERANK_DEPTH`] by the query alone get the query's bonuses
+//! ([`crate::rerank`]); the best of all are merged and cut, then each summarized from fast
+//! fields ([`crate::summary`]), never from its stored document. A hit of the third question
+//! is read where the second found it ([`TopHit::address`]) while its URL is still there, else
+//! looked up.
 
 use std::sync::Arc;
 

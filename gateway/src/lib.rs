@@ -7,25 +7,50 @@
 //!
 //! A tour of its modules, in the order a query travels:
 //!
+//! - `server`: the accept loop, bounded ([`Limits`]: connections, header and request
+//!   timeouts); `routes` and `handlers`: the HTTP surface (the route table is in `routes`'
+//!   docs), the handlers doing their blocking work off the async threads.
 //! - `query`: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
-//!   (malformed input is searched, never an error), `site:host` as a filter on `host`;
-//!   `user_fields` keeps what tantivy's grammar read to the fields a user may name.
-//! - `search`: [`Searcher`] holds the current index generation, ranks by BM25 across fields
-//!   times the link signals and priors, demotes namesakes and repeats of one host
-//!   (`ranking`), makes `snippet`s, explains scores by field (`breakdown`), and follows
-//!   new generations and commits without a restart.
+//!   (malformed input is searched, never an error), `site:host` and `lang:xx` as filters
+//!   (`filters`); `user_fields` keeps what tantivy's grammar read to the fields a user may
+//!   name; `analysis` cuts the query once per stemming the index holds; `lazy_union` moves
+//!   a word's clauses only to the candidates the other words leave.
+//! - `search`: [`Searcher`] asks every shard in three rounds, so shards answer as one index
+//!   would, and follows new generations and commits without a restart: `stats` sums the
+//!   term statistics; `leaf`'s [`LocalShards`] answers for this process's shards (`shard`:
+//!   one index directory and its loaded generation), `remote`'s [`RemoteLeaf`] for another
+//!   process's, which `leaf_routes` serves (`searchd leaf`); `hit`: [`Hit`] and
+//!   [`QuerySpec`], what crosses the wire; `results`: [`SearchResults`]; `answers`: the
+//!   answers of recent searches, kept; `recent`: a bounded map of recent work.
+//! - Ranking: BM25 across fields times the link signals and priors, namesakes and repeats
+//!   of one host demoted (`ranking`); `rerank`: the query's bonuses scored over each shard's
+//!   best only; `columns`: the fast-field columns every query reads, opened once per
+//!   searcher; `summary`: what the merge needs of a shard's best, from fast fields;
+//!   `facets`: the matches counted by language; `accept_language`: the languages a browser
+//!   asks for ([`Preferred`]), which decide how translations show; `breakdown`: a score
+//!   split by field (`explain=1`).
+//! - `snippet`: the passage shown under a result, its terms marked, cut from the stored
+//!   fields as `stored` reads and lends them; `suggest`: "did you mean".
+//! - `render`: the escaping HTML templates; `display`: web text fit to show (no
+//!   bidirectional overrides or hidden controls, cut to a length).
 //! - `images`: [`Searcher::search_images`] over each generation's image index
-//!   (`shard/image_index.rs`, opened and reloaded with the page index): the words over alt text,
-//!   page titles, surrounding words and file names (`images/query.rs`, with the size and
-//!   format filters), times a quality prior (`images/prior.rs`: tiny, blocky or
-//!   unthumbnailed images ranked down), one result per picture; `images/handlers.rs` and
-//!   `images/render.rs` serve `/images`, `/api/images` and the thumbnails at `/thumb/HASH`.
-//! - `routes` and `handlers`: the HTTP surface; `render`: the escaping HTML templates;
-//!   `cache`, `status` and `explain`: the pages that read the store (`cached_html`
-//!   makes a stored page fit to show: links absolute or inert, nothing active); `error`: every
+//!   (`shard/image_index.rs`, opened and reloaded with the page index): the words over alt
+//!   text, page titles, surrounding words and file names (`images/query.rs`, with the size
+//!   and format filters), times a quality prior (`images/prior.rs`: tiny, blocky or
+//!   unthumbnailed images ranked down), one result per picture (`images/search.rs`);
+//!   `images/handlers.rs` and `images/render.rs` serve `/images`, `/api/images` and the
+//!   thumbnails at `/thumb/HASH`.
+//! - `cache`, `status` and `explain`: the pages that read the store (`cached_html` makes a
+//!   stored page fit to show: links absolute or inert, nothing active); `error`: every
 //!   failure mapped to a status and a friendly answer in one place; the search core's own
-//!   [`SearchError`] knows nothing of HTTP.
+//!   [`SearchError`] (`search_error`) knows nothing of HTTP.
+//!
+//! Tests: `routes_tests` (the server over a real socket), `search_tests` (the searcher over
+//! real indexes), `sharded_tests` (shards and remote leaves against one index),
+//! `cached_html_tests` (the rewriter, case by case), and `images/tests.rs`,
+//! `images/coverage_tests.rs`, `images/routes_tests.rs`; their indexes are written by
+//! `testutil` and `images/testutil.rs`.
 //!
 //! [`serve`] runs the server on a listener until a shutdown future completes, so tests start
 //! the real server in-process on port 0; [`run`] does the same with a [`Searcher`] already

@@ -18,6 +18,15 @@
 //! pages with a title, `inurl:*` every page, `foo:bar` the words `foo` and `bar`, and
 //! `<~intitle:heron` is `title:heron`. Groups nest at most [`MAX_GROUP_DEPTH`] deep (the
 //! grammar recurses once per level; a few hundred levels overflow a thread's stack).
+//!
+//! The words are searched over the stemmed fields (title, headings, body, `lead`: the body's
+//! first 40 words, description, anchors, URL words), each with its `[ranking]` boost, and the
+//! unstemmed `*_exact` twins of title, headings and body. A compound word (`f-string`,
+//! `os.path.join`) is its parts in a row, or joined ([`Matching::Compounds`]); when few pages
+//! have every word, [`Matching::AtLeast`] asks for most of them (see [`crate::search`]). The
+//! bonuses of a query of plain words (its words together in a field, within one section: a
+//! heading or `dt` and its first 30 words, typed with their accents, abbreviated in a title or
+//! URL) order its matches without changing them ([`crate::rerank`]).
 
 use index_format::{EXACT_TOKENIZER, IndexFields};
 use shared::config::RankingConfig;

@@ -14,7 +14,9 @@
 //! | `GET /opensearch.xml` | the OpenSearch description |
 //!
 //! Everything under `/api` fails in JSON, everything else with an HTML page; both through
-//! [`crate::error`].
+//! [`crate::error`]. Every answer carries [`secured`]'s headers: a Content-Security-Policy
+//! ([`PAGE_CSP`]: `img-src 'self'`, the thumbnails being ours; a cached copy sets its own),
+//! `nosniff`, `no-referrer` and `X-Frame-Options: DENY`.
 
 use std::convert::Infallible;
 use std::sync::Arc;

@@ -11,6 +11,14 @@
 //!    and repeats of one host demoted on the merged list (`ranking`);
 //! 3. the results of the page asked for, with snippets, each from the shard that holds it.
 //!
+//! Fewer than [`FEW_FULL_MATCHES`] pages with every word: the pages with most of them follow
+//! in looser tiers ([`Matching::AtLeast`]), below every full match, each hit marked
+//! [`Hit::all_words`]; when none has every word the answer says
+//! [`partial`](SearchResults::partial). On the merged list, a near-copy under the same page
+//! name folds under the better result, and the translations of one page (one `translations`
+//! key) fold into one result at the best one's rank, shown in the language the browser asks
+//! for first ([`Preferred`]), the others in [`Hit::also_in`].
+//!
 //! A remote leaf that fails or is late (`[searchd] leaf_timeout_ms`) is left out and named
 //! in [`SearchResults::missing_shards`]: the answer is partial, never an error.
 

@@ -1,5 +1,5 @@
 //! The accept loop: HTTP/1.1 connections served with bounds, so slow or many clients cannot
-//! exhaust the server.
+//! exhaust the server. Connections are hyper's, serving warp's filters.
 //!
 //! - At most [`Limits::max_connections`] connections are open at once; past that the loop
 //!   stops accepting and new clients wait in the kernel's backlog.

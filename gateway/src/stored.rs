@@ -2,7 +2,9 @@
 //!
 //! tantivy's own document type copies every stored value into an arena of its own as it
 //! reads it, and each text was copied again to be used: up to 32 KiB of `body_start` per
-//! result, three times. A [`StoredPage`] keeps the texts the reader made, and lends them.
+//! result, three times. A [`StoredPage`] (tantivy's [`DocumentDeserialize`]) keeps the texts
+//! the reader made, plain or pre-tokenized, and lends them: none is copied into an arena, nor
+//! `body_start` to cut a snippet.
 
 use tantivy::schema::Field;
 use tantivy::schema::document::{

@@ -1,5 +1,6 @@
 //! "Did you mean": a spelling suggestion from the index's own words. A query word that no
-//! page holds (not even in another form: "herons" stands when pages say "heron"), or that few
+//! page holds (not even in another form, in any stemming the index holds: "herons" stands
+//! when pages say "heron", `cheval` on a French site saying `chevaux`), or that few
 //! pages hold while a word one or two edits away is far more common, is replaced by the most
 //! common such word of the unstemmed body text; when the query has other words, the one most
 //! pages hold together with them ("mutex lcok" is "mutex lock", though "look" is commoner).

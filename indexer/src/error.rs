@@ -1,4 +1,5 @@
-//! `Error`: why a build failed.
+//! `Error`: why a build failed. A full disk is [`Error::DiskFull`], one line naming the index
+//! directory; the build removes the generation it was writing.
 
 use std::path::{Path, PathBuf};
 

@@ -17,8 +17,9 @@
 //! 4. The link graph is built from the local outlinks and the arrived contributions, merged
 //!    in source URL order (see [`LinkGraph`](crate::linkgraph::LinkGraph)).
 //!
-//! Keys: `shared::partition::redis_keys::index`. The connection: [`connection`], deadlines
-//! on every answer.
+//! Keys: `shared::partition::redis_keys::index`. What is sent: [`parcel`], versioned. The
+//! connection: [`connection`], deadlines on every answer. Tests run against a
+//! `redis-server` of their own (`test_redis`).
 
 mod connection;
 mod parcel;

@@ -15,6 +15,10 @@
 //! in place (delete all, add, commit), so a reader sees the old image index or the new one,
 //! never half. A generation written before image indexes existed gets one at its next
 //! incremental build; until then readers find no `images/` and search no images.
+//!
+//! [`showings`] inverts the store's `images` family, keeping no text; [`document`] reads an
+//! image's texts back from the store and makes its document. `tests` builds image indexes
+//! from real stores, full, incremental and sharded.
 
 mod document;
 mod showings;

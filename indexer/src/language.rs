@@ -5,7 +5,9 @@
 //! Japanese and Korean are told by their scripts first ([`Letters::cjk_language`]):
 //! whatlang decides by the script with most letters, and a Japanese manual full of commands
 //! has more Latin letters than kana (alone it got half the Japanese and Chinese pages of
-//! `bench/langdetect` wrong, and called them reliable). The page's own
+//! `bench/langdetect` wrong, and called them reliable). Then English prose is told by its
+//! common words ([`reads_as_english`]) without asking the detector, which scores every Latin
+//! language's trigrams: most pages of an English site say so and read so. The page's own
 //! declarations (`<html lang>`, the `Content-Language` header or META, `og:locale`, the
 //! `hreflang` of an alternate naming the page itself) are hints: they win only when the text
 //! is too short to tell ([`MIN_LETTERS`]) or the detector is unsure of it, because templates

@@ -15,10 +15,11 @@
 //!   first (ties in the order the sources come, URL order), at most [`MAX_ANCHORS`] and
 //!   [`MAX_ANCHOR_BYTES`]: how the site names a page, not the first hundred names it got.
 //!
-//! - PageRank over the same links (damping 0.85, 20 iterations; pages without links spread
-//!   their rank evenly), expressed as a level: `round(8 * log2(1 + rank * pages))`, so the
-//!   average page is at level 8 and a level moves only when the rank changes markedly (an
-//!   incremental build does not rewrite every document for a tiny shift).
+//! - PageRank over the same links ([`pagerank`]: damping 0.85, 20 iterations; pages without
+//!   links spread their rank evenly), expressed as a level:
+//!   `round(8 * log2(1 + rank * pages))`, so the average page is at level 8 and a level
+//!   moves only when the rank changes markedly (an incremental build does not rewrite every
+//!   document for a tiny shift).
 //!
 //! Only outlinks are read; page bodies never are. The links are held in memory as one pair
 //! of `u32` per distinct (source, target), 8 bytes a link.

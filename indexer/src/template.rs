@@ -13,7 +13,9 @@
 //! sample is parsed once ([`crate::text::block_hashes`]); a block on at least
 //! [`TEMPLATE_PERCENT`] of them (and at least [`MIN_PAGES`]) is the section's. When the
 //! origin ends, a block on that share of all its sections' sampled pages is the origin's.
-//! A page's template is its section's and its origin's together.
+//! A page's template is its section's and its origin's together. A sampled page is parsed
+//! as it is indexed: a page rendered in a browser as its document after scripts (its render
+//! read by the walk beside the pages), so a template that scripts write is learned.
 //!
 //! Bounded: one section's sample at a time, the block counts of one origin's sections
 //! ([`MAX_SECTIONS`]; later sections share one sample), at most [`MAX_BLOCKS`] hashes per

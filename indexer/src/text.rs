@@ -1,4 +1,8 @@
-//! Text extraction: what a reader sees on a page, as title, headings and body text.
+//! Text extraction: what a reader sees on a page, as title, headings (`h1`-`h4`) and body
+//! text ([`PageText`]), with what the ranking's priors need: the share of the text in `<pre>`
+//! code listings and the word count of the page's own content (`<main>`, `<article>`).
+//! What the page declares of its language and translations is read in the same pass
+//! ([`declared`]).
 //!
 //! Left out: `script`, `style`, `noscript`, `template`, `svg`, `button`, elements with the
 //! `hidden` attribute or `aria-hidden="true"`, and page chrome, by structure (no site's own
@@ -17,7 +21,9 @@
 //! Then, as blocks end ([`blocks`]): the blocks of the host's template ([`HostTemplate`],
 //! text repeated on a large share of the host's pages) are taken out, and link-dense blocks
 //! (menus, breadcrumbs, language bars, tables of contents) are kept in the body but put
-//! last in the snippet source ([`PageText::snippet_source`]).
+//! last in the snippet source ([`PageText::snippet_source`], stored as `body_start`), so a
+//! snippet never starts with one. `chrome_tests` checks this on `fixtures/`, the page
+//! layouts of five kinds of sites.
 //!
 //! Whitespace is collapsed to single spaces; block elements separate words, inline ones do
 //! not (`para<b>graph</b>` is one word).

@@ -6,9 +6,13 @@
 //! page's store change number and its link signals); a document whose fingerprint is
 //! unchanged is never decompressed or parsed. A changed page that was rendered in a browser
 //! is read from the document after its scripts ran (its render, found by walking the
-//! `rendered` family beside the pages), else from its stored body. Changed documents go
-//! through a bounded queue (so only a few bodies are in memory) to parser threads, which
-//! extract the text and hand the document to tantivy's own indexing threads.
+//! `rendered` family beside the pages), else from its stored body ([`DocHtml`]). Changed
+//! documents go through a bounded queue (so only a few bodies are in memory) to parser
+//! threads, which extract the text and hand the document to tantivy's own indexing threads.
+//!
+//! A query pays for every segment, so segments do not pile up: a new generation is merged
+//! into one, and an update in place merges its small segments two at a time
+//! ([`tail_merges`]) instead of leaving them beside the one a full build made.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};

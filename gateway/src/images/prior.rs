@@ -1,6 +1,7 @@
 //! The quality prior of an image: what its text score is multiplied by, so tiny images
 //! (icons, spacers, buttons), badly compressed JPEGs and images with no thumbnail to show
-//! rank below good ones saying the same words, as the half-billion-image crawl ranked them.
+//! rank below good ones saying the same words, as the half-billion-image crawl ranked them;
+//! an image of unknown size ranks between a tiny one and a picture.
 //! Each flaw is a factor below 1 and the factors multiply: a tiny, blocky JPEG sinks further
 //! than either alone. Nothing is ever removed by the prior; filters do that.
 
