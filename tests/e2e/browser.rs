@@ -30,7 +30,7 @@ use crate::support::{Searchd, crawled, index};
 /// The test web's host with the hostile page.
 const HOST: &str = "hostile.test";
 /// What to install when the browser is missing.
-const INSTALL: &str = "apt-get install chromium chromium-driver";
+const INSTALL: &str = "bash tests/setup (apt-get install chromium chromium-driver)";
 /// Longest wait for chromedriver to answer `/status`.
 const DRIVER_START: Duration = Duration::from_secs(15);
 /// Longest wait for one page, element or condition in the browser.

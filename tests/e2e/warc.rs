@@ -121,7 +121,7 @@ async fn a_crawl_exported_and_imported_afresh_holds_and_searches_the_same_pages_
     );
 }
 
-/// warcio's command, from the venv `.ci/run` makes (`target/warcio-venv`, under
+/// warcio's command, from the venv `tests/setup` makes (`target/warcio-venv`, under
 /// `CARGO_TARGET_DIR` when that is set).
 fn warcio() -> PathBuf {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -134,10 +134,7 @@ fn warcio() -> PathBuf {
         .map(|target| target.join("warcio-venv/bin/warcio"))
         .find(|warcio| warcio.is_file())
         .unwrap_or_else(|| {
-            panic!(
-                "warcio is not installed in {places:?}/warcio-venv: create it as .ci/run does, \
-                 `python3 -m venv target/warcio-venv && target/warcio-venv/bin/pip install warcio`"
-            )
+            panic!("warcio is not installed in {places:?}/warcio-venv: run `bash tests/setup`")
         })
 }
 
@@ -231,7 +228,7 @@ async fn a_wget_warc_of_the_sample_site_is_imported_and_searched() {
     })
     .await
     .expect("wget task")
-    .expect("wget runs (Debian's wget: apt-get install wget, as .ci/run does)");
+    .expect("wget runs (Debian's wget: `bash tests/setup` installs it)");
     let warc = dir.path().join("wget.warc.gz");
     assert!(
         warc.is_file(),

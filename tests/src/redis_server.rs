@@ -91,7 +91,7 @@ impl RedisServer {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| {
-                panic!("cannot start redis-server ({e}): install Debian's redis-server package")
+                panic!("cannot start redis-server ({e}): install Debian's redis-server package (`bash tests/setup`)")
             });
         self.child = Some(child);
         wait_for(&socket, self);
