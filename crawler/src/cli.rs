@@ -8,10 +8,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::ProgressBar;
+use shared::CanonicalUrl;
 use shared::config::{BadValue, ConfigError, RawConfig};
-use shared::{CanonicalUrl, StoreReader};
 
 use crate::crawl::{CrawlOptions, Crawler};
+use crate::inspect::CrawlStores;
 
 /// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
 /// that survives `kill -9`.
@@ -307,16 +308,17 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
         } => crate::cluster::status::status(&url, json, &mut shared::report_out::stdout()).await,
         Command::Status { data, json, .. } => {
             let data = data.context("give --data DIR or --redis URL")?;
-            crate::inspect::status(&open_store(&data)?, json, &mut shared::report_out::stdout())
+            let crawl = CrawlStores::open(&data)?;
+            crate::inspect::status(&crawl, json, &mut shared::report_out::stdout())
         }
         Command::Report { data, json } => {
-            crate::inspect::report(&open_store(&data)?, json, &mut shared::report_out::stdout())
+            let crawl = CrawlStores::open(&data)?;
+            crate::inspect::report(&crawl, json, &mut shared::report_out::stdout())
         }
         Command::Resume { data, origins } => resume(&data, &origins),
         Command::Explain { data, url } => {
-            let mut out = shared::report_out::stdout();
-            crate::inspect::explain(&open_store(&data)?, &url, &mut out)?;
-            crate::inspect::explain_language(&data, &url, &mut out)
+            let crawl = CrawlStores::open(&data)?;
+            crate::inspect::explain(&crawl, &url, &mut shared::report_out::stdout())
         }
         Command::Export { data, warc, config } => export(&data, &warc, config.as_deref()),
         Command::Import { data, warc, config } => {
@@ -525,10 +527,6 @@ fn import(data: &Path, files: &[PathBuf], config: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-fn open_store(data: &Path) -> Result<StoreReader> {
-    StoreReader::open(data).with_context(|| format!("no readable crawl in {}", data.display()))
-}
-
 fn resume(data: &Path, origins: &[String]) -> Result<()> {
     let store = crate::store::PageStore::open(data)
         .with_context(|| format!("cannot open the crawl in {} for writing", data.display()))?;
@@ -652,5 +650,28 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("is in use by another crawler"), "{line}");
+    }
+
+    #[tokio::test]
+    async fn reports_on_a_directory_with_no_crawl_say_what_to_run_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_str().unwrap();
+        for args in [
+            vec!["status", "--data", data],
+            vec!["report", "--data", data],
+            vec!["explain", "--data", data, "http://a.test/"],
+        ] {
+            let (line, code) = failed_run(&args).await;
+            assert_eq!(code, std::process::ExitCode::FAILURE);
+            assert_eq!(
+                line.trim_end(),
+                format!(
+                    "crawler: no content store in {data}: neither {data}/store nor partitions \
+                     in {data}/partitions (run `crawler crawl --data DIR` or `crawler worker \
+                     --data DIR` first)"
+                ),
+                "{args:?}"
+            );
+        }
     }
 }

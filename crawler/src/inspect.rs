@@ -1,5 +1,7 @@
 //! `crawler status`, `crawler report` and `crawler explain`: what a crawl did, read from the
-//! store (read-only, so a running crawl is not disturbed).
+//! store (read-only, so a running crawl is not disturbed), or from every partition's store
+//! of a distributed crawl ([`CrawlStores`]): figures summed, a URL looked up in its host's
+//! partition, copies and in-links read across partitions.
 //!
 //! Which URL the index keeps for a set of copies comes from [`DocPlan`], the plan the indexer
 //! builds its documents by, so these answers agree with the index (and with searchd's
@@ -15,18 +17,23 @@ use shared::{CanonicalUrl, PageRecord, StoreReader, format_time_ms};
 
 mod language;
 mod rendered;
+mod stores;
 
-pub use language::explain_language;
+pub use stores::CrawlStores;
+use stores::Holding;
 
 /// Anchor texts shown by `crawler explain`.
 const EXPLAIN_ANCHORS: usize = 10;
 
-/// The plan of every stored page's document (a scan of the pages).
-fn plan(store: &StoreReader) -> Result<DocPlan> {
-    let metas: Vec<PageMeta> = store
-        .pages()
-        .map(|page| page.map(|page| PageMeta::from(&page)))
-        .collect::<Result<_, _>>()?;
+/// The plan of every stored page's document (a scan of the pages of every store: copies
+/// cross partitions, as the indexer's plan does).
+fn plan(crawl: &CrawlStores) -> Result<DocPlan> {
+    let mut metas = Vec::new();
+    for store in crawl.stores() {
+        for page in store.pages() {
+            metas.push(PageMeta::from(&page?));
+        }
+    }
     Ok(DocPlan::new(metas))
 }
 
@@ -109,83 +116,177 @@ fn directives(robots: RobotsDirectives, header: RobotsDirectives) -> String {
 }
 
 /// `crawler status`: pages, frontier, hosts, errors by kind, duplicates, URLs not fetched by
-/// reason, trap cut-offs, halted hosts with why.
-pub fn status(store: &StoreReader, json: bool, out: &mut impl Write) -> Result<()> {
-    let counters = store.counters()?;
-    let mut hosts = BTreeSet::new();
-    let mut errors = BTreeMap::<String, u64>::new();
-    let mut duplicates = 0u64;
-    for page in store.pages() {
-        let page = page?;
-        if let Ok(url) = CanonicalUrl::parse(&page.url) {
-            hosts.insert(url.origin());
+/// reason, trap cut-offs, halted hosts with why; over every partition's store, summed, with
+/// each partition's pages and frontier and the partitions this directory lacks.
+pub fn status(crawl: &CrawlStores, json: bool, out: &mut impl Write) -> Result<()> {
+    let mut all = Figures::default();
+    let mut by_partition = Vec::new();
+    for part in crawl.parts() {
+        let figures = Figures::of(&part.store)?;
+        if let Some(id) = part.partition {
+            by_partition.push((id, figures.pages_stored, figures.frontier));
         }
-        duplicates += u64::from(page.duplicate_of.is_some());
-        let kind = match (&page.error, page.status) {
-            (Some(error), _) => Some(error.split(':').next().unwrap_or("error").to_string()),
-            (None, 400..=499) => Some("http_4xx".into()),
-            (None, 500..) => Some("http_5xx".into()),
-            _ => None,
-        };
-        if let Some(kind) = kind {
-            *errors.entry(kind).or_default() += 1;
-        }
+        all.add(figures);
     }
-    let mut not_fetched = BTreeMap::<&str, u64>::new();
-    for skipped in store.all_skipped() {
-        let (_, record) = skipped?;
-        *not_fetched.entry(record.reason.kind()).or_default() += 1;
-    }
-    let frontier = store.frontier_len();
-    let halted = store.halted_hosts()?;
+    let absent = crawl.absent();
     if json {
-        let value = serde_json::json!({
-            "pages_stored": counters.pages_stored,
-            "frontier": frontier,
-            "hosts": hosts.len(),
-            "errors": errors,
-            "duplicates": duplicates,
-            "not_fetched": not_fetched,
-            "traps": counters.trapped,
-            "store_change": counters.last_change(),
-            "halted_hosts": halted.iter().map(|(origin, _)| origin).collect::<Vec<_>>(),
-            "halted": halted
+        let mut value = serde_json::json!({
+            "pages_stored": all.pages_stored,
+            "frontier": all.frontier,
+            "hosts": all.hosts.len(),
+            "errors": all.errors,
+            "duplicates": all.duplicates,
+            "not_fetched": all.not_fetched,
+            "traps": all.traps,
+            "store_change": all.page_writes,
+            "halted_hosts": all.halted.iter().map(|(origin, _)| origin).collect::<Vec<_>>(),
+            "halted": all
+                .halted
                 .iter()
                 .map(|(origin, why)| serde_json::json!({"origin": origin, "why": why}))
                 .collect::<Vec<_>>(),
         });
+        if crawl.is_partitioned() {
+            value["partitions"] = serde_json::json!(
+                by_partition
+                    .iter()
+                    .map(|(id, pages, frontier)| serde_json::json!({
+                        "partition": id.dir_name(),
+                        "pages_stored": pages,
+                        "frontier": frontier,
+                    }))
+                    .collect::<Vec<_>>()
+            );
+            value["partitions_absent"] =
+                serde_json::json!(absent.iter().map(|id| id.dir_name()).collect::<Vec<_>>());
+        }
         writeln!(out, "{value}")?;
         return Ok(());
     }
+    if crawl.is_partitioned() {
+        writeln!(
+            out,
+            "partitions:   {} in this directory",
+            by_partition.len()
+        )?;
+    }
     writeln!(
         out,
-        "pages stored: {}\nfrontier:     {frontier}\nhosts:        {}\nduplicates:   {duplicates}\npage writes:  {}",
-        counters.pages_stored,
-        hosts.len(),
-        counters.last_change()
+        "pages stored: {}\nfrontier:     {}\nhosts:        {}\nduplicates:   {}\npage writes:  {}",
+        all.pages_stored,
+        all.frontier,
+        all.hosts.len(),
+        all.duplicates,
+        all.page_writes
     )?;
-    for (kind, n) in errors {
+    for (kind, n) in &all.errors {
         writeln!(out, "errors {kind}: {n}")?;
     }
-    for (kind, n) in not_fetched {
+    for (kind, n) in &all.not_fetched {
         writeln!(out, "not fetched ({kind}): {n}")?;
     }
-    for (rule, n) in &counters.trapped {
+    for (rule, n) in &all.traps {
         writeln!(out, "links cut off by the trap rule {rule}: {n}")?;
     }
-    for (origin, why) in &halted {
+    for (origin, why) in &all.halted {
         writeln!(
             out,
             "halted {origin}: {why} (`crawler resume --data DIR {origin}` lifts it)"
         )?;
     }
+    for (id, pages, frontier) in &by_partition {
+        writeln!(
+            out,
+            "{id}: {pages} pages stored, {frontier} in its frontier"
+        )?;
+    }
+    if !absent.is_empty() {
+        let names: Vec<String> = absent.iter().map(|id| id.dir_name()).collect();
+        writeln!(
+            out,
+            "not in this directory ({} of the crawl's partitions, not counted above): {}",
+            names.len(),
+            names.join(", ")
+        )?;
+    }
     Ok(())
+}
+
+/// The figures `crawler status` shows, of one store or summed over several.
+#[derive(Default)]
+struct Figures {
+    pages_stored: u64,
+    frontier: u64,
+    /// Origins with a stored page (a host is in one partition only, so a union is a sum).
+    hosts: BTreeSet<String>,
+    errors: BTreeMap<String, u64>,
+    duplicates: u64,
+    not_fetched: BTreeMap<&'static str, u64>,
+    traps: BTreeMap<String, u64>,
+    /// Page writes: each store's last change number, summed.
+    page_writes: u64,
+    halted: Vec<(String, String)>,
+}
+
+impl Figures {
+    /// One store's figures (a scan of its pages and of the URLs kept out).
+    fn of(store: &StoreReader) -> Result<Self> {
+        let counters = store.counters()?;
+        let mut figures = Self {
+            pages_stored: counters.pages_stored,
+            frontier: store.frontier_len() as u64,
+            traps: counters.trapped.clone(),
+            page_writes: counters.last_change(),
+            halted: store.halted_hosts()?,
+            ..Self::default()
+        };
+        for page in store.pages() {
+            let page = page?;
+            if let Ok(url) = CanonicalUrl::parse(&page.url) {
+                figures.hosts.insert(url.origin());
+            }
+            figures.duplicates += u64::from(page.duplicate_of.is_some());
+            let kind = match (&page.error, page.status) {
+                (Some(error), _) => Some(error.split(':').next().unwrap_or("error").to_string()),
+                (None, 400..=499) => Some("http_4xx".into()),
+                (None, 500..) => Some("http_5xx".into()),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                *figures.errors.entry(kind).or_default() += 1;
+            }
+        }
+        for skipped in store.all_skipped() {
+            let (_, record) = skipped?;
+            *figures.not_fetched.entry(record.reason.kind()).or_default() += 1;
+        }
+        Ok(figures)
+    }
+
+    /// Adds another store's figures to these.
+    fn add(&mut self, other: Self) {
+        self.pages_stored += other.pages_stored;
+        self.frontier += other.frontier;
+        self.hosts.extend(other.hosts);
+        for (kind, n) in other.errors {
+            *self.errors.entry(kind).or_default() += n;
+        }
+        self.duplicates += other.duplicates;
+        for (kind, n) in other.not_fetched {
+            *self.not_fetched.entry(kind).or_default() += n;
+        }
+        for (rule, n) in other.traps {
+            *self.traps.entry(rule).or_default() += n;
+        }
+        self.page_writes += other.page_writes;
+        self.halted.extend(other.halted);
+    }
 }
 
 /// `crawler report`: every URL that is stored but not indexed under its own URL, or was
 /// never fetched, with why; one line each (tab-separated, or JSON lines).
-pub fn report(store: &StoreReader, json: bool, out: &mut impl Write) -> Result<()> {
-    let plan = plan(store)?;
+pub fn report(crawl: &CrawlStores, json: bool, out: &mut impl Write) -> Result<()> {
+    let plan = plan(crawl)?;
     let mut line = |url: &str, reason: &str| {
         if json {
             writeln!(out, "{}", serde_json::json!({"url": url, "reason": reason}))
@@ -193,20 +294,22 @@ pub fn report(store: &StoreReader, json: bool, out: &mut impl Write) -> Result<(
             writeln!(out, "{url}\t{reason}")
         }
     };
-    for page in store.pages() {
-        let page = page?;
-        match fate(&plan, &page) {
-            IndexFate::Kept { .. } => {}
-            IndexFate::FoundAs(kept) => line(
-                &page.url,
-                &format!("found as {kept}: the one URL the index keeps for this content"),
-            )?,
-            IndexFate::NotIndexed(reason) => line(&page.url, &reason)?,
+    for store in crawl.stores() {
+        for page in store.pages() {
+            let page = page?;
+            match fate(&plan, &page) {
+                IndexFate::Kept { .. } => {}
+                IndexFate::FoundAs(kept) => line(
+                    &page.url,
+                    &format!("found as {kept}: the one URL the index keeps for this content"),
+                )?,
+                IndexFate::NotIndexed(reason) => line(&page.url, &reason)?,
+            }
         }
-    }
-    for skipped in store.all_skipped() {
-        let (url, record) = skipped?;
-        line(&url, &format!("not fetched: {}", record.reason))?;
+        for skipped in store.all_skipped() {
+            let (url, record) = skipped?;
+            line(&url, &format!("not fetched: {}", record.reason))?;
+        }
     }
     Ok(())
 }
@@ -255,9 +358,21 @@ fn media_line(kind: shared::ContentKind, media: &shared::record::MediaRecord) ->
 /// `crawler explain URL`: why a URL was or was not fetched and indexed, its fetch history,
 /// its robots directives and where they came from, what an image or PDF was read
 /// to be, what rendering it in a browser found (its links and text beside the static
-/// page's), and the pages and texts linking to it.
-pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<()> {
+/// page's), the language the index gave it, and the pages and texts linking to it. A
+/// partitioned crawl's URL is read from its host's partition.
+pub fn explain(crawl: &CrawlStores, url: &str, out: &mut impl Write) -> Result<()> {
     let canonical = CanonicalUrl::parse(url)?;
+    let part = match crawl.holding(&canonical)? {
+        Holding::Here(part) => part,
+        Holding::Elsewhere(id) => {
+            writeln!(
+                out,
+                "{canonical}: in partition {id} of the crawl, which this directory does not hold"
+            )?;
+            return Ok(());
+        }
+    };
+    let store = &part.store;
     let Some(page) = store.page(canonical.as_str())? else {
         match store.skipped(canonical.as_str())? {
             Some(skipped) => writeln!(
@@ -271,7 +386,7 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
                 "{canonical}: not stored (not yet fetched, or out of scope)"
             )?,
         }
-        return inlinks(store, &canonical, out);
+        return inlinks(crawl, &canonical, out);
     };
     writeln!(out, "{canonical}")?;
     writeln!(
@@ -303,7 +418,7 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
         "  robots directives: {}",
         directives(page.robots, page.robots_header)
     )?;
-    match fate(&plan(store)?, &page) {
+    match fate(&plan(crawl)?, &page) {
         IndexFate::Kept { copies } if copies.is_empty() => {
             writeln!(out, "  index: filed under this URL")?
         }
@@ -359,7 +474,8 @@ pub fn explain(store: &StoreReader, url: &str, out: &mut impl Write) -> Result<(
             format_time_ms(robots.expires_at_ms)
         )?;
     }
-    inlinks(store, &canonical, out)
+    inlinks(crawl, &canonical, out)?;
+    language::explain_language(&part.data, &canonical, out)
 }
 
 /// A duration in ms, shown to the second.
@@ -396,11 +512,15 @@ fn history(history: &FetchHistory, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// The pages that link to `url` (followed links, not its own) and the texts they link with.
-fn inlinks(store: &StoreReader, url: &CanonicalUrl, out: &mut impl Write) -> Result<()> {
+/// The pages that link to `url` (followed links, not its own) and the texts they link with,
+/// from every store.
+fn inlinks(crawl: &CrawlStores, url: &CanonicalUrl, out: &mut impl Write) -> Result<()> {
     let mut sources = BTreeSet::new();
     let mut anchors = BTreeMap::<String, u64>::new();
-    for (source, links) in store.all_outlinks().filter_map(Result::ok) {
+    let outlinks = crawl
+        .stores()
+        .flat_map(|store| store.all_outlinks().filter_map(Result::ok));
+    for (source, links) in outlinks {
         if source == url.as_str() {
             continue;
         }

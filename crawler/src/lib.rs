@@ -55,9 +55,9 @@
 //! - [`cluster`]: `crawler worker`, the crawl over several workers through Redis (its own
 //!   tour in its `//!`).
 //! - [`cli`]: the `crawler` command line; `error`: the crawler's errors.
-//! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store
-//!   (`inspect/rendered.rs` a rendered page beside the static one, `inspect/language.rs` the
-//!   language the index gave a page).
+//! - [`inspect`]: `crawler status`, `report` and `explain`, read from the store or from
+//!   every partition's (`inspect/stores.rs`), `inspect/rendered.rs` a rendered page beside
+//!   the static one, `inspect/language.rs` the language the index gave a page.
 //! - [`archive`]: `crawler export` and `crawler import`, the store to and from WARC files
 //!   read and written by the `warc` crate (`archive/http.rs` an archived answer,
 //!   `export.rs`, `import.rs`, `problem.rs` a record skipped).

@@ -365,12 +365,125 @@ async fn one_worker_and_three_crawl_politely(log: &SendLog) {
             "{workers} workers: {} pages, {fetched} fetches, {commands} Redis commands",
             pages.len()
         );
+        assert_inspected_across_partitions(dir.path(), &pages);
         outcomes.push(in_links(dir.path()));
     }
     assert_eq!(
         outcomes[0], outcomes[1],
         "the same links, whatever the workers"
     );
+}
+
+/// `crawler status`, `report` and `explain` on the workers' data directory read every
+/// partition's store: the pages stored in all are the sum of each partition's, a URL is
+/// explained from its host's partition with its in-links from the others, and the report
+/// names every stored page that failed, whichever partition holds it.
+fn assert_inspected_across_partitions(data: &Path, pages: &BTreeMap<String, u32>) {
+    let crawl = crawler::inspect::CrawlStores::open(data).expect("the partitions open");
+    let mut out = Vec::new();
+    crawler::inspect::status(&crawl, true, &mut out).expect("status");
+    let status: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+    let mut counted = BTreeMap::new();
+    for &p in pages.values() {
+        *counted.entry(format!("p-{p:03}")).or_insert(0u64) += 1;
+    }
+    let listed: BTreeMap<String, u64> = status["partitions"]
+        .as_array()
+        .expect("partitions listed")
+        .iter()
+        .filter(|p| p["pages_stored"].as_u64() != Some(0))
+        .map(|p| {
+            let name = p["partition"].as_str().expect("a name").to_string();
+            (name, p["pages_stored"].as_u64().expect("a count"))
+        })
+        .collect();
+    assert_eq!(
+        listed, counted,
+        "each partition's pages, as its store holds them"
+    );
+    assert_eq!(
+        status["pages_stored"].as_u64(),
+        Some(pages.len() as u64),
+        "the pages stored in all: {status}"
+    );
+    assert_eq!(
+        status["partitions_absent"],
+        serde_json::json!([]),
+        "{status}"
+    );
+
+    // A page linked from pages of other partitions than its own: its in-links are read from
+    // every store.
+    let mut sources = BTreeMap::<String, BTreeSet<String>>::new();
+    for (_, dir) in local_partitions(data).expect("partitions listed") {
+        let store = StoreReader::open(&dir).expect("a partition store opens");
+        for item in store.all_outlinks() {
+            let (from, links) = item.expect("outlinks decode");
+            for link in links.0.iter().filter(|l| l.target != from && !l.nofollow) {
+                sources
+                    .entry(link.target.clone())
+                    .or_default()
+                    .insert(from.clone());
+            }
+        }
+    }
+    let (linked, sources) = sources
+        .iter()
+        .filter(|(target, _)| pages.contains_key(*target))
+        .find(|(target, from)| from.iter().any(|from| pages[from] != pages[*target]))
+        .expect("a page linked from another partition");
+    let mut out = Vec::new();
+    crawler::inspect::explain(&crawl, linked, &mut out).expect("explain");
+    let explained = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        explained.starts_with(&format!("{linked}\n  status 200")),
+        "{explained}"
+    );
+    assert!(
+        explained.contains(&format!("  in-links from {} pages\n", sources.len())),
+        "{explained}"
+    );
+
+    let mut failed = BTreeSet::new();
+    for (_, dir) in local_partitions(data).expect("partitions listed") {
+        let store = StoreReader::open(&dir).expect("a partition store opens");
+        for page in store.pages() {
+            let page = page.expect("page decodes");
+            if page.error.is_some() || page.status >= 400 {
+                failed.insert(page.url);
+            }
+        }
+    }
+    let reported = reported_urls(&crawl);
+    // No copies cross partitions here: the whole crawl's report is each partition's.
+    let mut each = BTreeSet::new();
+    for (_, dir) in local_partitions(data).expect("partitions listed") {
+        let store = StoreReader::open(&dir).expect("a partition store opens");
+        each.extend(reported_urls(&crawler::inspect::CrawlStores::single(
+            store, &dir,
+        )));
+    }
+    assert_eq!(reported, each, "the report reads every partition");
+    assert!(!failed.is_empty(), "the soak web fails some pages");
+    assert!(
+        failed.is_subset(&reported),
+        "every failed page is reported: {:?}",
+        failed.difference(&reported).collect::<Vec<_>>()
+    );
+}
+
+/// The URLs `crawler report --json` names.
+fn reported_urls(crawl: &crawler::inspect::CrawlStores) -> BTreeSet<String> {
+    let mut out = Vec::new();
+    crawler::inspect::report(crawl, true, &mut out).expect("report");
+    String::from_utf8(out)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| {
+            let line: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            line["url"].as_str().expect("a URL").to_string()
+        })
+        .collect()
 }
 
 /// A worker process that is killed when dropped: a failing test leaves none behind.

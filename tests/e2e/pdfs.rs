@@ -60,7 +60,7 @@ async fn pdfs_are_read_in_a_child_stored_with_their_status_and_searched() {
     assert_eq!(locked.status, PdfStatus::Encrypted);
     let mut explained = Vec::new();
     crawler::inspect::explain(
-        &store,
+        &rig.crawl_stores(),
         &rig.web.url("pdfs.test", PDFS_HOSTILE[0]),
         &mut explained,
     )

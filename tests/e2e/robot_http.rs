@@ -319,8 +319,12 @@ async fn robots_headers_meta_and_rel_decide_what_is_followed() {
     // `crawler explain` says where each directive came from.
     let explain = |path: &str| {
         let mut out = Vec::new();
-        crawler::inspect::explain(&store, &rig.web.url("meta.test", path), &mut out)
-            .expect("explain");
+        crawler::inspect::explain(
+            &rig.crawl_stores(),
+            &rig.web.url("meta.test", path),
+            &mut out,
+        )
+        .expect("explain");
         String::from_utf8(out).expect("UTF-8")
     };
     let header = explain("/header-noindex.html");

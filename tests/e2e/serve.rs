@@ -2,7 +2,6 @@
 
 use std::net::SocketAddr;
 
-use shared::StoreReader;
 use testweb::TestWeb;
 
 use crate::support::{Rig, Searchd, crawled_and_indexed};
@@ -160,7 +159,7 @@ async fn explain_says_why_a_page_is_missing_from_the_index() {
 
     // The crawler's own explain and report agree with the index about which copy is kept,
     // whichever of the two the crawl met first.
-    let store = StoreReader::open(server.data()).expect("store");
+    let store = crawler::inspect::CrawlStores::open(server.data()).expect("store");
     let (original, duplicate) = (
         web.url("sample.test", original),
         web.url("sample.test", duplicate),

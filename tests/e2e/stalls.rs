@@ -17,9 +17,9 @@ fn stored(store: &StoreReader, url: &str) -> PageRecord {
         .unwrap_or_else(|| panic!("{url} stored"))
 }
 
-fn explained(store: &StoreReader, url: &str) -> String {
+fn explained(rig: &Rig, url: &str) -> String {
     let mut out = Vec::new();
-    crawler::inspect::explain(store, url, &mut out).expect("explain");
+    crawler::inspect::explain(&rig.crawl_stores(), url, &mut out).expect("explain");
     String::from_utf8(out).expect("UTF-8")
 }
 
@@ -102,7 +102,7 @@ async fn a_hanging_url_goes_behind_its_hosts_other_pages() {
         hang.error.as_deref(),
         Some("timeout: timed out after 1 s waiting for headers")
     );
-    let explain = explained(&store, &hang_url);
+    let explain = explained(&rig, &hang_url);
     assert!(
         explain.contains("fetch failed: timeout: timed out after 1 s waiting for headers"),
         "{explain}"
@@ -149,12 +149,12 @@ async fn drips_trickles_big_bodies_and_bombs_are_cut_with_their_reasons() {
         assert!(page.truncated, "{what}");
         assert_eq!(page.body_len, 64 * 1024, "{what}: cut at the limit");
     }
-    let explain = explained(&store, &seeds[3]);
+    let explain = explained(&rig, &seeds[3]);
     assert!(
         explain.contains("body cut at 64 KiB (the body limit)"),
         "{explain}"
     );
-    let explain = explained(&store, &seeds[0]);
+    let explain = explained(&rig, &seeds[0]);
     assert!(
         explain.contains("fetch failed: slow: dripped under 1 KiB/s over 1 s"),
         "{explain}"

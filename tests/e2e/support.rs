@@ -156,6 +156,11 @@ impl Rig {
         StoreReader::open(self.data()).expect("store opens read-only")
     }
 
+    /// The data directory's crawl as `crawler status`, `report` and `explain` read it.
+    pub fn crawl_stores(&self) -> crawler::inspect::CrawlStores {
+        crawler::inspect::CrawlStores::open(self.data()).expect("the crawl opens read-only")
+    }
+
     /// Builds the index of the data directory (a full build).
     pub async fn index(&self) {
         index(self.data()).await;

@@ -14,9 +14,12 @@ use tantivy::{TantivyDocument, Term};
 
 /// Writes the line saying the language of `url` in the index of `data`, if it is indexed
 /// under that URL.
-pub fn explain_language(data: &Path, url: &str, out: &mut impl Write) -> Result<()> {
-    let canonical = CanonicalUrl::parse(url)?;
-    if let Some((lang, reason)) = indexed_language(data, canonical.as_str()) {
+pub(super) fn explain_language(
+    data: &Path,
+    url: &CanonicalUrl,
+    out: &mut impl Write,
+) -> Result<()> {
+    if let Some((lang, reason)) = indexed_language(data, url.as_str()) {
         writeln!(out, "  language: {lang} ({reason})")?;
     }
     Ok(())

@@ -74,7 +74,6 @@ pub(super) fn explain_render(
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use shared::StoreReader;
     use shared::record::{CompressedBody, Outlinks, RevisitRecord};
 
     use super::*;
@@ -120,7 +119,8 @@ mod tests {
             .unwrap();
         drop(store);
         let mut out = Vec::new();
-        crate::inspect::explain(&StoreReader::open(dir.path()).unwrap(), URL, &mut out).unwrap();
+        let crawl = crate::inspect::CrawlStores::open(dir.path()).unwrap();
+        crate::inspect::explain(&crawl, URL, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
