@@ -13,6 +13,8 @@ use shared::config::{BadValue, ConfigError, RawConfig};
 
 use crate::crawl::{CrawlOptions, Crawler};
 use crate::inspect::CrawlStores;
+use crate::metrics::CrawlMetrics;
+use service::health::Readiness;
 
 /// A polite web crawler: robots.txt first, per-host delays, and a RocksDB content store
 /// that survives `kill -9`.
@@ -210,6 +212,10 @@ pub struct CrawlArgs {
     /// Allow loopback addresses (sites on this machine).
     #[arg(long)]
     pub allow_loopback: bool,
+    /// Serve Prometheus metrics, /healthz and /readyz at ADDR: a port alone (9184) is
+    /// loopback's; give an address (0.0.0.0:9184) to be scraped from other machines.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
 }
 
 impl CrawlArgs {
@@ -343,10 +349,18 @@ pub async fn run_with_bar(cli: Cli, bar: ProgressBar) -> Result<()> {
 /// `crawler crawl`: the crawl, with a live status on `bar` for people at a terminal (logs
 /// and scripts get the monitoring JSON line alone), then its summary on stdout.
 async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
+    let metrics = match args.metrics_listen.as_deref() {
+        Some(listen) => Some(serve_metrics(listen).await?),
+        None => None,
+    };
     let options = args.into_options()?;
     let data = options.data.clone();
-    let crawler = Crawler::open(options)
+    let mut crawler = Crawler::open(options)
         .with_context(|| format!("cannot open crawl in {}", data.display()))?;
+    if let Some(metrics) = metrics {
+        metrics.set_readiness(Readiness::Ready(format!("crawling {}", data.display())));
+        crawler = crawler.with_metrics(metrics);
+    }
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -381,6 +395,17 @@ async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
     Ok(())
 }
 
+/// `--metrics-listen ADDR`: the process's metrics served there for the rest of its life.
+async fn serve_metrics(listen: &str) -> Result<CrawlMetrics> {
+    let addr = service::listen::parse_listen(listen)
+        .map_err(|e| anyhow::anyhow!("--metrics-listen: {e}"))?;
+    let (metrics, addr) = crate::metrics::serve(addr)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    tracing::info!(%addr, "metrics at /metrics, health at /healthz and /readyz");
+    Ok(metrics)
+}
+
 /// `crawler worker`: the worker until the crawl is done (or Ctrl-C), then its summary.
 async fn worker(args: WorkerArgs) -> Result<()> {
     if args.lease_ms < 300 {
@@ -389,11 +414,16 @@ async fn worker(args: WorkerArgs) -> Result<()> {
             args.lease_ms
         );
     }
+    let metrics = match args.crawl.metrics_listen.as_deref() {
+        Some(listen) => Some(serve_metrics(listen).await?),
+        None => None,
+    };
     let options = crate::cluster::WorkerOptions {
         redis: args.redis,
         crawl: args.crawl.into_options()?,
         partitions: args.partitions,
         lease: Duration::from_millis(args.lease_ms),
+        metrics,
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

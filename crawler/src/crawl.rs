@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Frontier, Job, RobotsState};
 use crate::kind::Kinds;
+use crate::metrics::CrawlMetrics;
 use crate::monitor::Monitor;
 use crate::page;
 use crate::params::ParamStrip;
@@ -216,6 +217,16 @@ impl Crawler {
         })
     }
 
+    /// Counts its fetches, writes and gauges in `metrics` (see [`crate::metrics`]).
+    pub fn with_metrics(mut self, metrics: CrawlMetrics) -> Self {
+        self.fetcher = self.fetcher.with_metrics(metrics.clone());
+        if let Some(renderer) = &self.renderer {
+            renderer.count_in(metrics.clone());
+        }
+        self.monitor.count_in(metrics);
+        self
+    }
+
     /// Follows the crawl's figures as it runs.
     pub fn progress(&self) -> watch::Receiver<CrawlProgress> {
         self.progress.subscribe()
@@ -387,6 +398,7 @@ impl Crawler {
                     run.pages_stored,
                     run.frontier,
                     &frontier,
+                    self.store.trapped(),
                 ));
             }
             match role.as_mut() {
@@ -438,6 +450,7 @@ impl Crawler {
                 frontier.resolved(&origin, ip, now);
             }
             Outcome::Robots { origin, result } => {
+                self.monitor.robots(&result);
                 let state = match result {
                     RobotsResult::Answer(record) => {
                         self.store.put_robots(&origin, &record)?;
@@ -489,8 +502,9 @@ impl Crawler {
                 if failed {
                     run.errors += 1;
                 }
-                let status = answer.ok().map(|fetched| fetched.status);
-                self.monitor.record(&origin, status, failed);
+                let render = rendering.as_ref().map(|r| &r.record.outcome);
+                self.monitor
+                    .fetched(&origin, entry.kind, (answer, failed), elapsed, render);
                 match frontier.record_outcome(&origin, failed, now) {
                     Trip::Closed => {}
                     Trip::PauseUntil(until) => warn!(
@@ -628,6 +642,7 @@ impl Crawler {
             fetched_at_ms,
         );
         let images = page::page_images(&stored, &self.scope, &self.options.config);
+        self.monitor.metrics().page_written();
         Ok(self.store.commit_page(PageCommit {
             done: Some(key),
             page: &mut stored.record,

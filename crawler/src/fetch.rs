@@ -16,6 +16,7 @@ use shared::{CanonicalUrl, ContentKind, KindSet};
 use tokio::time::{Instant, timeout_at};
 
 use crate::kind::{Body, Kinds, ReadPlan};
+use crate::metrics::CrawlMetrics;
 use crate::politeness::{SendGate, SharedTurns, Spacing};
 use crate::resolve::{AddressPolicy, Dns, PolicyResolver};
 
@@ -139,6 +140,8 @@ pub(crate) struct Fetcher {
     /// Across workers of a distributed crawl: every address's turn booked where all of
     /// them see it.
     shared_turns: Option<Arc<dyn SharedTurns>>,
+    /// Where the waits for a turn are counted.
+    metrics: CrawlMetrics,
 }
 
 impl Fetcher {
@@ -178,7 +181,14 @@ impl Fetcher {
             deadlines: Deadlines::new(config),
             gate: SendGate::new(),
             shared_turns: None,
+            metrics: CrawlMetrics::default(),
         })
+    }
+
+    /// The same client, counting its waits for a turn in `metrics`.
+    pub(crate) fn with_metrics(mut self, metrics: CrawlMetrics) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     /// The same client, keeping every address's gap also across crawlers through `turns`.
@@ -204,6 +214,7 @@ impl Fetcher {
     /// address's turn on Redis's clock (`turn_us`): the soak compares these send times with
     /// the arrivals its test web logs, the cluster test the turns of all its workers.
     pub(crate) async fn wait_turn(&self, origin: &str, spacing: &Spacing, url: &CanonicalUrl) {
+        let asked = tokio::time::Instant::now();
         // Across workers, Redis books the address's turn first; then this worker's own gate
         // keeps the gaps between the requests it actually sends, whatever the delay of
         // Redis's answer.
@@ -212,6 +223,7 @@ impl Fetcher {
             _ => None,
         };
         self.gate.wait_turn(origin, spacing).await;
+        self.metrics.waited(asked.elapsed());
         tracing::debug!(
             target: "crawler::sent",
             url = url.as_str(),

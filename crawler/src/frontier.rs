@@ -18,6 +18,7 @@ use shared::{CanonicalUrl, StoreError};
 use tokio::time::Instant;
 
 use crate::breaker::{Breaker, Trip};
+use crate::metrics::HOST_STATES;
 use crate::politeness::{AddressSlots, AddressTurn, Politeness, Spacing};
 use crate::store::{PageStore, QueuedUrl};
 use robots::RobotsPolicy;
@@ -599,6 +600,19 @@ impl Frontier {
             }
         };
         Some((host.delay, state))
+    }
+
+    /// How many hosts are in each of [`crate::metrics::HOST_STATES`], as
+    /// [`Frontier::host_view`] names them.
+    pub(crate) fn host_states(&self, now: Instant) -> [usize; HOST_STATES.len()] {
+        let mut counts = [0; HOST_STATES.len()];
+        for origin in self.hosts.keys() {
+            let state = self.host_view(origin, now).map(|(_, state)| state);
+            if let Some(i) = HOST_STATES.iter().position(|s| Some(*s) == state) {
+                counts[i] += 1;
+            }
+        }
+        counts
     }
 
     /// Origins halted by their circuit breaker in this run.

@@ -13,7 +13,8 @@
 //!   task runs, `crawl/rendering.rs` a page's render in its fetch task, `crawl/partition.rs`
 //!   a partition's role in a distributed crawl, `crawl/robots_state.rs` the loop's glue for
 //!   robots.txt.
-//! - `monitor`: the JSON monitoring line the crawl logs every 5 s.
+//! - `monitor`: the JSON monitoring line the crawl logs every 5 s; [`metrics`]: the same
+//!   figures for Prometheus (`--metrics-listen`), their names listed in its docs.
 //! - [`progress`]: the progress line for people (`progress/line.rs`), and the live bar of
 //!   `crawler crawl` at a terminal (`progress/bar.rs`).
 //! - `page`: what a fetch becomes in the store, and which URLs it queues.
@@ -96,6 +97,7 @@ mod error;
 mod fetch;
 mod frontier;
 mod kind;
+pub mod metrics;
 mod monitor;
 mod page;
 mod params;

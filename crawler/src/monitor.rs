@@ -1,6 +1,8 @@
 //! The crawl's monitoring line: every few seconds one JSON object in the log, shaped like the
 //! seed crawl's — overall rates and counts, and for each host active since the last line its
-//! successes, errors, the last 50 statuses by code, its current gap and its state.
+//! successes, errors, the last 50 statuses by code, its current gap and its state. The same
+//! figures go to the process's Prometheus metrics ([`CrawlMetrics`]), counted as they come
+//! and, for the frontier, hosts and trap cuts, brought up to date with each line.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
@@ -8,7 +10,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::fetch::{FetchError, Fetched};
 use crate::frontier::Frontier;
+use crate::metrics::{CrawlMetrics, GaugeShare};
+use crate::robots_fetch::RobotsResult;
+use shared::record::{EntryKind, RenderOutcome, RobotsFetch};
 
 /// Statuses remembered per host.
 pub(crate) const LAST_STATUSES: usize = 50;
@@ -36,6 +42,11 @@ pub(crate) struct Monitor {
     fetched_at_last_line: u64,
     errors_at_last_line: u64,
     hosts: BTreeMap<String, HostStats>,
+    /// The process's metrics, and this crawl's share of their gauges.
+    metrics: CrawlMetrics,
+    share: GaugeShare,
+    /// URLs kept out by each trap rule, as counted in `metrics` so far.
+    trapped: BTreeMap<&'static str, u64>,
 }
 
 impl Monitor {
@@ -49,7 +60,61 @@ impl Monitor {
             fetched_at_last_line: 0,
             errors_at_last_line: 0,
             hosts: BTreeMap::new(),
+            share: CrawlMetrics::default().share(),
+            metrics: CrawlMetrics::default(),
+            trapped: BTreeMap::new(),
         }
+    }
+
+    /// Counts into `metrics` from now on.
+    pub(crate) fn count_in(&mut self, metrics: CrawlMetrics) {
+        self.share = metrics.share();
+        self.metrics = metrics;
+    }
+
+    /// The process's metrics.
+    pub(crate) fn metrics(&self) -> &CrawlMetrics {
+        &self.metrics
+    }
+
+    /// A page request of `origin` (a page, an image, a PDF or a sitemap), answered or
+    /// `failed`, that took `took`, and its render if it had one: in the host's figures
+    /// ([`Monitor::record`]) and the metrics.
+    pub(crate) fn fetched(
+        &mut self,
+        origin: &str,
+        entry: EntryKind,
+        (answer, failed): (Result<&Fetched, &FetchError>, bool),
+        took: Duration,
+        render: Option<&RenderOutcome>,
+    ) {
+        self.record(origin, answer.ok().map(|fetched| fetched.status), failed);
+        let kind = match (entry, answer) {
+            (EntryKind::Sitemap, _) => "sitemap",
+            (_, Ok(fetched)) => fetched.kind.map_or("none", |kind| kind.name()),
+            (EntryKind::Image, Err(_)) => "image",
+            (_, Err(_)) => "html",
+        };
+        let answer = answer
+            .ok()
+            .map(|fetched| (fetched.status, fetched.body_len));
+        self.metrics.fetched(kind, answer, took);
+        if let Some(render) = render {
+            self.metrics.rendered(render);
+        }
+    }
+
+    /// A robots.txt fetch's outcome, in the metrics.
+    pub(crate) fn robots(&self, result: &RobotsResult) {
+        self.metrics.robots(match result {
+            RobotsResult::Answer(record) => match record.fetch {
+                RobotsFetch::Rules(_) => "rules",
+                RobotsFetch::NoRules => "no_rules",
+                RobotsFetch::Forbidden => "forbidden",
+            },
+            RobotsResult::Unavailable { .. } => "unavailable",
+            RobotsResult::Refused(_) => "refused",
+        });
     }
 
     /// A finished page request: its status (`None`: no answer) and whether it failed.
@@ -81,7 +146,10 @@ impl Monitor {
         stored: u64,
         frontier_len: u64,
         frontier: &Frontier,
+        trapped: &BTreeMap<&'static str, u64>,
     ) -> Value {
+        self.share.set(frontier_len, frontier.host_states(now));
+        self.metrics.trapped(trapped, &mut self.trapped);
         let secs = now.duration_since(self.last_line).as_secs_f64().max(0.001);
         let rate = |count: u64, before: u64| ((count - before) as f64 / secs * 10.0).round() / 10.0;
         let mut active: Vec<(&String, &HostStats)> =
@@ -146,7 +214,7 @@ mod tests {
         monitor.record("http://b.test", None, true);
         monitor.duplicate();
         tokio::time::advance(Duration::from_secs(5)).await;
-        let line = monitor.line(Instant::now(), 59, 7, &frontier);
+        let line = monitor.line(Instant::now(), 59, 7, &frontier, &BTreeMap::new());
         assert_eq!(line["pages_per_sec"], 12.2);
         assert_eq!(line["errors_per_sec"], 1.4);
         assert_eq!(
@@ -164,7 +232,7 @@ mod tests {
         assert_eq!(hosts[1]["last_statuses"]["0"], 1, "no answer counts as 0");
 
         tokio::time::advance(Duration::from_secs(5)).await;
-        let quiet = monitor.line(Instant::now(), 59, 7, &frontier);
+        let quiet = monitor.line(Instant::now(), 59, 7, &frontier, &BTreeMap::new());
         assert_eq!(quiet["pages_per_sec"], 0.0);
         assert!(
             quiet["hosts"].as_array().unwrap().is_empty(),

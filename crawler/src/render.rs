@@ -42,6 +42,7 @@ use tokio::time::Instant;
 use tracing::{info, warn};
 
 use crate::fetch::Fetcher;
+use crate::metrics::CrawlMetrics;
 use browser::Browser;
 use network::Network;
 use page::{PageSource, Tab};
@@ -153,6 +154,8 @@ struct Inner {
     auto: auto::AutoDecisions,
     bound_watch: BoundWatch,
     profiles: PathBuf,
+    /// Where browser replacements are counted, once a crawl with metrics says.
+    metrics: std::sync::OnceLock<CrawlMetrics>,
 }
 
 /// Renders pages in a browser it starts and replaces as needed. Cloning shares it.
@@ -189,8 +192,14 @@ impl Renderer {
                 auto: auto::AutoDecisions::default(),
                 bound_watch: BoundWatch::default(),
                 profiles,
+                metrics: std::sync::OnceLock::new(),
             }),
         }))
+    }
+
+    /// Counts its browser replacements in `metrics` (the first metrics given stay).
+    pub(crate) fn count_in(&self, metrics: CrawlMetrics) {
+        let _ = self.inner.metrics.set(metrics);
     }
 
     /// Whether `host`'s page is to be rendered now.
@@ -389,6 +398,9 @@ impl Renderer {
             return;
         }
         info!(%why, "browser replaced");
+        if let Some(metrics) = self.inner.metrics.get() {
+            metrics.browser_replaced();
+        }
         if self
             .inner
             .bound_watch

@@ -50,6 +50,11 @@ impl Answers {
         }
     }
 
+    /// Whether any answer is kept (a capacity above 0).
+    pub(crate) fn keeps_any(&self) -> bool {
+        self.recent.is_enabled()
+    }
+
     /// The kept answer to `question`, if it was computed over the shards as `stamp` says
     /// they are now (`LocalShards::stamp`) and, with remote leaves, recently enough.
     pub(crate) fn get(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use maud::Markup;
 use serde_json::json;
+use service::health::Readiness;
 use warp::Rejection;
 use warp::reply::{Reply, Response};
 
@@ -17,6 +18,8 @@ use crate::cached_html;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
 use crate::hit::Ranking;
+use crate::metrics::GatewayMetrics;
+use crate::remote::LeafHealth;
 use crate::render;
 use crate::search::{SearchResults, Searcher};
 use crate::status::StatusReport;
@@ -46,16 +49,50 @@ pub struct AppState {
     /// Slots for the blocking work of requests (searches, store reads): a crowd of clients
     /// queues here instead of filling the blocking thread pool.
     pub searches: Arc<tokio::sync::Semaphore>,
+    /// Its metrics, served at `/metrics`.
+    pub metrics: Arc<GatewayMetrics>,
 }
 
 impl AppState {
-    /// The state of a server over `searcher` with the `[searchd]` settings of `config`.
+    /// The state of a server over `searcher` with the `[searchd]` settings of `config`, its
+    /// searches counted in a registry of its own.
     pub fn new(searcher: Searcher, config: &shared::config::SearchdConfig) -> Self {
+        let metrics = GatewayMetrics::new(crate::metrics::route_of);
         Self {
-            searcher,
+            searcher: searcher.with_metrics(metrics.search.clone()),
             per_page: config.per_page.get(),
             searches: Arc::new(tokio::sync::Semaphore::new(config.max_searches.get())),
+            metrics: Arc::new(metrics),
         }
+    }
+
+    /// Whether it can answer searches (`/readyz`): an index generation loaded here, or
+    /// remote leaves to ask; and every remote leaf answered its last call or probe. A new
+    /// generation loading leaves the old one serving, so the server stays ready meanwhile.
+    pub fn readiness(&self) -> Readiness {
+        let mut parts = Vec::new();
+        match self.searcher.index_facts() {
+            Some(facts) => parts.push(Readiness::Ready(format!(
+                "index {} loaded ({} documents)",
+                facts.generation, facts.docs
+            ))),
+            None if self.searcher.leaves().is_empty() => {
+                parts.push(Readiness::NotReady("no index generation loaded yet".into()));
+            }
+            None => {}
+        }
+        for leaf in self.searcher.leaves() {
+            parts.push(match leaf.health() {
+                LeafHealth::Answered => Readiness::Ready(format!("leaf {} answered", leaf.base())),
+                LeafHealth::Unknown => {
+                    Readiness::NotReady(format!("leaf {} not asked yet", leaf.base()))
+                }
+                LeafHealth::Failed(why) => {
+                    Readiness::NotReady(format!("leaf {} failed: {why}", leaf.base()))
+                }
+            });
+        }
+        Readiness::all(parts)
     }
 }
 

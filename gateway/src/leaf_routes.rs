@@ -10,6 +10,9 @@
 //! | `/leaf/cache` | `{"url"}` | `CopyAnswer`: `{"Found": {...}}`, `{"NotFound": why}`, ... |
 //! | `GET /leaf/status` | | `{"generation", "docs"}` of the shards |
 //!
+//! Beside them, as on a root: `GET /metrics`, `/healthz` and `/readyz` (ready once a
+//! generation is loaded).
+//!
 //! Failures answer in JSON with a status, as `/api` does (503 while no shard has an index).
 //! A leaf listens where it is told; it trusts its root, so keep it on a private network.
 
@@ -41,6 +44,7 @@ pub fn leaf_routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
     let state = warp::any().map(move || Arc::clone(&state));
+    let operations = crate::routes::operations(state.clone());
     let body = || warp::post().and(warp::body::content_length_limit(MAX_BODY_BYTES));
     let stats = warp::path!("stats")
         .and(body())
@@ -120,6 +124,8 @@ pub fn leaf_routes(
                 .or(status)
                 .unify(),
         )
+        .or(operations)
+        .unify()
         .recover(recover_json)
         .unify()
         .map(|reply: Response| crate::routes::secured(reply.into_response()))

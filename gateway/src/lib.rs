@@ -7,9 +7,11 @@
 //!
 //! A tour of its modules, in the order a query travels:
 //!
-//! - `server`: the accept loop, bounded ([`Limits`]: connections, header and request
-//!   timeouts); `routes` and `handlers`: the HTTP surface (the route table is in `routes`'
-//!   docs), the handlers doing their blocking work off the async threads.
+//! - the accept loop is the `service` crate's, bounded ([`Limits`]: connections, header and
+//!   request timeouts; [`limits`] from the config); `routes` and `handlers`: the HTTP
+//!   surface (the route table is in `routes`' docs), the handlers doing their blocking work
+//!   off the async threads; `metrics`: [`GatewayMetrics`], what `/metrics` answers (the
+//!   list is in its docs), and `/healthz` and `/readyz` beside it.
 //! - `query`: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
 //!   (malformed input is searched, never an error), `site:host` and `lang:xx` as filters
@@ -88,6 +90,7 @@ mod images;
 mod lazy_union;
 mod leaf;
 mod leaf_routes;
+mod metrics;
 mod query;
 mod ranking;
 mod recent;
@@ -98,7 +101,6 @@ mod results;
 mod routes;
 mod search;
 mod search_error;
-mod server;
 mod shard;
 mod snippet;
 mod stats;
@@ -108,6 +110,8 @@ mod suggest;
 mod summary;
 mod user_fields;
 
+#[cfg(test)]
+mod operations_tests;
 #[cfg(test)]
 mod routes_tests;
 #[cfg(test)]
@@ -131,12 +135,13 @@ pub use images::handlers::images_json;
 pub use images::query::{FilterError, ImageRequest};
 pub use images::search::{ImageHit, ImageResults, thumbnail_path};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
+pub use metrics::GatewayMetrics;
 pub use query::UserQuery;
 pub use remote::RemoteLeaf;
 pub use render::urlencode;
 pub use search::{SearchResults, Searcher};
 pub use search_error::SearchError;
-pub use server::Limits;
+pub use service::Limits;
 pub use shard::IndexFacts;
 pub use snippet::Snippet;
 pub use stats::{Hosts, ShardStats};
@@ -179,7 +184,7 @@ pub async fn serve_root(
         searcher: state.searcher.with_leaves(remotes),
         ..state
     };
-    let limits = server::Limits::of(&config.searchd);
+    let limits = limits(&config.searchd);
     run(listener, Arc::new(state), limits, shutdown).await;
     Ok(())
 }
@@ -193,7 +198,7 @@ pub async fn serve_leaf(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
     let state = open_state(data, &config).await?;
-    let limits = server::Limits::of(&config.searchd);
+    let limits = limits(&config.searchd);
     run_leaf(listener, Arc::new(state), limits, shutdown).await;
     Ok(())
 }
@@ -212,12 +217,14 @@ async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, 
 pub async fn run_leaf(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
-    limits: server::Limits,
+    limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
+    let http = state.metrics.http.clone();
     let routes = leaf_routes::leaf_routes(state);
-    server::serve(listener, routes, limits, routes::overloaded, shutdown).await;
+    let overloaded = routes::overloaded;
+    service::server::serve(listener, routes, limits, overloaded, Some(http), shutdown).await;
     reloader.abort();
 }
 
@@ -226,22 +233,35 @@ pub async fn run_leaf(
 pub async fn run(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
-    limits: server::Limits,
+    limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let reloader = tokio::spawn(reload_loop(Arc::clone(&state)));
+    let http = state.metrics.http.clone();
     let routes = routes::routes(state);
-    server::serve(listener, routes, limits, routes::overloaded, shutdown).await;
+    let overloaded = routes::overloaded;
+    service::server::serve(listener, routes, limits, overloaded, Some(http), shutdown).await;
     reloader.abort();
 }
 
-/// Calls [`Searcher::refresh`] forever, logging each new failure once.
+/// The bounds of a server with the `[searchd]` settings `config`.
+pub fn limits(config: &shared::config::SearchdConfig) -> Limits {
+    Limits {
+        max_connections: config.max_connections.get(),
+        header_timeout: config.header_timeout,
+        request_timeout: config.request_timeout,
+    }
+}
+
+/// Calls [`Searcher::refresh`] forever, logging each new failure once, and then sets the
+/// index gauges and probes the remote leaves (see `remote::LeafHealth`).
 async fn reload_loop(state: Arc<AppState>) {
     let mut last_error = None;
+    observe(&state).await;
     loop {
         tokio::time::sleep(RELOAD_EVERY).await;
-        let state = Arc::clone(&state);
-        let refreshed = tokio::task::spawn_blocking(move || state.searcher.refresh()).await;
+        let refreshing = Arc::clone(&state);
+        let refreshed = tokio::task::spawn_blocking(move || refreshing.searcher.refresh()).await;
         let error = match refreshed {
             Ok(Ok(_)) => None,
             Ok(Err(error)) => Some(error.to_string()),
@@ -254,5 +274,26 @@ async fn reload_loop(state: Arc<AppState>) {
             );
         }
         last_error = error;
+        observe(&state).await;
     }
+}
+
+/// Probes every remote leaf at once (each within the leaf timeout) and sets the index
+/// gauges of the generations loaded.
+async fn observe(state: &Arc<AppState>) {
+    let probes: Vec<_> = state
+        .searcher
+        .leaves()
+        .iter()
+        .cloned()
+        .map(|leaf| tokio::spawn(async move { leaf.probe().await }))
+        .collect();
+    for probe in probes {
+        let _ = probe.await;
+    }
+    let state = Arc::clone(state);
+    let _ = tokio::task::spawn_blocking(move || {
+        state.metrics.observe_index(state.searcher.local());
+    })
+    .await;
 }

@@ -4,9 +4,17 @@
 //! server's runtime while the root's own shards work, and waited for at most the leaf timeout
 //! (`[searchd] leaf_timeout_ms`). A call that fails, answers other than 2xx or is late is
 //! an [`Err`] naming the leaf: the root leaves that leaf out and marks its answer partial.
+//!
+//! Every call is timed and counted (`searchd_leaf_request_duration_seconds`,
+//! `searchd_leaf_failures_total`), and its outcome is the leaf's [`LeafHealth`], which the
+//! root's `/readyz` reads: the server probes each leaf's `/leaf/status` every second, so an
+//! idle root knows too.
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::metrics::SearchMetrics;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -22,6 +30,19 @@ pub struct RemoteLeaf {
     client: reqwest::Client,
     timeout: Duration,
     runtime: Handle,
+    metrics: SearchMetrics,
+    health: Arc<Mutex<LeafHealth>>,
+}
+
+/// How a leaf's last call or probe went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeafHealth {
+    /// Not asked yet.
+    Unknown,
+    /// It answered.
+    Answered,
+    /// It did not: why.
+    Failed(String),
 }
 
 impl RemoteLeaf {
@@ -43,7 +64,40 @@ impl RemoteLeaf {
             client,
             timeout,
             runtime,
+            metrics: SearchMetrics::default(),
+            health: Arc::new(Mutex::new(LeafHealth::Unknown)),
         })
+    }
+
+    /// The same leaf, its calls counted in `metrics`.
+    pub(crate) fn counted_in(self, metrics: SearchMetrics) -> Self {
+        Self { metrics, ..self }
+    }
+
+    /// How its last call or probe went.
+    pub fn health(&self) -> LeafHealth {
+        self.health
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Asks its `/leaf/status` (the index it serves) within the leaf timeout, and keeps the
+    /// outcome as its health.
+    pub(crate) async fn probe(&self) {
+        let started = Instant::now();
+        let url = format!("{}/leaf/status", self.base);
+        let answer = match self.client.get(&url).send().await {
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => Err(format!("answered {}", response.status())),
+            Err(error) => Err(error.to_string()),
+        };
+        self.record(started.elapsed(), answer.err());
+    }
+
+    /// Counts a call that took `took` and keeps its outcome as the leaf's health.
+    fn record(&self, took: Duration, failure: Option<String>) {
+        record(&self.metrics, &self.health, &self.base, took, failure);
     }
 
     /// Its base URL.
@@ -73,11 +127,38 @@ impl RemoteLeaf {
             }
         };
         let client = self.client.clone();
+        let (metrics, health, base) = (
+            self.metrics.clone(),
+            Arc::clone(&self.health),
+            self.base.clone(),
+        );
+        let timeout = self.timeout;
         self.runtime.spawn(async move {
-            let _ = sender.send(post(&client, &url, body).await);
+            let started = Instant::now();
+            let answer = tokio::time::timeout(timeout, post(&client, &url, body))
+                .await
+                .unwrap_or_else(|_| Err("no answer in time".into()));
+            let failure = answer.as_ref().err().cloned();
+            record(&metrics, &health, &base, started.elapsed(), failure);
+            let _ = sender.send(answer);
         });
         pending
     }
+}
+
+/// Counts a call to the leaf at `base` and keeps its outcome in `health`.
+fn record(
+    metrics: &SearchMetrics,
+    health: &Mutex<LeafHealth>,
+    base: &str,
+    took: Duration,
+    failure: Option<String>,
+) {
+    metrics.leaf_call(base, took, failure.is_some());
+    *health.lock().unwrap_or_else(PoisonError::into_inner) = match failure {
+        None => LeafHealth::Answered,
+        Some(why) => LeafHealth::Failed(why),
+    };
 }
 
 async fn post<A: DeserializeOwned>(

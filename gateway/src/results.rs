@@ -36,6 +36,8 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// The matches (with every word) by language, most first: the language facet.
     pub langs: Vec<(String, u64)>,
+    /// Few pages had every word, and pages with most of them were searched for too.
+    pub looser_tiers: bool,
 }
 
 impl SearchResults {

@@ -12,6 +12,9 @@
 //! | `GET /explain?url=` | why a URL is or is not searchable (HTML or JSON) |
 //! | `GET /status` | index and crawl figures (HTML, or JSON: `?format=json` / `Accept`) |
 //! | `GET /opensearch.xml` | the OpenSearch description |
+//! | `GET /metrics` | Prometheus metrics, the text format (see `crate::metrics`) |
+//! | `GET /healthz` | 200 `ok` while the process answers |
+//! | `GET /readyz` | 200 when it can answer searches, else 503, with a one-line reason |
 //!
 //! Everything under `/api` fails in JSON, everything else with an HTML page; both through
 //! [`crate::error`]. Every answer carries [`secured`]'s headers: a Content-Security-Policy
@@ -39,6 +42,7 @@ pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
     let state = warp::any().map(move || Arc::clone(&state));
+    let operations = operations(state.clone());
     let query = warp::query::<Params>();
     let accept = warp::header::optional::<String>("accept");
     let languages = warp::header::optional::<String>("accept-language")
@@ -122,12 +126,33 @@ pub fn routes(
         .or(images)
         .unify()
         .or(thumb)
+        .unify()
+        .or(operations)
         .unify();
     api.or(pages)
         .unify()
         .recover(recover_html)
         .unify()
         .map(|reply: Response| secured(reply.into_response()))
+}
+
+/// `/metrics`, `/healthz` and `/readyz`: what a monitoring system and a load balancer ask, on
+/// a root and on a leaf alike.
+pub(crate) fn operations(
+    state: impl Filter<Extract = (Arc<AppState>,), Error = Infallible> + Clone + Send + Sync + 'static,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    let metrics = warp::path!("metrics")
+        .and(warp::get())
+        .and(state.clone())
+        .map(|state: Arc<AppState>| service::metrics::answer(state.metrics.registry()));
+    let healthz = warp::path!("healthz")
+        .and(warp::get())
+        .map(service::health::alive);
+    let readyz = warp::path!("readyz")
+        .and(warp::get())
+        .and(state)
+        .map(|state: Arc<AppState>| state.readiness().answer());
+    metrics.or(healthz).unify().or(readyz).unify()
 }
 
 /// `response` with the headers every answer carries (those it already has are kept: a
@@ -148,7 +173,7 @@ pub fn secured(mut response: Response) -> Response {
     response
 }
 
-/// The answer to a request that ran out of time (see [`crate::server`]): `503`, as JSON
+/// The answer to a request that ran out of time (see `service::server`): `503`, as JSON
 /// under `/api`, else as a page.
 pub fn overloaded(path: &str) -> Response {
     let format = if path.starts_with("/api/") {

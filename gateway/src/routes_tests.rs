@@ -30,13 +30,18 @@ pub(crate) async fn start(data: &Path) -> Server {
 
 async fn start_with(data: &Path, config: SearchdConfig) -> Server {
     let searcher = Searcher::open(data, RankingConfig::default()).expect("searcher");
-    let state = Arc::new(AppState::new(searcher, &config));
+    serve(searcher, &config).await
+}
+
+/// Serves `searcher` with `config` on a free loopback port, until the [`Server`] is dropped.
+pub(crate) async fn serve(searcher: Searcher, config: &SearchdConfig) -> Server {
+    let state = Arc::new(AppState::new(searcher, config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let limits = crate::server::Limits::of(&config);
+    let limits = crate::limits(config);
     tokio::spawn(crate::run(listener, state, limits, async {
         let _ = stopped.await;
     }));
@@ -561,7 +566,7 @@ async fn a_request_that_waits_too_long_for_a_search_slot_is_told_to_retry() {
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let limits = crate::server::Limits::of(&config);
+    let limits = crate::limits(&config);
     let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(crate::run(listener, Arc::clone(&state), limits, async {
         let _ = stopped.await;

@@ -33,6 +33,7 @@ use crate::accept_language::Preferred;
 use crate::answers::{Answers, Question};
 use crate::hit::{Hit, QuerySpec, Ranking, Translation};
 use crate::leaf::{HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
+use crate::metrics::SearchMetrics;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::{Candidate, demote_namesakes, demote_repeats};
 use crate::remote::{Pending, RemoteLeaf};
@@ -48,6 +49,7 @@ pub struct Searcher {
     local: LocalShards,
     leaves: Vec<RemoteLeaf>,
     answers: Answers,
+    metrics: SearchMetrics,
 }
 
 /// Round 2's outcome: the summed statistics, the matches in all, and each shard's best,
@@ -72,6 +74,7 @@ impl Searcher {
             local: LocalShards::new(shards_of(data)?, ranking, max_query_len),
             leaves: Vec::new(),
             answers: Answers::new(0),
+            metrics: SearchMetrics::default(),
         };
         searcher.refresh()?;
         Ok(searcher)
@@ -93,8 +96,18 @@ impl Searcher {
 
     /// Adds remote leaves, asked beside the local shards.
     pub fn with_leaves(mut self, leaves: Vec<RemoteLeaf>) -> Self {
-        self.leaves.extend(leaves);
+        let counted = leaves
+            .into_iter()
+            .map(|l| l.counted_in(self.metrics.clone()));
+        self.leaves.extend(counted.collect::<Vec<_>>());
         self
+    }
+
+    /// Counts its searches and its calls to remote leaves in `metrics`.
+    pub(crate) fn with_metrics(mut self, metrics: SearchMetrics) -> Self {
+        self.metrics = metrics;
+        let leaves = std::mem::take(&mut self.leaves);
+        self.with_leaves(leaves)
     }
 
     /// The data directory.
@@ -232,16 +245,22 @@ impl Searcher {
         let leaves = !self.leaves.is_empty();
         let stamp = self.local.stamp();
         if let Some(question) = &question
-            && let Some(mut kept) = self.answers.get(question, &stamp, leaves)
+            && self.answers.keeps_any()
         {
-            kept.query = user_query.shown;
-            kept.took_ms = elapsed_ms(started);
-            return Ok(kept);
+            let kept = self.answers.get(question, &stamp, leaves);
+            self.metrics.answer_cache(kept.is_some());
+            if let Some(mut kept) = kept {
+                kept.query = user_query.shown;
+                kept.took_ms = elapsed_ms(started);
+                self.metrics.searched(&kept);
+                return Ok(kept);
+            }
         }
         let results = self.answer(user_query, page, per_page, explain, ranking, preferred)?;
         if let Some(question) = question {
             self.answers.put(question, stamp, &results);
         }
+        self.metrics.searched(&results);
         Ok(results)
     }
 
@@ -316,6 +335,7 @@ impl Searcher {
                     .retain(|(leaf, top)| !seen.contains(&(*leaf, top.url.as_str())));
                 let base = found.hits.len();
                 tiers.push((base, tier.clone()));
+                results.looser_tiers = true;
                 let room = limit.saturating_sub(candidates.len());
                 candidates.extend(merge(&mut more, room, full, preferred).into_iter().map(
                     |mut c| {

@@ -155,7 +155,7 @@ async fn leaf(data: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let limits = crate::server::Limits::of(&config);
+    let limits = crate::limits(&config);
     tokio::spawn(crate::run_leaf(listener, state, limits, async {
         let _ = stopped.await;
     }));
@@ -222,4 +222,92 @@ async fn a_root_and_a_remote_leaf_answer_as_one_index_and_a_missing_leaf_is_part
         assert_eq!(urls(&partial), urls(&full), "{dead}");
     }
     drop(stalled);
+}
+
+/// A root with a remote leaf, served on loopback until the server is dropped.
+async fn root_with_leaf(data: &Path, leaf: &str) -> crate::routes_tests::Server {
+    let config = RawSearchdConfig::default().validate().expect("config");
+    let searcher = searcher(data).with_leaves(vec![remote(leaf, 500)]);
+    crate::routes_tests::serve(searcher, &config).await
+}
+
+/// `/readyz` of the server at `base` until it answers `status`, within 10 s: its body.
+async fn readyz_until(base: &str, status: u16) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = reqwest::get(format!("{base}/readyz"))
+            .await
+            .expect("readyz");
+        let (got, body) = (answer.status().as_u16(), answer.text().await.expect("body"));
+        if got == status {
+            return body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{base}/readyz stayed {got}: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_is_ready_while_its_leaf_answers_and_counts_its_calls() {
+    let docs = documents();
+    let local = partitioned(&docs, |p| p == 0);
+    let far = partitioned(&docs, |p| p != 0);
+    let (leaf_url, stop_leaf) = leaf(far.path()).await;
+    let root = root_with_leaf(local.path(), &leaf_url).await;
+    let root_url = format!("http://{}", root.addr);
+
+    let ready = readyz_until(&root_url, 200).await;
+    assert!(
+        ready.contains(&format!("leaf {leaf_url} answered")),
+        "{ready}"
+    );
+    let leaf_ready = readyz_until(&leaf_url, 200).await;
+    assert!(leaf_ready.starts_with("ready: index "), "{leaf_ready}");
+    let search = reqwest::get(format!("{root_url}/api/search?q=river"))
+        .await
+        .expect("search");
+    assert_eq!(search.status(), 200);
+
+    let metrics = |url: String| async move {
+        reqwest::get(format!("{url}/metrics"))
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text")
+    };
+    let root = metrics(root_url.clone()).await;
+    let leaf_calls = format!(r#"searchd_leaf_request_duration_seconds_count{{leaf="{leaf_url}"}}"#);
+    let calls = crate::operations_tests::sample(&root, &leaf_calls).expect(&root);
+    assert!(
+        calls >= 4.0,
+        "a probe and three rounds of a search: {calls}\n{root}"
+    );
+    for shard in ["p-000", "p-001", "p-002"] {
+        let documents = format!(r#"searchd_index_documents{{shard="{shard}"}}"#);
+        let held = crate::operations_tests::sample(&root, &documents).is_some();
+        assert_eq!(held, shard == "p-000", "{shard} on the root:\n{root}");
+    }
+    crate::operations_tests::promtool_check(&root);
+    let leaf = metrics(leaf_url.clone()).await;
+    let top = r#"searchd_http_requests_total{route="/leaf/top",status="200"}"#;
+    assert!(
+        crate::operations_tests::sample(&leaf, top).is_some_and(|n| n >= 1.0),
+        "{leaf}"
+    );
+    crate::operations_tests::promtool_check(&leaf);
+
+    // The leaf goes away: the root says so at its next probe.
+    drop(stop_leaf);
+    let not_ready = readyz_until(&root_url, 503).await;
+    assert!(
+        not_ready.starts_with(&format!("not ready: leaf {leaf_url} failed: ")),
+        "{not_ready}"
+    );
+    let root = metrics(root_url).await;
+    let failures = format!(r#"searchd_leaf_failures_total{{leaf="{leaf_url}"}}"#);
+    assert!(crate::operations_tests::sample(&root, &failures).is_some_and(|n| n >= 1.0));
 }

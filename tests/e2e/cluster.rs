@@ -84,6 +84,7 @@ fn options(web: &TestWeb, redis: &RedisServer, data: &Path, seeded: bool) -> Wor
         },
         partitions: Some(PARTITIONS),
         lease: Duration::from_secs(3),
+        metrics: None,
     }
 }
 

@@ -42,6 +42,9 @@
 //!   app's routes, one shell each, a document each when rendered, one without; `auto`'s
 //!   verdict kept for the next run.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`metrics`]: a real Prometheus scrapes searchd and a crawl worker (both up, counters
+//!   growing); the worker's `/metrics` passes promtool and counts every fetch; its `/readyz`
+//!   through starting, crawling, Redis away and back, stopped.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
 //!   scores; a leaf that is down leaves the answer partial.
@@ -78,6 +81,7 @@ mod image_search;
 mod images;
 mod index_exchange;
 mod languages;
+mod metrics;
 mod pdfs;
 mod query_fuzz;
 mod ranking;

@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 700;
 
 /// The crates whose `src/` the rules cover (the workspace's, and the test web's).
-const CRATES: [&str; 11] = [
+const CRATES: [&str; 12] = [
     "shared",
     "robots",
     "warc",
     "image-reader",
     "pdf-reader",
     "index-format",
+    "service",
     "crawler",
     "indexer",
     "gateway",

@@ -57,6 +57,7 @@ pub mod hostile;
 pub mod images;
 pub mod languages;
 pub mod pdfs;
+mod prometheus;
 pub mod ranked;
 pub mod redirects;
 mod redis_server;
@@ -111,6 +112,7 @@ pub use languages::{
 pub use pdfs::{
     PDFS_FAKE_WORD, PDFS_HOSTILE, PDFS_LOGBOOK_WORD, PDFS_TIDES_TITLE, PDFS_TIDES_WORDS,
 };
+pub use prometheus::Prometheus;
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
 pub use redis_server::RedisServer;

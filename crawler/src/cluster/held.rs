@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub(crate) redis: Redis,
     /// The options every partition's crawl runs with (its `data` replaced).
     pub(crate) options: CrawlOptions,
+    /// Where every partition's crawl counts.
+    pub(crate) metrics: crate::metrics::CrawlMetrics,
 }
 
 /// A partition whose crawl runs.
@@ -86,7 +88,8 @@ impl Held {
             shared.renderer.clone(),
             role,
         )
-        .map_err(NotStarted::Failed)?;
+        .map_err(NotStarted::Failed)?
+        .with_metrics(shared.metrics.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let crawl = tokio::spawn(crawler.run(async move {
             let _ = stopped.await;

@@ -152,7 +152,10 @@ async fn gather(redis: &Redis) -> redis::RedisResult<Value> {
 
 /// A partition's stream: its length, what its owner has not read (lag) and what it read
 /// without applying yet (pending); `None` when it has none.
-async fn stream_backlog(redis: &Redis, p: PartitionId) -> redis::RedisResult<Option<Value>> {
+pub(super) async fn stream_backlog(
+    redis: &Redis,
+    p: PartitionId,
+) -> redis::RedisResult<Option<Value>> {
     let key = keys::links(p);
     let mut len = redis::cmd("XLEN");
     len.arg(&key);

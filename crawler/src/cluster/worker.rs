@@ -32,8 +32,10 @@ use crate::crawl::{CrawlOptions, StopReason};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::kind::Kinds;
+use crate::metrics::CrawlMetrics;
 use crate::params::ParamStrip;
 use crate::render::Renderer;
+use service::health::Readiness;
 use shared::partition::redis_keys::crawl as keys;
 
 /// How often the worker looks at its partitions and Redis.
@@ -53,6 +55,9 @@ pub struct WorkerOptions {
     pub partitions: Option<u32>,
     /// How long a lease lasts unrenewed.
     pub lease: Duration,
+    /// Where its partitions' crawls and its own work are counted, and its readiness said
+    /// (`--metrics-listen`); `None`: nowhere.
+    pub metrics: Option<CrawlMetrics>,
 }
 
 /// What a worker did.
@@ -107,8 +112,13 @@ pub async fn run(
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
     // One browser serves all the worker's partitions.
     let renderer = Renderer::new(&config).map_err(|e| Error::Render(e.to_string()))?;
-    let fetcher =
-        Fetcher::new(&config, kinds)?.with_shared_turns(Arc::new(AddressGate::new(redis.clone())));
+    let metrics = options.metrics.clone().unwrap_or_default();
+    if let Some(renderer) = &renderer {
+        renderer.count_in(metrics.clone());
+    }
+    let fetcher = Fetcher::new(&config, kinds)?
+        .with_shared_turns(Arc::new(AddressGate::new(redis.clone())))
+        .with_metrics(metrics.clone());
     let shared = Shared {
         data: options.crawl.data.clone(),
         partitions: settings.partitions,
@@ -117,6 +127,7 @@ pub async fn run(
         renderer,
         slots: Arc::new(Semaphore::new(config.max_in_flight.get())),
         redis: redis.clone(),
+        metrics: metrics.clone(),
         options: CrawlOptions {
             seeds: Vec::new(),
             scope: settings.scope.clone(),
@@ -162,7 +173,9 @@ pub async fn run(
             next_renew = now + times.renew_every();
         }
         worker_loop.reap().await;
-        match worker_loop.members.beat(&worker, times.ttl).await {
+        let beat = worker_loop.members.beat(&worker, times.ttl).await;
+        worker_loop.observe(beat.as_ref().err());
+        match beat {
             Ok(mut live) => {
                 // By name: every worker computes the same shares.
                 live.sort();
@@ -196,6 +209,10 @@ pub async fn run(
         _ => Ending::Now,
     };
     worker_loop.let_go_of_all(ending).await;
+    metrics.worker(0, redis.commands());
+    metrics.set_readiness(Readiness::NotReady(format!(
+        "the worker stopped ({stop:?})"
+    )));
     if let Err(error) = worker_loop.members.leave(&worker).await {
         warn!(%error, "could not leave the workers' set (its beat runs out by itself)");
     }
@@ -238,6 +255,19 @@ struct WorkerLoop {
 }
 
 impl WorkerLoop {
+    /// Tells the metrics the leases held and the commands sent, and `/readyz` whether the
+    /// worker can crawl: Redis answered its last beat (else `beat_failed`) and it holds a
+    /// lease.
+    fn observe(&self, beat_failed: Option<&redis::RedisError>) {
+        let metrics = &self.shared.metrics;
+        metrics.worker(self.held.len(), self.shared.redis.commands());
+        metrics.set_readiness(match beat_failed {
+            Some(error) => Readiness::NotReady(format!("Redis does not answer: {error}")),
+            None if self.held.is_empty() => Readiness::NotReady("no partition lease held".into()),
+            None => Readiness::Ready(format!("{} partitions held", self.held.len())),
+        });
+    }
+
     fn redis_away(&mut self, error: &redis::RedisError) {
         if !self.complained {
             warn!(redis = self.shared.redis.url(), %error, "Redis does not answer: no partition changes hands; fetches wait");
@@ -461,6 +491,14 @@ impl WorkerLoop {
             redis.commands(),
         );
         info!(target: "crawler::monitor", "{line}");
+        let mut backlog = 0;
+        for p in self.held.keys() {
+            if let Ok(Some(stream)) = super::status::stream_backlog(redis, *p).await {
+                backlog += stream["lag"].as_u64().unwrap_or(0);
+                backlog += stream["pending"].as_u64().unwrap_or(0);
+            }
+        }
+        self.shared.metrics.backlog(backlog);
         let mut cmd = redis::cmd("SET");
         cmd.arg(keys::figures(&self.worker))
             .arg(line.to_string())

@@ -6,14 +6,16 @@
 //! - A client gets [`Limits::header_timeout`] to send a request's headers, also between the
 //!   requests of a kept-alive connection: a slowloris client or an idle connection is closed.
 //! - A request (its body read and its answer built) gets [`Limits::request_timeout`]; past
-//!   that it is answered `503` (a search also waits for a slot of
-//!   [`crate::AppState::searches`] within that time).
+//!   that it is answered `503` (searchd's searches also wait for a slot within that time).
 //! - On shutdown the listener closes and the connections in flight finish first.
+//!
+//! Every answer, a timed-out request's included, is counted by [`HttpMetrics`] when given:
+//! by route and status, and its time by route.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -22,6 +24,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_service::Service;
 use warp::reply::Response;
+
+use crate::metrics::HttpMetrics;
 
 /// The bounds of `serve`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,24 +39,26 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits of the `[searchd]` settings.
-    pub fn of(config: &shared::config::SearchdConfig) -> Self {
+    /// Limits for a listener only a monitoring system asks (`--metrics-listen`): a few
+    /// connections, a few seconds each.
+    pub fn monitoring() -> Self {
         Self {
-            max_connections: config.max_connections.get(),
-            header_timeout: config.header_timeout,
-            request_timeout: config.request_timeout,
+            max_connections: 16,
+            header_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(10),
         }
     }
 }
 
 /// Serves `routes` on `listener` within `limits` until `shutdown` completes; connections in
 /// flight are finished first. `overloaded` answers a request (given its path) that ran out
-/// of time.
+/// of time. `metrics`, when given, counts every answer.
 pub async fn serve<F>(
     listener: TcpListener,
     routes: F,
     limits: Limits,
     overloaded: fn(&str) -> Response,
+    metrics: Option<HttpMetrics>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) where
     F: warp::Filter<Extract = (Response,), Error = Infallible> + Clone + Send + Sync + 'static,
@@ -69,16 +75,23 @@ pub async fn serve<F>(
             continue;
         };
         let service = warp::service(routes.clone());
+        let metrics = metrics.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let mut service = service.clone();
             let path = request.uri().path().to_string();
+            let metrics = metrics.clone();
             async move {
+                let started = Instant::now();
                 let answer = tokio::time::timeout(limits.request_timeout, service.call(request));
-                Ok::<_, Infallible>(match answer.await {
+                let response = match answer.await {
                     Ok(Ok(response)) => response,
                     Ok(Err(never)) => match never {},
                     Err(_elapsed) => overloaded(&path),
-                })
+                };
+                if let Some(metrics) = &metrics {
+                    metrics.answered(&path, response.status().as_u16(), started.elapsed());
+                }
+                Ok::<_, Infallible>(response)
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()
