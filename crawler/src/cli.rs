@@ -361,9 +361,7 @@ async fn crawl(args: CrawlArgs, bar: ProgressBar) -> Result<()> {
         metrics.set_readiness(Readiness::Ready(format!("crawling {}", data.display())));
         crawler = crawler.with_metrics(metrics);
     }
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let shutdown = service::shutdown::requested();
     let status = crate::progress::bar::wanted().then(|| {
         tokio::spawn(crate::progress::bar::follow(
             bar.clone(),
@@ -425,9 +423,7 @@ async fn worker(args: WorkerArgs) -> Result<()> {
         lease: Duration::from_millis(args.lease_ms),
         metrics,
     };
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let shutdown = service::shutdown::requested();
     let summary = crate::cluster::run_worker(options, shutdown).await?;
     println!(
         "worker {}: {} fetched ({} errors), {} pages stored in the partitions it held last, {} Redis commands; stopped: {:?} after {:.1?}",

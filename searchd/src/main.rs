@@ -105,7 +105,14 @@ async fn serve(
         data.display(),
         listener.local_addr()?
     );
-    gateway::serve_root(listener, data, leaves, config, ctrl_c()).await?;
+    gateway::serve_root(
+        listener,
+        data,
+        leaves,
+        config,
+        service::shutdown::requested(),
+    )
+    .await?;
     Ok(())
 }
 
@@ -133,17 +140,13 @@ async fn leaf(data: PathBuf, listen: SocketAddr, config: Option<PathBuf>) -> any
         data.display(),
         listener.local_addr()?
     );
-    gateway::serve_leaf(listener, data, config, ctrl_c()).await?;
+    gateway::serve_leaf(listener, data, config, service::shutdown::requested()).await?;
     Ok(())
 }
 
 /// `--runs NAME=FILE`, checked.
 fn runs_arg(arg: &str) -> Result<(String, PathBuf), String> {
     searchd::eval::parse_runs_arg(arg).map_err(|error| error.to_string())
-}
-
-async fn ctrl_c() {
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn main() -> ExitCode {
@@ -181,7 +184,7 @@ fn main() -> ExitCode {
             } => leaf(data, listen, config).await,
             Command::Demo { listen, docs, data } => {
                 let options = searchd::demo::DemoOptions { listen, docs, data };
-                searchd::demo::run(options, ctrl_c()).await
+                searchd::demo::run(options, service::shutdown::requested()).await
             }
             Command::Eval {
                 url,

@@ -7,6 +7,7 @@
 //!   `prometheus-client`'s (each program registers its own, with the workspace's version);
 //! - [`health`]: `/healthz` (the process answers) and `/readyz` (it can take work, or the
 //!   one-line reason it cannot), plain 200 or 503;
+//! - [`shutdown`]: SIGINT or SIGTERM, either one the orderly stop Ctrl-C starts;
 //! - [`listen`]: the `--metrics-listen` address (a port alone is loopback) and its listener,
 //!   serving `/metrics`, `/healthz` and `/readyz` for a program with no HTTP of its own.
 //!
@@ -21,5 +22,6 @@ pub mod health;
 pub mod listen;
 pub mod metrics;
 pub mod server;
+pub mod shutdown;
 
 pub use server::Limits;

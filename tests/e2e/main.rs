@@ -42,6 +42,8 @@
 //!   app's routes, one shell each, a document each when rendered, one without; `auto`'s
 //!   verdict kept for the next run.
 //! - [`serve`]: searchd's HTML and JSON answers over a real socket.
+//! - [`services`]: the systemd units verify without a warning and are hardened; SIGTERM
+//!   stops a crawl as Ctrl-C does.
 //! - [`metrics`]: a real Prometheus scrapes searchd and a crawl worker (both up, counters
 //!   growing); the worker's `/metrics` passes promtool and counts every fetch; its `/readyz`
 //!   through starting, crawling, Redis away and back, stopped.
@@ -90,6 +92,7 @@ mod resume;
 mod robot_http;
 mod sends;
 mod serve;
+mod services;
 mod shards;
 mod soak;
 mod stalls;
