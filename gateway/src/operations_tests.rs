@@ -1,6 +1,6 @@
 //! `/metrics`, `/healthz` and `/readyz` over a real socket: what searches count, labels that
 //! never carry what a client typed, Prometheus's own checker on the answer, and readiness
-//! through the first generation.
+//! through the first generation and the next (ready on the old one while the new loads).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -117,5 +117,25 @@ async fn ready_once_a_generation_is_loaded_and_alive_before() {
         }
         assert!(Instant::now() < deadline, "never ready: {}", ready.body);
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // A new generation loads beside the old one: ready all along, then on the new one.
+    write_generation(
+        data.path(),
+        2,
+        &[
+            Doc::new("http://a.test/knot", "Red knot", "red knot"),
+            Doc::new("http://a.test/knot2", "Knots", "knot flocks"),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ready = get(server.addr, "/readyz").await;
+        assert_eq!(ready.status, 200, "not ready while loading: {}", ready.body);
+        if ready.body == "ready: index gen-000002 loaded (2 documents)\n" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never switched: {}", ready.body);
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
