@@ -34,6 +34,7 @@ use service::metrics::{HttpMetrics, LatencyFamily, latency_family, latency_histo
 
 use crate::leaf::LocalShards;
 use crate::results::SearchResults;
+use crate::shard::generation_files;
 
 /// Every metric of one server, registered once.
 pub struct GatewayMetrics {
@@ -90,7 +91,7 @@ impl GatewayMetrics {
             self.index
                 .bytes
                 .get_or_create(&labels)
-                .set(i64::try_from(dir_bytes(&dir)).unwrap_or(i64::MAX));
+                .set(i64::try_from(generation_files(&dir).bytes).unwrap_or(i64::MAX));
         }
     }
 }
@@ -138,34 +139,6 @@ fn shard_name(data: &Path) -> String {
         Some(name) if in_partitions => name.to_string_lossy().into_owned(),
         _ => "index".into(),
     }
-}
-
-/// The bytes of the files under `dir` (one level of folders deep: a generation's segment
-/// files and its image index).
-fn dir_bytes(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let meta = entry.metadata().ok()?;
-            Some(if meta.is_dir() {
-                std::fs::read_dir(entry.path())
-                    .map(|inner| {
-                        inner
-                            .filter_map(Result::ok)
-                            .filter_map(|e| e.metadata().ok())
-                            .filter(|m| m.is_file())
-                            .map(|m| m.len())
-                            .sum()
-                    })
-                    .unwrap_or(0)
-            } else {
-                meta.len()
-            })
-        })
-        .sum()
 }
 
 /// A shard's label.

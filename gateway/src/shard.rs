@@ -169,3 +169,49 @@ pub(crate) fn shards_of(data: &Path) -> Result<Vec<Shard>, SearchError> {
     }
     Ok(partitions.iter().map(|(_, dir)| Shard::new(dir)).collect())
 }
+
+/// What the files of a generation directory say.
+pub(crate) struct GenerationFiles {
+    /// Their total size.
+    pub(crate) bytes: u64,
+    /// When `meta.json` (rewritten by every commit) was last written, ms since the epoch.
+    pub(crate) last_commit: Option<u64>,
+}
+
+/// Sizes up a generation directory: the page index's files and those of the image index in
+/// its `images/` folder (tantivy writes no deeper folders); the last commit is the page
+/// index's.
+pub(crate) fn generation_files(dir: &std::path::Path) -> GenerationFiles {
+    let mut bytes = 0;
+    let mut last_commit = None;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        if meta.is_dir() {
+            bytes += files_bytes(&entry.path());
+            continue;
+        }
+        bytes += meta.len();
+        if entry.file_name() == "meta.json" {
+            last_commit = meta
+                .modified()
+                .ok()
+                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|since| since.as_millis() as u64);
+        }
+    }
+    GenerationFiles { bytes, last_commit }
+}
+
+/// The bytes of the files directly in `dir`.
+fn files_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
+        .sum()
+}

@@ -13,6 +13,7 @@ use serde::Serialize;
 use shared::StoreReader;
 
 use crate::search::Searcher;
+use crate::shard::generation_files;
 
 /// What `/status` reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -129,50 +130,4 @@ impl StatusReport {
             ),
         ]
     }
-}
-
-/// What the files of a generation directory say.
-struct GenerationFiles {
-    /// Their total size.
-    bytes: u64,
-    /// When `meta.json` (rewritten by every commit) was last written, ms since the epoch.
-    last_commit: Option<u64>,
-}
-
-/// Sizes up a generation directory: the page index's files and those of the image index in
-/// its `images/` folder (tantivy writes no deeper folders); the last commit is the page
-/// index's.
-fn generation_files(dir: &std::path::Path) -> GenerationFiles {
-    let mut bytes = 0;
-    let mut last_commit = None;
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        if meta.is_dir() {
-            bytes += files_bytes(&entry.path());
-            continue;
-        }
-        bytes += meta.len();
-        if entry.file_name() == "meta.json" {
-            last_commit = meta
-                .modified()
-                .ok()
-                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|since| since.as_millis() as u64);
-        }
-    }
-    GenerationFiles { bytes, last_commit }
-}
-
-/// The bytes of the files directly in `dir`.
-fn files_bytes(dir: &std::path::Path) -> u64 {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| entry.metadata().ok())
-        .filter(|meta| meta.is_file())
-        .map(|meta| meta.len())
-        .sum()
 }
