@@ -46,7 +46,8 @@
 //!   stops a crawl as Ctrl-C does.
 //! - [`metrics`]: a real Prometheus scrapes searchd and a crawl worker (both up, counters
 //!   growing); the worker's `/metrics` passes promtool and counts every fetch; its `/readyz`
-//!   through starting, crawling, Redis away and back, stopped.
+//!   through starting, crawling, Redis away and back, stopped; a worker without a lease is
+//!   not ready.
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
 //!   scores; a leaf that is down leaves the answer partial.

@@ -1,15 +1,17 @@
 //! Run as a service: a real `prometheus` scrapes searchd and a crawl worker and sees both
 //! up and their counters grow; the worker's `/metrics` passes `promtool check metrics` and
 //! counts every fetch; its `/readyz` follows it through starting, crawling, Redis away and
-//! back, and stopped.
+//! back, and stopped; of two workers sharing one partition, the one without it is not ready.
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crawler::CrawlOptions;
 use crawler::cluster::{WorkerOptions, run_worker};
+use crawler::metrics::CrawlMetrics;
 use testweb::{Prometheus, RedisServer, SoakWeb, TestWeb};
 
 use crate::support::{Searchd, crawled_and_indexed, crawler_config};
@@ -45,6 +47,9 @@ fn promtool_check(text: &str) {
 
 /// `GET url`: status and body.
 async fn get(url: &str) -> (u16, String) {
+    // reqwest's TLS needs a process-wide provider even for http:// (the crawler's and the
+    // gateway's clients install it; a test may ask before either is built).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let answer = reqwest::get(url).await.expect("the server answers");
     let status = answer.status().as_u16();
     (status, answer.text().await.expect("a body"))
@@ -156,32 +161,7 @@ async fn prometheus_scrapes_searchd_and_a_worker_and_readiness_follows_the_worke
     .await;
 
     // The worker crawls; its fetches grow in Prometheus as they happen.
-    let mut config = crawler_config(&web);
-    config.delay_ms = 150;
-    for n in 0..WEB.hosts {
-        config
-            .resolve
-            .insert(SoakWeb::host(n), Ipv4Addr::new(127, 0, 0, 2).into());
-    }
-    let options = WorkerOptions {
-        redis: redis.url(),
-        crawl: CrawlOptions {
-            data: data.path().to_path_buf(),
-            seeds: vec![
-                web.url(&SoakWeb::host(0), "/"),
-                web.url(&SoakWeb::host(1), "/"),
-            ],
-            scope: (0..WEB.hosts)
-                .map(|n| web.url(&SoakWeb::host(n), "/"))
-                .collect(),
-            config: config.validate().expect("valid settings"),
-            max_time: None,
-            pdf_child: Some(crate::support::pdf_child()),
-        },
-        partitions: Some(4),
-        lease: Duration::from_secs(3),
-        metrics: Some(metrics),
-    };
+    let options = worker_options(&web, &redis, data.path(), 4, metrics);
     let worker = tokio::spawn(run_worker(options, std::future::pending()));
     let ready = until(
         &worker_url("/readyz"),
@@ -190,7 +170,7 @@ async fn prometheus_scrapes_searchd_and_a_worker_and_readiness_follows_the_worke
     )
     .await;
     assert!(
-        ready.starts_with("ready: ") && ready.ends_with(" partitions held\n"),
+        ready.starts_with("ready: ") && ready.ends_with(" held\n"),
         "{ready}"
     );
     until_prometheus(&prometheus, "sum(crawler_fetches_total)", |v| {
@@ -254,4 +234,93 @@ async fn prometheus_scrapes_searchd_and_a_worker_and_readiness_follows_the_worke
         v.first().is_some_and(|(_, n)| *n == final_fetches)
     })
     .await;
+}
+
+/// A worker crawling `WEB` (with 150 ms between a host's requests, so that the crawl lasts
+/// several scrapes) into `data` through `redis`, in `partitions`, counting in `metrics`.
+fn worker_options(
+    web: &TestWeb,
+    redis: &RedisServer,
+    data: &Path,
+    partitions: u32,
+    metrics: CrawlMetrics,
+) -> WorkerOptions {
+    let mut config = crawler_config(web);
+    config.delay_ms = 150;
+    for n in 0..WEB.hosts {
+        config
+            .resolve
+            .insert(SoakWeb::host(n), Ipv4Addr::new(127, 0, 0, 2).into());
+    }
+    WorkerOptions {
+        redis: redis.url(),
+        crawl: CrawlOptions {
+            data: data.to_path_buf(),
+            seeds: vec![
+                web.url(&SoakWeb::host(0), "/"),
+                web.url(&SoakWeb::host(1), "/"),
+            ],
+            scope: (0..WEB.hosts)
+                .map(|n| web.url(&SoakWeb::host(n), "/"))
+                .collect(),
+            config: config.validate().expect("valid settings"),
+            max_time: None,
+            pdf_child: Some(crate::support::pdf_child()),
+        },
+        partitions: Some(partitions),
+        lease: Duration::from_secs(3),
+        metrics: Some(metrics),
+    }
+}
+
+/// Two workers and one partition: the one without a lease says so on `/readyz`, the other is
+/// ready with it, and both end not ready, stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_without_a_partition_is_not_ready_and_says_why() {
+    let web = TestWeb::start_on(WEB, &[Ipv4Addr::new(127, 0, 0, 2)]).await;
+    let redis = RedisServer::start();
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut urls = Vec::new();
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        let (metrics, addr) = crawler::metrics::serve("127.0.0.1:0".parse().expect("addr"))
+            .await
+            .expect("the metrics listener binds");
+        urls.push(format!("http://{addr}/readyz"));
+        let options = worker_options(&web, &redis, data.path(), 1, metrics);
+        workers.push(tokio::spawn(run_worker(options, std::future::pending())));
+    }
+
+    // Once both have beaten twice and shared, one holds the partition and the other none,
+    // until the crawl ends.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut answers;
+    loop {
+        answers = vec![get(&urls[0]).await, get(&urls[1]).await];
+        answers.sort();
+        if answers
+            == [
+                (200, "ready: 1 partition held\n".to_string()),
+                (503, "not ready: no partition lease held\n".to_string()),
+            ]
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "/readyz of both: {answers:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    for (worker, url) in workers.into_iter().zip(&urls) {
+        tokio::time::timeout(Duration::from_secs(120), worker)
+            .await
+            .expect("the worker finishes within 120 s")
+            .expect("the worker task runs")
+            .expect("the worker succeeds");
+        let (status, stopped) = get(url).await;
+        assert_eq!(status, 503);
+        assert!(
+            stopped.starts_with("not ready: the worker stopped"),
+            "{stopped}"
+        );
+    }
 }

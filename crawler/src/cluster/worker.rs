@@ -264,6 +264,7 @@ impl WorkerLoop {
         metrics.set_readiness(match beat_failed {
             Some(error) => Readiness::NotReady(format!("Redis does not answer: {error}")),
             None if self.held.is_empty() => Readiness::NotReady("no partition lease held".into()),
+            None if self.held.len() == 1 => Readiness::Ready("1 partition held".into()),
             None => Readiness::Ready(format!("{} partitions held", self.held.len())),
         });
     }
