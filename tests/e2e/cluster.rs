@@ -367,11 +367,30 @@ async fn one_worker_and_three_crawl_politely(log: &SendLog) {
             pages.len()
         );
         assert_inspected_across_partitions(dir.path(), &pages);
+        assert_status_from_redis_after_the_crawl(&redis, pages.len()).await;
         outcomes.push(in_links(dir.path()));
     }
     assert_eq!(
         outcomes[0], outcomes[1],
         "the same links, whatever the workers"
+    );
+}
+
+/// `crawler status --redis --json` once every worker has gone: the crawl is done, and the
+/// partitions' last figures add up to the pages stored in all.
+async fn assert_status_from_redis_after_the_crawl(redis: &RedisServer, pages: usize) {
+    let mut out = Vec::new();
+    crawler::cluster::status::status(&redis.url(), true, &mut out)
+        .await
+        .expect("status reads Redis");
+    let status: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+    assert_eq!(status["done"], true, "{status}");
+    assert_eq!(status["workers"], serde_json::json!([]), "{status}");
+    assert_eq!(status["pages_stored"], pages, "{status}");
+    assert_eq!(status["frontier"], 0, "{status}");
+    assert_eq!(
+        status["hosts"], 0,
+        "no live worker's frontier holds a host: {status}"
     );
 }
 

@@ -1,6 +1,6 @@
 //! A worker's figures: every 5 s one monitoring line for all the partitions it holds (the
 //! single-machine crawl's line, summed), logged and published to Redis for `crawler status
-//! --redis`.
+//! --redis`, and each partition's own, which outlive the worker.
 
 use std::collections::BTreeMap;
 
@@ -65,4 +65,11 @@ pub(crate) fn worker_line<'a>(
         "hosts": hosts,
         "redis_commands": redis_commands,
     })
+}
+
+/// A partition's own figures, which `crawler status --redis` sums over every partition,
+/// held or not: the pages in its store (all runs) and its frontier. (Not its hosts: those a
+/// frontier holds in memory, which lets idle ones go, say nothing once it has stopped.)
+pub(crate) fn partition_line(pages_stored: u64, frontier: u64) -> Value {
+    json!({"pages_stored": pages_stored, "frontier": frontier})
 }

@@ -1,6 +1,7 @@
-//! `crawler status --redis URL`: the whole distributed crawl at a glance, from Redis alone:
-//! the live workers and their figures (summed: the keys of `crawler status --json`), every
-//! partition's lease, and each stream's backlog.
+//! `crawler status --redis URL`: the whole distributed crawl at a glance, from Redis alone,
+//! while it runs and after: every partition's last figures (pages stored and frontier,
+//! summed: the keys of `crawler status --json`), the live workers and their figures (the
+//! hosts their frontiers hold), every partition's lease, and each stream's backlog.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -30,7 +31,7 @@ pub async fn status(url: &str, json_out: bool, out: &mut impl Write) -> Result<(
     let get = |key: &str| value.get(key).cloned().unwrap_or(Value::Null);
     writeln!(
         out,
-        "partitions:   {}\nworkers:      {}\npages stored: {} (in the partitions live workers hold)\nfrontier:     {}\nhosts:        {}\ndone:         {}",
+        "partitions:   {}\nworkers:      {}\npages stored: {} (in every partition, as its holder last said)\nfrontier:     {}\nhosts:        {} (in live workers' frontiers)\ndone:         {}",
         get("partitions"),
         value["workers"].as_array().map_or(0, Vec::len),
         get("pages_stored"),
@@ -94,6 +95,15 @@ async fn gather(redis: &Redis) -> redis::RedisResult<Value> {
         figures.push(line);
     }
     let sum = |key: &str| -> u64 { figures.iter().filter_map(|f| f.get(key)?.as_u64()).sum() };
+    let mut own_cmd = redis::cmd("HVALS");
+    own_cmd.arg(keys::PARTITION_FIGURES);
+    let own: Vec<Value> = redis
+        .query::<Vec<String>>(&own_cmd)
+        .await?
+        .iter()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let sum_own = |key: &str| -> u64 { own.iter().filter_map(|f| f.get(key)?.as_u64()).sum() };
     let halted: Vec<Value> = figures
         .iter()
         .filter_map(|f| f.get("halted_hosts")?.as_array().cloned())
@@ -133,8 +143,8 @@ async fn gather(redis: &Redis) -> redis::RedisResult<Value> {
         .done(partitions)
         .await?;
     Ok(json!({
-        "pages_stored": sum("stored"),
-        "frontier": sum("frontier"),
+        "pages_stored": sum_own("pages_stored"),
+        "frontier": sum_own("frontier"),
         "hosts": sum("host_count"),
         "errors": {"failed fetches": sum("errors")},
         "duplicates": sum("duplicates"),

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use shared::CanonicalUrl;
 use shared::partition::PartitionId;
 use shared::record::{FrontierEntry, LinkParcel};
@@ -20,7 +21,7 @@ use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::connection::Redis;
-use super::figures::worker_line;
+use super::figures::{partition_line, worker_line};
 use super::held::{Ending, Held, NotStarted, Shared};
 use super::ip_gate::AddressGate;
 use super::lease::{Lease, LeaseTimes, Leases};
@@ -346,6 +347,8 @@ impl WorkerLoop {
                     self.totals.pages_stored += summary.pages_stored;
                     self.totals.fetched += summary.fetched;
                     self.totals.errors += summary.errors;
+                    let last = partition_line(summary.pages_stored, summary.frontier_left);
+                    self.publish_partition_figures(&[(p, last)]).await;
                 }
                 Ok(Err(error)) => {
                     warn!(partition = %p, %error, "partition crawl ended");
@@ -478,6 +481,22 @@ impl WorkerLoop {
     }
 
     /// Logs the worker's line and publishes it.
+    /// Publishes partitions' own figures, which `crawler status --redis` sums after the
+    /// workers are gone.
+    async fn publish_partition_figures(&mut self, figures: &[(PartitionId, Value)]) {
+        if figures.is_empty() {
+            return;
+        }
+        let mut cmd = redis::cmd("HSET");
+        cmd.arg(keys::PARTITION_FIGURES);
+        for (p, line) in figures {
+            cmd.arg(p.dir_name()).arg(line.to_string());
+        }
+        if let Err(error) = self.shared.redis.query::<()>(&cmd).await {
+            self.redis_away(&error);
+        }
+    }
+
     async fn figures(&mut self, redis: &Redis) {
         let states: Vec<_> = self
             .held
@@ -500,6 +519,15 @@ impl WorkerLoop {
             }
         }
         self.shared.metrics.backlog(backlog);
+        let own: Vec<(PartitionId, Value)> = self
+            .held
+            .iter()
+            .map(|(&p, held)| {
+                let progress = &held.state.borrow().progress;
+                (p, partition_line(progress.pages_stored, progress.frontier))
+            })
+            .collect();
+        self.publish_partition_figures(&own).await;
         let mut cmd = redis::cmd("SET");
         cmd.arg(keys::figures(&self.worker))
             .arg(line.to_string())

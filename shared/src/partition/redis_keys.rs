@@ -52,6 +52,10 @@ pub mod crawl {
     pub const LINKS_PREFIX: &str = "sift:links:";
     /// The prefix of the workers' figures (then the worker's name).
     pub const FIGURES_PREFIX: &str = "sift:figures:";
+    /// Each partition's last figures (a hash of `p-NNN` to a JSON object of its pages
+    /// stored and frontier), written by its holder with its own figures and when it
+    /// lets the partition go, kept after the workers are gone.
+    pub const PARTITION_FIGURES: &str = "sift:partition-figures";
 
     /// A partition's lease.
     pub fn lease(p: PartitionId) -> String {
