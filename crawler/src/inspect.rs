@@ -94,6 +94,25 @@ fn source(in_header: bool) -> &'static str {
     }
 }
 
+/// The page's published and modified dates, each with where it was read.
+fn dates(page: &PageRecord, out: &mut impl Write) -> Result<()> {
+    let dates = page.page_dates();
+    for (name, date) in [("published", dates.published), ("modified", dates.modified)] {
+        match date {
+            Some(date) => writeln!(out, "  {name}: {} ({})", date.day(), date.source.describe())?,
+            None => writeln!(out, "  {name}: no date found")?,
+        }
+    }
+    if page.dates.is_none() {
+        writeln!(
+            out,
+            "  (stored before the crawler read pages' own dates: these are its URL's and \
+             headers'; fetched again, it gets them)"
+        )?;
+    }
+    Ok(())
+}
+
 /// The page's robots directives with where each came from: `noindex (robots META tag),
 /// noarchive (X-Robots-Tag header)`, or `none`.
 fn directives(robots: RobotsDirectives, header: RobotsDirectives) -> String {
@@ -407,6 +426,7 @@ pub fn explain(crawl: &CrawlStores, url: &str, out: &mut impl Write) -> Result<(
         )?;
     }
     writeln!(out, "  title: {:?}", page.title)?;
+    dates(&page, out)?;
     if let Some(media) = store.media(canonical.as_str())? {
         writeln!(out, "  {}", media_line(page.kind, &media))?;
     }

@@ -9,6 +9,7 @@
 //! it names the page itself.
 
 use shared::config::CrawlerConfig;
+use shared::dates::PageDates;
 use shared::record::{
     CompressedBody, EntryKind, FetchEvent, FrontierEntry, ImageRef, MediaRecord, Outlink, Outlinks,
     PageImages, PageRecord, RobotsDirectives, Thumbnail,
@@ -152,6 +153,18 @@ pub(crate) fn answered(
     } else {
         None
     };
+    // A page's dates (those it declares, its URL's, its Last-Modified); an answer that is no
+    // page has none, read.
+    let dates = if (200..300).contains(&fetched.status) {
+        let last_modified = fetched
+            .headers
+            .iter()
+            .find(|(name, _)| name == "last-modified")
+            .map(|(_, value)| value.as_str());
+        PageDates::decide(&extracted.dates, url.as_str(), last_modified, fetched_at_ms)
+    } else {
+        PageDates::default()
+    };
     let record = PageRecord {
         url: url.as_str().to_string(),
         final_url: url.as_str().to_string(),
@@ -179,6 +192,7 @@ pub(crate) fn answered(
             .kind
             .filter(|_| (200..300).contains(&fetched.status))
             .unwrap_or_default(),
+        dates: Some(dates),
     };
     Ok(StoredPage {
         record,
@@ -245,6 +259,7 @@ pub(crate) fn failed(
         robots_header: RobotsDirectives::default(),
         change: 0,
         kind: ContentKind::Html,
+        dates: Some(PageDates::default()),
     };
     StoredPage {
         record,

@@ -55,7 +55,8 @@ impl AppError {
             AppError::Search(SearchError::NoIndex) | AppError::Busy => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            AppError::BadRequest(_) | AppError::Search(SearchError::BadQuery { .. }) => {
+            AppError::BadRequest(_)
+            | AppError::Search(SearchError::BadQuery { .. } | SearchError::BadOperator(_)) => {
                 StatusCode::BAD_REQUEST
             }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,

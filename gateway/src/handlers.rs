@@ -185,9 +185,10 @@ pub async fn search_page(
 
 /// The JSON answer of `/api/search`:
 /// `{"query", "total", "took_ms", "page", "partial", "suggestion", "hits": [{"url", "title",
-/// "snippet", "score", "all_words", "kind", "lang"}]}`, with `"explain"` on each hit when it
-/// was asked for; `kind` is what the result was made from (`html`, `pdf`); `lang` the
-/// language of its text (`en`, `fr`, `und` when it could not be told);
+/// "snippet", "score", "all_words", "kind", "lang", "published", "modified"}]}`, with
+/// `"explain"` on each hit when it was asked for; `kind` is what the result was made from
+/// (`html`, `pdf`); `lang` the language of its text (`en`, `fr`, `und` when it could not be
+/// told); `published` and `modified` the page's dates (`YYYY-MM-DD`, UTC), null when unknown;
 /// `all_words` is false for a page with most but not all of the words (they follow the
 /// pages with every word, when those are few); `partial` is
 /// true when no page had every word and the hits are pages with some of them, or when a
@@ -209,6 +210,8 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
                 "all_words": hit.all_words,
                 "kind": hit.kind,
                 "lang": hit.lang,
+                "published": hit.published,
+                "modified": hit.modified,
             });
             if let (false, Some(object)) = (hit.also_in.is_empty(), value.as_object_mut()) {
                 object.insert("also_in".into(), json!(hit.also_in));

@@ -81,6 +81,16 @@ pub struct Hit {
     /// shown is the one in the language the user prefers).
     #[serde(default)]
     pub also_in: Vec<Translation>,
+    /// The page's date, seconds since the Unix epoch: its publication, else its last
+    /// modification (`sort=date` orders by it); `None` when it has neither.
+    #[serde(default)]
+    pub date: Option<i64>,
+    /// When it was published (`YYYY-MM-DD`), if known.
+    #[serde(default)]
+    pub published: Option<String>,
+    /// When it was last modified (`YYYY-MM-DD`), if known.
+    #[serde(default)]
+    pub modified: Option<String>,
 }
 
 /// A translation of a result.
@@ -132,6 +142,9 @@ impl Hit {
                 .unwrap_or_else(undetermined),
             lang_reason: text(doc, fields.lang_reason),
             also_in: Vec::new(),
+            date: doc.signed(fields.date),
+            published: doc.signed(fields.published).map(shared::dates::day),
+            modified: doc.signed(fields.modified).map(shared::dates::day),
         }
     }
 }

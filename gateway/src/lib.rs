@@ -14,13 +14,14 @@
 //!   list is in its docs), and `/healthz` and `/readyz` beside it.
 //! - `query`: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
-//!   (malformed input is searched, never an error), `site:host` and `lang:xx` as filters
-//!   (`filters`); `user_fields` keeps what tantivy's grammar read to the fields a user may
+//!   (malformed input is searched, never an error), `site:`, `lang:`, `kind:`, `after:` and
+//!   `before:` as filters (`filters`); `user_fields` keeps what tantivy's grammar read to the fields a user may
 //!   name; `analysis` cuts the query once per stemming the index holds; `lazy_union` moves
 //!   a word's clauses only to the candidates the other words leave.
 //! - `search`: [`Searcher`] asks every shard in three rounds, so shards answer as one index
 //!   would, and follows new generations and commits without a restart: `stats` sums the
-//!   term statistics; `leaf`'s [`LocalShards`] answers for this process's shards (`shard`:
+//!   term statistics; `merge` merges the shards' best and folds copies and translations;
+//!   `leaf`'s [`LocalShards`] answers for this process's shards (`shard`:
 //!   one index directory and its loaded generation), `remote`'s [`RemoteLeaf`] for another
 //!   process's, which `leaf_routes` serves (`searchd leaf`); `hit`: [`Hit`] and
 //!   [`QuerySpec`], what crosses the wire; `results`: [`SearchResults`]; `answers`: the
@@ -90,6 +91,7 @@ mod images;
 mod lazy_union;
 mod leaf;
 mod leaf_routes;
+mod merge;
 mod metrics;
 mod query;
 mod ranking;

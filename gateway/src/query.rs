@@ -4,8 +4,11 @@
 //! the option's name, see [`option_name`]), `OR`, `title:word` (or
 //! `intitle:word`), `inurl:word` (the URL's words) — tantivy's query grammar, parsed
 //! leniently so malformed input is searched as well as it can be and never fails — and
-//! `site:host`, which is lifted out first and becomes a filter on the `host` field (the host
-//! itself or any of its subdomains), and `lang:xx`, a filter on the page's language.
+//! the filters, lifted out first: `site:host` (the host itself or any of its subdomains),
+//! `lang:xx` (the page's language), `kind:pdf` (what it was made from) and `after:DATE`,
+//! `before:DATE` (its date: `2024`, `2024-03` or `2024-03-15`; after includes the day,
+//! before leaves it out), see [`Filters`]. Each operator may be given more than once:
+//! sites, languages and kinds add up, a second `after:` or `before:` replaces the first.
 //!
 //! A colon that does not follow a field name separates words, so `std::vec::Vec` searches
 //! for `std`, `vec` and `Vec` (all required) instead of a field named `std`.
@@ -33,8 +36,7 @@ use shared::config::RankingConfig;
 use tantivy::Index;
 use tantivy::Term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query, QueryParser,
-    TermQuery,
+    AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, QueryParser, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenizerManager;
@@ -42,7 +44,7 @@ use tantivy::tokenizer::TokenizerManager;
 use index_format::language::Stemming;
 
 use crate::analysis::{self, Analyses};
-use crate::filters::{lang_value, site_host, site_query};
+use crate::filters::Filters;
 use crate::lazy_union::lazy_unions;
 use crate::rerank::{Bonuses, Ranked};
 use crate::user_fields::{user_field, within_language};
@@ -54,58 +56,46 @@ pub struct UserQuery {
     pub shown: String,
     /// The text searched: `site:` terms removed, stray colons escaped.
     pub text: String,
-    /// Hosts from `site:` terms, lowercase; a hit must be on one of them (or a subdomain).
-    pub sites: Vec<String>,
-    /// Languages from `lang:` terms (`lang:fr`, `lang:de-AT` is `de`); a hit must be in one
-    /// of them. A value that names no language is kept as typed, lowercase: it matches none.
-    pub langs: Vec<String>,
+    /// What its operators narrow the results to (`site:`, `lang:`, `kind:`, `after:`,
+    /// `before:`), and what was wrong with them.
+    pub filters: Filters,
 }
 
 impl UserQuery {
     /// Reads `raw`, cut to `max_len` bytes (between words when it can be).
     pub fn parse(raw: &str, max_len: usize) -> Self {
         let shown = cut(raw, max_len).trim().to_string();
-        let mut sites = Vec::new();
-        let mut langs = Vec::new();
+        let mut query = UserQuery {
+            shown,
+            ..UserQuery::default()
+        };
         let mut words: Vec<Word> = Vec::new();
         let mut in_phrase = false;
+        let shown = query.shown.clone();
         for word in shown.split_whitespace() {
-            let site = word
-                .get(..5)
-                .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("site:"))
-                .and_then(|_| site_host(&word[5..]));
-            let lang = word
-                .get(..5)
-                .filter(|prefix| !in_phrase && prefix.eq_ignore_ascii_case("lang:"))
-                .and_then(|_| lang_value(&word[5..]));
             let comparison = !in_phrase && is_comparison(word);
-            match site {
-                Some(host) => sites.push(host),
-                None if lang.is_some() => langs.extend(lang),
-                None if comparison => {}
-                None => words.push(Word {
+            if query.filters.read(word, in_phrase) {
+                // An operator, lifted out.
+            } else if !comparison {
+                words.push(Word {
                     text: split_colons(
                         &field_aliases(option_name(word, in_phrase), in_phrase),
                         in_phrase,
                     ),
                     operator: !in_phrase && matches!(word, "OR" | "AND" | "||" | "&&"),
-                }),
+                });
             }
             if word.chars().filter(|&c| c == '"').count() % 2 == 1 {
                 in_phrase = !in_phrase;
             }
         }
-        UserQuery {
-            shown,
-            text: without_deep_groups(&without_dangling_operators(words).join(" ")),
-            sites,
-            langs,
-        }
+        query.text = without_deep_groups(&without_dangling_operators(words).join(" "));
+        query
     }
 
-    /// Whether there is nothing to search for (no word, no site).
+    /// Whether there is nothing to search for (no word, no filter).
     pub fn is_empty(&self) -> bool {
-        !self.has_words() && self.sites.is_empty() && self.langs.is_empty()
+        !self.has_words() && self.filters.is_empty()
     }
 
     fn has_words(&self) -> bool {
@@ -169,7 +159,7 @@ impl UserQuery {
                 self.text_query(index, &searched, matching, tokenizers)
             });
         Ranked {
-            matches: self.filtered(fields, text_query),
+            matches: self.filters.apply(fields, text_query),
             bonuses,
         }
     }
@@ -185,7 +175,7 @@ impl UserQuery {
         let text_query = Analyses::of(&self.text, held).combine(fields.stemmer, |tokenizers, _| {
             self.text_query(index, &searched, Matching::AllWords, tokenizers)
         });
-        self.filtered(fields, text_query)
+        self.filters.apply(fields, text_query)
     }
 
     /// Whether a query without every word met could still match pages with some of them:
@@ -220,37 +210,6 @@ impl UserQuery {
                     usize::from(needed).max(1),
                 ))
             }
-        }
-    }
-
-    /// `text_query` restricted to `sites` and `langs`.
-    fn filtered(&self, fields: &IndexFields, text_query: Box<dyn Query>) -> Box<dyn Query> {
-        let mut clauses = vec![(Occur::Must, text_query)];
-        if !self.sites.is_empty() {
-            let sites = self
-                .sites
-                .iter()
-                .map(|site| (Occur::Should, site_query(fields.host, site)))
-                .collect();
-            clauses.push((Occur::Must, Box::new(BooleanQuery::new(sites))));
-        }
-        if !self.langs.is_empty() {
-            let langs = self
-                .langs
-                .iter()
-                .map(|lang| {
-                    let term = Term::from_field_text(fields.lang, lang);
-                    let query: Box<dyn Query> =
-                        Box::new(TermQuery::new(term, IndexRecordOption::Basic));
-                    (Occur::Should, query)
-                })
-                .collect();
-            let langs = ConstScoreQuery::new(Box::new(BooleanQuery::new(langs)), 0.0);
-            clauses.push((Occur::Must, Box::new(langs)));
-        }
-        match clauses.len() {
-            1 => clauses.remove(0).1,
-            _ => Box::new(BooleanQuery::new(clauses)),
         }
     }
 }
@@ -688,7 +647,7 @@ mod tests {
     fn check_text(raw: &str, text: &str, sites: &[&str]) {
         let q = UserQuery::parse(raw, 512);
         assert_eq!(q.text, text, "text of {raw:?}");
-        assert_eq!(q.sites, sites, "sites of {raw:?}");
+        assert_eq!(q.filters.sites, sites, "sites of {raw:?}");
     }
 
     #[test]
@@ -703,9 +662,53 @@ mod tests {
         ] {
             let q = UserQuery::parse(raw, 512);
             assert_eq!(q.text, text, "text of {raw:?}");
-            assert_eq!(q.langs, langs, "langs of {raw:?}");
+            assert_eq!(q.filters.langs, langs, "langs of {raw:?}");
         }
         assert!(!UserQuery::parse("lang:fr", 100).is_empty());
+    }
+
+    #[test]
+    fn kind_and_date_terms_are_lifted_out_as_filters() {
+        let day = |text: &str| shared::dates::iso_date(text).expect("a date");
+        let q = UserQuery::parse("tides KIND:PDF after:2024 before:2024-03-15 kind:page", 512);
+        assert_eq!(q.text, "tides");
+        assert_eq!(q.filters.kinds, ["pdf", "html"]);
+        assert_eq!(q.filters.after, Some(day("2024-01-01")));
+        assert_eq!(q.filters.before, Some(day("2024-03-15")));
+        assert!(q.filters.problems.is_empty());
+        // The later of two `after:` wins; a month is its first day; a filter alone is a query.
+        let q = UserQuery::parse("after:2020 AFTER:2021-02", 512);
+        assert_eq!(q.filters.after, Some(day("2021-02-01")));
+        assert!(!q.is_empty() && !q.filters.is_empty());
+        // In a phrase, or with no value, they are words.
+        let q = UserQuery::parse("\"after:2020 x\" before: kind:", 512);
+        assert_eq!(
+            (q.filters.after, q.filters.before, q.filters.kinds.len()),
+            (None, None, 0)
+        );
+        assert_eq!(q.text, "\"after:2020 x\" before  kind ");
+        // A date that is none is a problem said in words, with the value shown (bounded).
+        for (raw, said) in [
+            ("x after:2024-02-30", "after:2024-02-30 is not a date"),
+            ("x before:2024-13", "before:2024-13 is not a date"),
+            ("after:yesterday", "after:yesterday is not a date"),
+            ("before:20240315", "before:20240315 is not a date"),
+            ("after:+2024", "after:+2024 is not a date"),
+            ("after:\u{7}<b>", "after:\\u{7}<b> is not a date"),
+        ] {
+            let q = UserQuery::parse(raw, 512);
+            assert!(
+                q.filters
+                    .problems
+                    .first()
+                    .is_some_and(|p| p.starts_with(said)),
+                "{raw:?}: {:?}",
+                q.filters.problems
+            );
+        }
+        let long = format!("after:{}", "9".repeat(400));
+        let problem = &UserQuery::parse(&long, 1024).filters.problems[0];
+        assert!(problem.len() < 200, "{problem}");
     }
 
     #[test]

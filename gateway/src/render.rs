@@ -36,6 +36,7 @@ form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8
 .hit .kind{font-size:.7rem;font-weight:600;color:#fff;background:#b91c1c;border-radius:3px;padding:0 .3rem;vertical-align:middle}
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
 .hit .url a{color:#6b7280}
+.hit .date{color:#6b7280;font-size:.8rem}
 .hit .snippet{margin:.2rem 0 0;color:#374151}
 .hit .also,.facets{font-size:.85rem;color:#4b5563}
 mark{background:#fff3b0;color:inherit;padding:0 .1em;border-radius:2px}
@@ -147,6 +148,12 @@ fn hit(hit: &Hit) -> Markup {
             div.url {
                 bdi { (shown(&hit.url, URL_CHARS)) } " · " bdi { (shown(&hit.host, URL_CHARS)) } " · "
                 a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" }
+            }
+            @if let Some(day) = hit.published.as_ref().or(hit.modified.as_ref()) {
+                div.date {
+                    @if hit.published.is_none() { "updated " }
+                    time datetime=(day) { (day) }
+                }
             }
             @if !hit.snippet.text.is_empty() { (snippet(&hit.snippet)) }
             @if !hit.also_in.is_empty() {
@@ -399,6 +406,9 @@ mod tests {
                 kind: "html".into(),
                 lang: "en".into(),
                 lang_reason: String::new(),
+                date: None,
+                published: None,
+                modified: None,
                 also_in: Vec::new(),
             }],
             ..SearchResults::default()

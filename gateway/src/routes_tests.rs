@@ -156,18 +156,25 @@ async fn json_api_has_the_contract_shape() {
     for hit in hits {
         let keys = sorted_keys(hit);
         // DESIGN.md's keys, plus `all_words` (issue 23: pages with most of the words follow)
-        // `kind` (issue 24: what the result was made from) and `lang` (issue 39).
+        // `kind` (issue 24: what the result was made from), `lang` (issue 39), `published`
+        // and `modified` (issue 44: null here, the test pages have no dates).
         assert_eq!(
             keys,
             [
                 "all_words",
                 "kind",
                 "lang",
+                "modified",
+                "published",
                 "score",
                 "snippet",
                 "title",
                 "url"
             ]
+        );
+        assert_eq!(
+            (&hit["published"], &hit["modified"]),
+            (&serde_json::json!(null), &serde_json::json!(null))
         );
         assert_eq!(hit["kind"], "html");
         assert_eq!(hit["lang"], "en", "{hit}");
@@ -379,6 +386,27 @@ async fn errors_are_friendly_pages_with_the_right_status() {
     let status = get(server.addr, "/status").await;
     assert_eq!(status.status, 200);
     assert!(status.body.contains("none yet"));
+}
+
+#[tokio::test]
+async fn a_date_operator_that_names_no_date_is_a_400_saying_so() {
+    let data = data_with(&shore());
+    let server = start(data.path()).await;
+    let answer = get(server.addr, "/api/search?q=heron%20after%3A2024-02-30").await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert_eq!(
+        json(&answer)["error"],
+        "after:2024-02-30 is not a date: write after:2024, after:2024-03 or after:2024-03-15"
+    );
+    // The page says it too, the value escaped.
+    let answer = get(server.addr, "/search?q=before%3A%3Cb%3Ex").await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        answer.body.contains("before:&lt;b&gt;x is not a date"),
+        "{}",
+        answer.body
+    );
+    assert!(!answer.body.contains("<b>x"), "{}", answer.body);
 }
 
 #[tokio::test]

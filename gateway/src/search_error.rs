@@ -18,6 +18,9 @@ pub enum SearchError {
         /// What the index said.
         reason: String,
     },
+    /// An operator's value makes no sense (`after:2024-02-30`): what is wrong, for the user.
+    #[error("{0}")]
+    BadOperator(String),
     /// The index failed.
     #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),

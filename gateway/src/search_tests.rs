@@ -1414,3 +1414,55 @@ fn a_hit_is_read_where_round_two_found_it_unless_another_page_is_there() {
         assert!(hits[0].snippet.text.contains("lake"), "{found_at:?}");
     }
 }
+
+#[test]
+fn kind_and_date_operators_narrow_and_a_date_that_is_none_is_refused() {
+    let (old, leap, undated, pdf) = (
+        "http://news.test/old",
+        "http://news.test/leap",
+        "http://news.test/undated",
+        "http://news.test/tides.pdf",
+    );
+    let doc = |url, published, pdf| Doc {
+        url,
+        title: "Tide report",
+        body: "The tide came in early along the estuary.",
+        published,
+        pdf,
+        ..Doc::default()
+    };
+    let data = data_with(&[
+        doc(old, Some("2019-06-01"), false),
+        doc(leap, Some("2024-02-29"), false),
+        doc(undated, None, false),
+        doc(pdf, Some("2021-01-01"), true),
+    ]);
+    let s = searcher(data.path());
+    check(&s, "tide", &[old, leap, undated, pdf]);
+    check(&s, "tide kind:pdf", &[pdf]);
+    check(&s, "tide kind:html", &[old, leap, undated]);
+    check(&s, "tide kind:page kind:pdf", &[old, leap, undated, pdf]);
+    check(&s, "tide kind:doc", &[]);
+    // A date filter leaves undated pages out; after includes its day, before leaves it out.
+    check(&s, "tide after:2020", &[leap, pdf]);
+    check(&s, "tide before:2020", &[old]);
+    check(&s, "tide after:2019-06-01 before:2024-02-29", &[old, pdf]);
+    check(&s, "tide after:2019-06-02 before:2024-03", &[leap, pdf]);
+    check(&s, "after:1991", &[old, leap, pdf]);
+    check(&s, "kind:pdf before:2021-01-02", &[pdf]);
+    // Results carry the date they were filtered by.
+    let hits = s.search("tide after:2024", 1, 10).expect("searched").hits;
+    assert_eq!(hits[0].published.as_deref(), Some("2024-02-29"));
+    assert_eq!(hits[0].modified, None);
+    for (query, said) in [
+        ("tide after:2024-02-30", "after:2024-02-30 is not a date"),
+        ("before:2024-1-5", "before:2024-1-5 is not a date"),
+    ] {
+        match s.search(query, 1, 10) {
+            Err(SearchError::BadOperator(message)) => {
+                assert!(message.starts_with(said), "{message}")
+            }
+            other => panic!("{query}: {other:?}"),
+        }
+    }
+}

@@ -15,7 +15,7 @@ use tantivy::tokenizer::PreTokenizedString;
 
 /// A stored document's values: texts (plain, or the text of a pre-tokenized value: the
 /// stemmed fields of a document in a language the index does not stem by default are added
-/// so) and numbers; values of other kinds are read past.
+/// so) and numbers, unsigned or signed; values of other kinds are read past.
 #[derive(Debug, Default)]
 pub(crate) struct StoredPage {
     values: Vec<(Field, Stored)>,
@@ -25,6 +25,7 @@ pub(crate) struct StoredPage {
 enum Stored {
     Text(String),
     Number(u64),
+    Signed(i64),
     Other,
 }
 
@@ -44,6 +45,16 @@ impl StoredPage {
     pub(crate) fn number(&self, field: Field) -> Option<u64> {
         self.values.iter().find_map(|(f, value)| match value {
             Stored::Number(number) if *f == field => Some(*number),
+            _ => None,
+        })
+    }
+}
+
+impl StoredPage {
+    /// The first signed number of `field` (a date), if it has one.
+    pub(crate) fn signed(&self, field: Field) -> Option<i64> {
+        self.values.iter().find_map(|(f, value)| match value {
+            Stored::Signed(number) if *f == field => Some(*number),
             _ => None,
         })
     }
@@ -88,8 +99,8 @@ impl ValueVisitor for StoredVisitor {
         Ok(Stored::Number(number))
     }
 
-    fn visit_i64(&self, _: i64) -> Result<Stored, DeserializeError> {
-        Ok(Stored::Other)
+    fn visit_i64(&self, number: i64) -> Result<Stored, DeserializeError> {
+        Ok(Stored::Signed(number))
     }
 
     fn visit_f64(&self, _: f64) -> Result<Stored, DeserializeError> {

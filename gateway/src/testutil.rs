@@ -5,6 +5,7 @@ use std::path::Path;
 
 use index_format::IndexFields;
 use indexer::{Analyzers, DocInput, Inbound};
+use shared::dates::{DateSource, PageDate, PageDates};
 use tantivy::{Index, TantivyDocument};
 
 /// One document of a test index.
@@ -24,6 +25,10 @@ pub struct Doc {
     pub code: &'static str,
     /// Sections after the body: each an `h3` heading and a paragraph.
     pub sections: &'static [(&'static str, &'static str)],
+    /// When it was published (`YYYY-MM-DD`), as its JSON-LD would say.
+    pub published: Option<&'static str>,
+    /// Made from a PDF's text (else an HTML page).
+    pub pdf: bool,
 }
 
 impl Doc {
@@ -57,7 +62,11 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
     }
     let input = DocInput {
         url: doc.url.to_string(),
-        kind: shared::ContentKind::Html,
+        kind: if doc.pdf {
+            shared::ContentKind::Pdf
+        } else {
+            shared::ContentKind::Html
+        },
         title: doc.title.to_string(),
         description: doc.description.to_string(),
         html,
@@ -77,6 +86,13 @@ fn to_document(doc: &Doc, fields: &IndexFields) -> TantivyDocument {
         copies: Vec::new(),
         template: Default::default(),
         content_language: None,
+        dates: PageDates {
+            published: doc.published.map(|day| PageDate {
+                unix_seconds: shared::dates::iso_date(day).expect("a YYYY-MM-DD date"),
+                source: DateSource::JsonLd,
+            }),
+            modified: None,
+        },
     };
     input.to_document(fields, &mut Analyzers::default())
 }

@@ -74,3 +74,14 @@ pub const STEMMER: &str = "stemmer";
 /// pages and itself), 0 when it names none: the translations of one page fold into one
 /// result. Fast and stored.
 pub const TRANSLATIONS: &str = "translations";
+/// The page's date, seconds since the Unix epoch (`i64`, indexed, fast and stored): its
+/// publication, else its last modification (as the crawler read them, `shared::dates`); absent
+/// when it has neither. `sort=date`, `after:`/`before:` and the year facet read it.
+pub const DATE: &str = "date";
+/// When the page was published, seconds since the Unix epoch (`i64`, stored), if known.
+pub const PUBLISHED: &str = "published";
+/// When the page was last modified, seconds since the Unix epoch (`i64`, stored), if known.
+pub const MODIFIED: &str = "modified";
+/// Where its dates were read (`published: JSON-LD; modified: Last-Modified header`), stored
+/// for `/explain`.
+pub const DATE_SOURCES: &str = "date_sources";

@@ -23,13 +23,16 @@
 //! | `lang_reason` | why it has that language, stored, not indexed |
 //! | `stemmer` | the stemming of the stemmed fields, one token (`STRING`) |
 //! | `translations` | `u64` hash of the page's set of translations (0: none), fast and stored |
+//! | `date` | `i64` the page's date (published, else modified), seconds, indexed, fast and stored; absent when unknown |
+//! | `published`, `modified` | `i64` seconds, stored, each when known |
+//! | `date_sources` | where the dates were read, stored, not indexed |
 //!
 //! A document whose stemming is not [`crate::language::Stemming::DEFAULT`] has its stemmed
 //! fields added pre-tokenized, cut by [`crate::tokenize::stemmed_analyzer`] of its language.
 
 use crate::fields;
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 
 /// How much of a body's text is stored, in bytes (cut at a character boundary): searchd cuts
@@ -108,6 +111,10 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::LANG_REASON, STORED);
     builder.add_text_field(fields::STEMMER, STRING);
     builder.add_u64_field(fields::TRANSLATIONS, FAST | STORED);
+    builder.add_i64_field(fields::DATE, INDEXED | FAST | STORED);
+    builder.add_i64_field(fields::PUBLISHED, STORED);
+    builder.add_i64_field(fields::MODIFIED, STORED);
+    builder.add_text_field(fields::DATE_SOURCES, STORED);
     builder.build()
 }
 
@@ -174,6 +181,14 @@ pub struct IndexFields {
     pub stemmer: Field,
     /// The hash of the page's set of translations, 0 when none.
     pub translations: Field,
+    /// The page's date (published, else modified), seconds; absent when unknown.
+    pub date: Field,
+    /// When it was published, seconds, if known.
+    pub published: Field,
+    /// When it was last modified, seconds, if known.
+    pub modified: Field,
+    /// Where its dates were read.
+    pub date_sources: Field,
 }
 
 impl IndexFields {
@@ -215,6 +230,10 @@ impl IndexFields {
             lang_reason: get(fields::LANG_REASON)?,
             stemmer: get(fields::STEMMER)?,
             translations: get(fields::TRANSLATIONS)?,
+            date: get(fields::DATE)?,
+            published: get(fields::PUBLISHED)?,
+            modified: get(fields::MODIFIED)?,
+            date_sources: get(fields::DATE_SOURCES)?,
         })
     }
 }

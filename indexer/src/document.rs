@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use shared::dates::PageDates;
 use shared::record::{PageRecord, Record};
 use shared::{CanonicalUrl, ContentKind};
 use tantivy::TantivyDocument;
@@ -85,6 +86,8 @@ pub struct DocInput {
     pub template: Arc<HostTemplate>,
     /// The `Content-Language` header it was served with, if any.
     pub content_language: Option<String>,
+    /// When it was published and last modified, as the crawler read them.
+    pub dates: PageDates,
 }
 
 /// What a document's text is read from.
@@ -128,6 +131,7 @@ impl DocInput {
                 .iter()
                 .find(|(name, _)| name == "content-language")
                 .map(|(_, value)| value.clone()),
+            dates: page.page_dates(),
         }
     }
 
@@ -211,7 +215,29 @@ impl DocInput {
         doc.add_u64(fields.body_words, text.content_words() as u64);
         doc.add_u64(fields.fetched_at, self.fetched_at);
         doc.add_u64(fields.nosnippet, u64::from(self.nosnippet));
+        self.add_dates(&mut doc, fields);
         doc
+    }
+
+    /// The page's date (`date`: published, else modified), each of its dates, and where
+    /// they were read.
+    fn add_dates(&self, doc: &mut TantivyDocument, fields: &IndexFields) {
+        if let Some(date) = self.dates.date() {
+            doc.add_i64(fields.date, date.unix_seconds);
+        }
+        let mut sources = Vec::new();
+        for (field, name, date) in [
+            (fields.published, "published", self.dates.published),
+            (fields.modified, "modified", self.dates.modified),
+        ] {
+            if let Some(date) = date {
+                doc.add_i64(field, date.unix_seconds);
+                sources.push(format!("{name}: {}", date.source.describe()));
+            }
+        }
+        if !sources.is_empty() {
+            doc.add_text(fields.date_sources, sources.join("; "));
+        }
     }
 }
 

@@ -50,6 +50,8 @@ pub fn page(url: &str, html: &str) -> PageRecord {
         robots_header: RobotsDirectives::default(),
         change: 0,
         kind: shared::ContentKind::Html,
+        // As a page stored before the crawler read dates: those of its URL and headers.
+        dates: None,
     }
 }
 

@@ -11,6 +11,7 @@
 //! it could read.
 
 use crate::CanonicalUrl;
+use crate::dates::DeclaredDates;
 use crate::record::RobotsDirectives;
 use crate::url::UrlError;
 use url::Url;
@@ -66,6 +67,9 @@ pub struct Extracted {
     /// The images the page shows (`<img>`, `<picture>`, `og:image`, links to image files),
     /// one per URL, in document order.
     pub images: Vec<ShownImage>,
+    /// The dates the page declares (JSON-LD, `article:` meta, `<time>` in the content):
+    /// [`crate::dates::PageDates::decide`] makes its dates of them.
+    pub dates: DeclaredDates,
 }
 
 /// An image a page shows, and how it shows it.
@@ -217,6 +221,7 @@ pub fn extract(html: &str, page_url: &Url, agent: &str) -> Extracted {
     let images = shown_images(&scanned.images, &links, &scanned.visible, &base);
     Extracted {
         images,
+        dates: scanned.dates,
         title: title.unwrap_or_default(),
         description,
         keywords,

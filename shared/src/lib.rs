@@ -6,6 +6,8 @@
 //! - [`store`]: the store's column families and keys, and [`StoreReader`], the read-only view.
 //! - [`config`]: the TOML configuration: the file's shape with its defaults, and the checked,
 //!   typed settings the programs use.
+//! - [`dates`]: a page's published and modified dates, each with where it was read (JSON-LD,
+//!   article meta tags, `<time>`, the URL's path, `Last-Modified`), in that order of trust.
 //! - [`docplan`]: which stored pages become which index documents (copies folded into one).
 //! - [`html`]: one streaming pass of a WHATWG tokenizer over a page, and the tree-builder
 //!   rules the crawler and the indexer both read pages by.
@@ -42,6 +44,7 @@ macro_rules! fail_point {
 pub use fail;
 
 pub mod config;
+pub mod dates;
 pub mod docplan;
 pub mod extract;
 pub mod html;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
+use crate::dates::PageDates;
 use crate::kind::ContentKind;
 
 /// Why a stored value could not be read.
@@ -233,11 +234,14 @@ pub struct PageRecord {
     /// [`ContentKind::Html`] for every page written before kinds existed, and for answers
     /// with no body.
     pub kind: ContentKind,
+    /// When the page was published and last modified, and where each was read
+    /// ([`crate::dates`]); `None` for a page written before dates were read.
+    pub dates: Option<PageDates>,
 }
 
 impl Record for PageRecord {
     const KIND: &'static str = "page";
-    const VERSION: u8 = 5;
+    const VERSION: u8 = 6;
 
     fn upgrade(version: u8, bytes: &[u8]) -> Option<Result<Self, RecordError>> {
         match version {
@@ -253,6 +257,9 @@ impl Record for PageRecord {
             4 => {
                 Some(decode_body::<page_versions::PageRecordV4>(Self::KIND, bytes).map(Self::from))
             }
+            5 => {
+                Some(decode_body::<page_versions::PageRecordV5>(Self::KIND, bytes).map(Self::from))
+            }
             _ => None,
         }
     }
@@ -265,6 +272,19 @@ impl PageRecord {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The page's dates: as the crawler read them, or for a page stored before it read
+    /// dates, those of its URL and `Last-Modified` header.
+    pub fn page_dates(&self) -> PageDates {
+        self.dates.unwrap_or_else(|| {
+            PageDates::decide(
+                &crate::dates::DeclaredDates::default(),
+                &self.url,
+                self.header("last-modified"),
+                self.fetched_at_ms,
+            )
+        })
     }
 
     /// Whether this record holds a page whose text can be indexed: a 2xx answer with a
@@ -628,59 +648,7 @@ impl Record for CrawlCounters {
     }
 }
 
-/// The last fetches of one URL, oldest first (column family `history`): what `explain`
-/// shows as its status history. At most [`FetchHistory::KEPT`] are kept.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FetchHistory(pub Vec<FetchEvent>);
-
-/// One fetch of a URL.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FetchEvent {
-    /// When the answer (or the failure) came, ms since the Unix epoch.
-    pub at_ms: u64,
-    /// The HTTP status; 304 for a revisit that found the stored copy current; 0 for none.
-    pub status: u16,
-    /// Why the fetch failed, if it did (cut to [`FetchEvent::MAX_ERROR`] bytes).
-    pub error: Option<String>,
-    /// The content hash of the page's text then (0: none), so a change shows.
-    pub content_hash: u64,
-}
-
-impl FetchEvent {
-    /// Longest error message kept in a history.
-    pub const MAX_ERROR: usize = 200;
-
-    /// The event of a stored fetch.
-    pub fn of(page: &PageRecord) -> Self {
-        Self {
-            at_ms: page.fetched_at_ms,
-            status: page.status,
-            error: page
-                .error
-                .as_deref()
-                .map(|e| e[..e.floor_char_boundary(Self::MAX_ERROR)].to_string()),
-            content_hash: page.content_hash,
-        }
-    }
-}
-
-impl FetchHistory {
-    /// Fetches kept per URL.
-    pub const KEPT: usize = 16;
-
-    /// Adds the latest fetch, dropping the oldest beyond [`FetchHistory::KEPT`].
-    pub fn push(&mut self, event: FetchEvent) {
-        self.0.push(event);
-        let over = self.0.len().saturating_sub(Self::KEPT);
-        self.0.drain(..over);
-    }
-}
-
-impl Record for FetchHistory {
-    const KIND: &'static str = "fetch history";
-    const VERSION: u8 = 1;
-}
-
+mod history;
 mod media;
 mod page_versions;
 mod partition;
@@ -688,6 +656,7 @@ mod rendered;
 #[cfg(test)]
 mod tests;
 
+pub use history::{FetchEvent, FetchHistory};
 pub use media::{ImageInfo, ImageRef, MediaRecord, PageImages, PdfInfo, PdfStatus, Thumbnail};
 pub use partition::{LinkParcel, OutboxLink, PartitionStamp};
 pub use rendered::{RenderOutcome, RenderedPage};

@@ -16,6 +16,9 @@
 //!   sitemap, a revisit and a generation switch (in child processes), a full disk (a tmpfs,
 //!   as root), a store another crawler holds, corrupt records, an index removed under
 //!   searchd: a clear error or an answer, never a panic, and the next run finishes the work.
+//! - [`dates`]: each page's published and modified dates from JSON-LD, article meta tags,
+//!   `<time>` in the content, its URL, `Last-Modified`, in that order of trust, implausible
+//!   ones passed over; shown by `crawler explain` with their sources, and in results.
 //! - [`languages`]: pages in many languages: each told by its text, found by other forms
 //!   of its words in its language, accents optional (the exact spelling first), `lang:`,
 //!   the language facet, translations folded into the browser's language, scripts without a
@@ -77,6 +80,7 @@
 mod browser;
 mod cluster;
 mod crawl;
+mod dates;
 mod demo;
 mod faults;
 mod fuzz_corpus;

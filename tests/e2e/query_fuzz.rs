@@ -167,6 +167,20 @@ const FIELD_PREFIXES: &[&str] = &[
     "site:[::1]:",
     "site:http://",
     "site:sample.test",
+    "lang:",
+    "kind:",
+    "kind:pdf",
+    "KIND:html",
+    "after:",
+    "before:",
+    "after:2024",
+    "before:2024-03",
+    "after:2024-02-30",
+    "before:99999-01-01",
+    "after:-0001-01-01",
+    "after:1970-01-01T00:00",
+    "before:２０２４",
+    "after:\"2024\"",
 ];
 
 const SCHEMA_FIELDS: &[&str] = &[
@@ -193,6 +207,11 @@ const SCHEMA_FIELDS: &[&str] = &[
     index_format::fields::FETCHED_AT,
     index_format::fields::SIMHASH,
     index_format::fields::NOSNIPPET,
+    index_format::fields::DATE,
+    index_format::fields::PUBLISHED,
+    index_format::fields::MODIFIED,
+    index_format::fields::DATE_SOURCES,
+    index_format::fields::KIND,
 ];
 
 const ODD_TEXT: &[&str] = &[

@@ -32,6 +32,7 @@
 //! | `scripts.test` | [`scripts`] | pages whose links and text only scripts write, for rendering: subresources robots.txt forbids, an image, a font and a WebSocket blocked by default, endless requests (`/loop`), an endless script (`/endless`) and the page after it |
 //! | `router.test` | [`router`] | a single-page app: every route (`/index.html`, `/a.html`, `/b.html`, `/c.html`, any `.html`) answers one shell whose script writes the route's title, text and links from `location.pathname`; a query variant of a route, two unknown routes, a broken app whose script throws, a route writing 8 MiB of text and one writing 100,000 links |
 //! | `languages.test` | [`languages`] | pages in French, German (under a template saying `lang="en"`), English, Spanish, Russian, Greek, Hebrew, Arabic and Japanese; three translations naming each other by `hreflang`; digits only; a hostile `lang`; pages whose `<noscript>` refresh sends browsers without scripts to one fallback page |
+//! | `dates.test` | [`dated`] | pages dated by JSON-LD (an `@graph`, a time zone), article meta tags, `<time>` in the content (one in the nav ignored), the URL's path, `Last-Modified` alone, nothing; a page of dates not to believe (2090, 70 KiB of JSON-LD, "yesterday", February 30th) |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -49,6 +50,7 @@
 pub mod big;
 pub mod charsets;
 pub mod copies;
+pub mod dated;
 pub mod directives;
 pub mod fresh;
 mod gzip;
@@ -89,6 +91,10 @@ pub use charsets::{CHARSET_PATHS, LATIN1_META_TEXT, SJIS_HEADER_TEXT, SJIS_META_
 pub use copies::{
     COPIES_BEHIND_NEAR_DUPLICATE, COPIES_CANONICAL, COPIES_CANONICAL_COPIES, COPIES_CANONICAL_WORD,
     COPIES_NEAR_PAIR, COPIES_OTHER,
+};
+pub use dated::{
+    DATED_HOSTILE, DATED_JSON_LD, DATED_META, DATED_NONE, DATED_PAGES, DATED_PLAIN,
+    DATED_SHARED_WORD, DATED_TIME, DATED_URL, DATED_WORDS,
 };
 pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{
@@ -148,7 +154,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 24] = [
+pub const HOSTS: [&str; 25] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -173,6 +179,7 @@ pub const HOSTS: [&str; 24] = [
     "scripts.test",
     "router.test",
     "languages.test",
+    "dates.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -386,6 +393,7 @@ impl Shared {
             "scripts.test" => scripts::respond(path),
             "router.test" => router::respond(path),
             "languages.test" => languages::respond(path),
+            "dates.test" => dated::respond(path),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak

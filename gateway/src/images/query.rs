@@ -144,8 +144,9 @@ pub(crate) fn image_query(
             clauses.push((Occur::Must, unscored(at_least(field, min))));
         }
     }
-    if !user_query.sites.is_empty() {
+    if !user_query.filters.sites.is_empty() {
         let sites = user_query
+            .filters
             .sites
             .iter()
             .map(|site| (Occur::Should, url_on_site_query(fields.page_url, site)))

@@ -17,15 +17,24 @@
 //! - a new `<a>` ends the open one (the adoption agency's result for nested links);
 //! - a comment or a tag ends a text node: words of two nodes never run together.
 //!
+//! The page's dates are read in the same pass ([`DeclaredDates`]): JSON-LD scripts (the
+//! only script text kept, at most [`MAX_JSON_LD_SCRIPTS`] of [`MAX_JSON_LD_BYTES`] each),
+//! `article:` meta properties, and `<time datetime>` in the main content: inside `<article>`
+//! or `<main>`, or outside navigation, the page's header and footer, and sidebars.
+//!
 //! What it does not model: implied end tags of `nav`/`header`/`footer`/`aside` and
 //! `template` (each ends at its own end tag or at the end of the page), foreign content
 //! (SVG/MathML), and the re-opening of formatting elements.
 
+use crate::dates::{DeclaredDates, MAX_JSON_LD_BYTES};
 use crate::html::{Content, Head, PageReader, StartTag, text_ends_head};
 
 /// Raw text kept of one anchor or title before it is collapsed: far above any real one, a
 /// bound on what a page without end tags can make us hold.
 const MAX_RAW_TEXT: usize = 64 * 1024;
+
+/// JSON-LD scripts read at most from one page.
+pub(crate) const MAX_JSON_LD_SCRIPTS: usize = 8;
 
 /// Links read at most, before they are resolved and deduplicated (the caller keeps at most
 /// `MAX_LINKS` of them).
@@ -96,6 +105,8 @@ pub(crate) struct Scanned {
     pub main: String,
     /// Images shown, in document order (at most [`MAX_RAW_IMAGES`]).
     pub images: Vec<RawImage>,
+    /// The dates the page declares.
+    pub dates: DeclaredDates,
 }
 
 /// Images read at most from one page.
@@ -117,6 +128,12 @@ struct State {
     templates: u32,
     /// Open `nav`, `header`, `footer` and `aside` elements.
     boilerplate: u32,
+    /// Open `article` and `main` elements: the page's content, whatever is around it.
+    content: u32,
+    /// The text of the JSON-LD script being read (`None` past [`MAX_JSON_LD_BYTES`]).
+    json_ld: Option<String>,
+    /// JSON-LD scripts met so far.
+    json_ld_scripts: usize,
     /// The open link (an `a` or `iframe`) whose text is being read: its index in `links`.
     anchor: Option<usize>,
     /// Whether the first `<title>` is being read.
@@ -128,8 +145,9 @@ struct State {
 
 impl PageReader for State {
     fn wants_text(&self) -> bool {
-        // A script's or style's text goes nowhere unless a link holds it: not kept.
-        self.anchor.is_some() || !self.in_hidden_raw()
+        // A script's or style's text goes nowhere unless a link holds it or it is JSON-LD:
+        // not kept.
+        self.anchor.is_some() || self.json_ld.is_some() || !self.in_hidden_raw()
     }
 
     fn text(&mut self, text: &str) {
@@ -143,6 +161,15 @@ impl PageReader for State {
         }
         if self.reading_title {
             append_bounded(self.out.title.get_or_insert_default(), text);
+        }
+        if self.raw == Some("script")
+            && let Some(script) = &mut self.json_ld
+        {
+            if script.len() + text.len() > MAX_JSON_LD_BYTES {
+                self.json_ld = None;
+            } else {
+                script.push_str(text);
+            }
         }
         if let Some(link) = self.anchor.map(|i| &mut self.out.links[i]) {
             append_bounded(&mut link.text, text);
@@ -206,6 +233,11 @@ impl PageReader for State {
                 {
                     self.push_image(content.to_string(), tag);
                 }
+                if let (Some(property), Some(content)) = (tag.attr("property"), tag.attr("content"))
+                    && self.templates == 0
+                {
+                    self.out.dates.read_meta(property, content);
+                }
                 if let Some(content) = tag.attr("content") {
                     self.out.metas.push(Meta {
                         name: tag.attr("name").map(str::to_string),
@@ -226,8 +258,21 @@ impl PageReader for State {
                 self.out.title = Some(String::new());
                 self.reading_title = true;
             }
+            "script" if self.templates == 0 && self.json_ld_scripts < MAX_JSON_LD_SCRIPTS => {
+                let kind = tag.attr("type").unwrap_or_default().trim();
+                if kind.eq_ignore_ascii_case("application/ld+json") {
+                    self.json_ld_scripts += 1;
+                    self.json_ld = Some(String::new());
+                }
+            }
+            "time" if self.templates == 0 && (self.content > 0 || self.boilerplate == 0) => {
+                if let Some(datetime) = tag.attr("datetime") {
+                    self.out.dates.read_time(datetime, tag.attr("itemprop"));
+                }
+            }
             "template" | "noscript" => self.templates += 1,
             "nav" | "header" | "footer" | "aside" => self.boilerplate += 1,
+            "article" | "main" => self.content += 1,
             _ => {}
         }
         self.raw = Content::of(name).raw_element();
@@ -237,6 +282,9 @@ impl PageReader for State {
         if self.raw == Some(name) {
             self.raw = None;
             self.reading_title = false;
+            if let Some(script) = self.json_ld.take() {
+                self.out.dates.read_json_ld(&script);
+            }
         }
         match name {
             "head" => self.head = Head::Left,
@@ -246,6 +294,7 @@ impl PageReader for State {
             "nav" | "header" | "footer" | "aside" => {
                 self.boilerplate = self.boilerplate.saturating_sub(1)
             }
+            "article" | "main" => self.content = self.content.saturating_sub(1),
             _ => {}
         }
     }

@@ -452,3 +452,43 @@ fn the_images_a_page_shows_are_read_with_their_alt_title_and_surroundings() {
     );
     assert_eq!(got.links.len(), 2, "a linked image file is a link too");
 }
+
+#[test]
+fn declared_dates_are_read_where_a_page_means_them() {
+    let day = |seconds: Option<i64>| seconds.map(crate::dates::day);
+    // JSON-LD in a `<template>` or `<noscript>`, a `<time>` in the page's header or nav,
+    // article meta in a `<noscript>`: not the page's. A `<time>` in an article's own header
+    // is. A script's text never reaches the page's text.
+    let got = page(
+        r#"<head><template><script type="application/ld+json">{"datePublished":"2001-01-01"}
+           </script></template>
+           <noscript><meta property="article:modified_time" content="2002-02-02"></noscript>
+           <script type="Application/LD+JSON ">{"dateModified":"2003-03-03"}</script>
+           </head><body><header><time datetime="2004-04-04">site</time></header>
+           <nav><time datetime="2005-05-05">menu</time></nav>
+           <article><header><time datetime="2006-06-06">byline</time></header><p>Text.</p>
+           </article></body>"#,
+    );
+    assert_eq!(day(got.dates.json_ld_published), None);
+    assert_eq!(
+        day(got.dates.json_ld_modified).as_deref(),
+        Some("2003-03-03")
+    );
+    assert_eq!(got.dates.meta_modified, None);
+    assert_eq!(day(got.dates.time_published).as_deref(), Some("2006-06-06"));
+    assert_eq!(got.text_bytes, "site menu byline Text.".len());
+
+    // Scripts past the first eight, and a script past 64 KiB, are not read.
+    let nine: String = (0..9)
+        .map(|i| {
+            let date = if i == 8 { "2007-07-07" } else { "not a date" };
+            format!(r#"<script type="application/ld+json">{{"datePublished":"{date}"}}</script>"#)
+        })
+        .collect();
+    assert_eq!(page(&nine).dates.json_ld_published, None);
+    let padding = "x".repeat(crate::dates::MAX_JSON_LD_BYTES);
+    let big = page(&format!(
+        r#"<script type="application/ld+json">{{"datePublished":"2008-08-08","p":"{padding}"}}</script>"#
+    ));
+    assert_eq!(big.dates.json_ld_published, None);
+}

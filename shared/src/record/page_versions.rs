@@ -7,6 +7,23 @@ use serde::Serialize;
 
 use super::*;
 
+/// [`PageRecord`] as version 5 wrote it: no dates.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+pub(super) struct PageRecordV5 {
+    pub(super) v4: PageRecordV4,
+    pub(super) kind: ContentKind,
+}
+
+impl From<PageRecordV5> for PageRecord {
+    fn from(v5: PageRecordV5) -> Self {
+        Self {
+            kind: v5.kind,
+            ..Self::from(v5.v4)
+        }
+    }
+}
+
 /// [`PageRecord`] as version 4 wrote it: no content kind (every page was HTML).
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Serialize))]
@@ -103,6 +120,7 @@ impl From<PageRecordV1> for PageRecord {
             robots_header: RobotsDirectives::default(),
             change: 0,
             kind: ContentKind::Html,
+            dates: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::dates::{DateSource, PageDate};
 use crate::kind::ContentKind;
 
 /// Case count: `PROPTEST_CASES` when set, else a CI-sized default.
@@ -33,6 +34,29 @@ fn directives() -> impl Strategy<Value = RobotsDirectives> {
     )
 }
 
+fn dates() -> impl Strategy<Value = Option<PageDates>> {
+    let source = prop::sample::select(vec![
+        DateSource::JsonLd,
+        DateSource::ArticleMeta,
+        DateSource::TimeElement,
+        DateSource::UrlPath,
+        DateSource::LastModified,
+    ]);
+    let date =
+        prop::option::of(
+            (any::<i64>(), source).prop_map(|(unix_seconds, source)| PageDate {
+                unix_seconds,
+                source,
+            }),
+        );
+    prop::option::of(
+        (date.clone(), date).prop_map(|(published, modified)| PageDates {
+            published,
+            modified,
+        }),
+    )
+}
+
 fn page() -> impl Strategy<Value = PageRecord> {
     let strings = prop::collection::vec(text(), 5);
     let options = prop::collection::vec(prop::option::of(text()), 4);
@@ -45,9 +69,11 @@ fn page() -> impl Strategy<Value = PageRecord> {
         directives(),
         directives(),
         prop::sample::select(ContentKind::ALL.to_vec()),
+        dates(),
     );
     (strings, options, numbers, rest).prop_map(|(s, o, n, r)| {
-        let (truncated, headers, revisit_after_secs, aliases, robots, robots_header, kind) = r;
+        let (truncated, headers, revisit_after_secs, aliases, robots, robots_header, kind, dates) =
+            r;
         let (status, body_len, fetched_at_ms, content_hash, depth, change) = n;
         PageRecord {
             url: s[0].clone(),
@@ -73,6 +99,7 @@ fn page() -> impl Strategy<Value = PageRecord> {
             robots_header,
             change,
             kind,
+            dates,
         }
     })
 }

@@ -1,6 +1,6 @@
 //! The records' round trips, version checks and refusals of bad bytes.
 
-use super::page_versions::{PageRecordV1, PageRecordV2, PageRecordV3, PageRecordV4};
+use super::page_versions::{PageRecordV1, PageRecordV2, PageRecordV3, PageRecordV4, PageRecordV5};
 use super::*;
 use crate::kind::ContentKind;
 
@@ -83,8 +83,8 @@ fn version_1_records_are_still_read() {
     let current = page.encode();
     assert_eq!(PageRecord::decode(&current).unwrap(), page);
     assert!(matches!(
-        PageRecord::decode(&[6, 0]),
-        Err(RecordError::UnknownVersion { found: 6, .. })
+        PageRecord::decode(&[7, 0]),
+        Err(RecordError::UnknownVersion { found: 7, .. })
     ));
 }
 
@@ -123,11 +123,12 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
     assert_eq!(page.canonical, None);
     assert_eq!((page.title.as_str(), page.depth), ("Title", 2));
     assert_eq!(page.aliases, v2.aliases);
-    // Every other field as written: version 5 is version 2, a `None` canonical (one zero
-    // byte), four `false` header directives, change number 0 and the HTML kind (variant 0).
+    // Every other field as written: version 6 is version 2, a `None` canonical (one zero
+    // byte), four `false` header directives, change number 0, the HTML kind (variant 0) and
+    // no dates (`None`).
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
-        [body.as_slice(), &[0; 7]].concat()
+        [body.as_slice(), &[0; 8]].concat()
     );
 
     let v3 = PageRecordV3 {
@@ -143,7 +144,7 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
     );
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
-        [body.as_slice(), &[0; 6]].concat()
+        [body.as_slice(), &[0; 7]].concat()
     );
 
     let v4 = PageRecordV4 {
@@ -164,9 +165,22 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
     );
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
-        [body.as_slice(), &[0]].concat()
+        [body.as_slice(), &[0, 0]].concat()
     );
-    let v2 = v4.v3.v2;
+
+    let v5 = PageRecordV5 {
+        v4,
+        kind: ContentKind::Pdf,
+    };
+    let body = postcard::to_allocvec(&v5).unwrap();
+    let page = PageRecord::decode(&[&[5], body.as_slice()].concat()).unwrap();
+    assert_eq!((page.kind, page.dates), (ContentKind::Pdf, None));
+    assert_eq!(
+        postcard::to_allocvec(&page).unwrap(),
+        [body.as_slice(), &[0]].concat(),
+        "version 5 and no dates"
+    );
+    let v2 = v5.v4.v3.v2;
 
     let v1 = postcard::to_allocvec(&v2.v1).unwrap();
     let page = PageRecord::decode(&[&[1], v1.as_slice()].concat()).unwrap();
@@ -178,12 +192,13 @@ fn version_2_and_1_page_records_are_read_without_a_canonical() {
         RobotsDirectives::default(),
         0u64,
         ContentKind::Html,
+        None::<crate::dates::PageDates>,
     ));
     assert_eq!(
         postcard::to_allocvec(&page).unwrap(),
         [v1, empty.unwrap()].concat(),
         "version 1 with empty keywords, revisit-after, aliases, canonical, header \
-         directives and change number"
+         directives, change number and dates"
     );
 }
 
