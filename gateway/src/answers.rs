@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::accept_language::Preferred;
-use crate::hit::Ranking;
+use crate::hit::{Order, Ranking};
 use crate::recent::Recent;
 use crate::results::SearchResults;
 
@@ -28,6 +28,7 @@ pub(crate) struct Question {
     pub(crate) per_page: usize,
     pub(crate) ranking: Ranking,
     pub(crate) preferred: Preferred,
+    pub(crate) order: Order,
 }
 
 #[derive(Clone)]

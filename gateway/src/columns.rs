@@ -94,6 +94,8 @@ pub(crate) struct SegmentColumns {
     pub(crate) name: Option<Column<u64>>,
     pub(crate) simhash: Option<Column<u64>>,
     pub(crate) translations: Option<Column<u64>>,
+    /// The page's date (`sort=date`); `None` in an index made before dates.
+    pub(crate) date: Option<Column<i64>>,
 }
 
 impl SegmentColumns {
@@ -108,6 +110,7 @@ impl SegmentColumns {
             name: u64_column(fields::PAGE_NAME),
             simhash: u64_column(fields::SIMHASH),
             translations: u64_column(fields::TRANSLATIONS),
+            date: fast.i64(fields::DATE).ok(),
         }
     }
 }

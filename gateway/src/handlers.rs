@@ -17,7 +17,7 @@ use crate::cache::copy_anywhere;
 use crate::cached_html;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
-use crate::hit::Ranking;
+use crate::hit::{Order, Ranking};
 use crate::metrics::GatewayMetrics;
 use crate::remote::LeafHealth;
 use crate::render;
@@ -107,6 +107,7 @@ struct SearchParams {
     per_page: usize,
     explain: bool,
     ranking: Ranking,
+    order: Order,
 }
 
 impl SearchParams {
@@ -126,6 +127,9 @@ impl SearchParams {
             ranking: params
                 .get("ranking")
                 .map_or(Ranking::Full, |v| Ranking::from_param(v)),
+            order: params
+                .get("sort")
+                .map_or(Order::Relevance, |v| Order::from_param(v)),
         }
     }
 }
@@ -174,10 +178,19 @@ pub async fn search_page(
     preferred: Preferred,
     state: Arc<AppState>,
 ) -> Result<Response, Rejection> {
-    let SearchParams { query, page, .. } = SearchParams::read(&params, state.per_page);
+    let SearchParams {
+        query, page, order, ..
+    } = SearchParams::read(&params, state.per_page);
     let results = blocking(&state, move |s| {
-        s.searcher
-            .search_for(&query, page, s.per_page, false, Ranking::Full, &preferred)
+        s.searcher.search_for(
+            &query,
+            page,
+            s.per_page,
+            false,
+            Ranking::Full,
+            &preferred,
+            order,
+        )
     })
     .await?;
     Ok(html(render::results(&results)))
@@ -251,7 +264,7 @@ pub async fn search_api(
     let p = SearchParams::read(&params, state.per_page);
     let results = blocking(&state, move |s| {
         s.searcher.search_for(
-            &p.query, p.page, p.per_page, p.explain, p.ranking, &preferred,
+            &p.query, p.page, p.per_page, p.explain, p.ranking, &preferred, p.order,
         )
     })
     .await?;

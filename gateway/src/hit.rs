@@ -33,8 +33,30 @@ impl Ranking {
     }
 }
 
+/// The order results are shown in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Order {
+    /// Best first.
+    #[default]
+    Relevance,
+    /// Newest first by the page's date (its publication, else its last modification), ties
+    /// best first; pages with no date after every dated one, best first (`sort=date`).
+    Date,
+}
+
+impl Order {
+    /// From the `sort` parameter: `date` is newest first, anything else best first.
+    pub fn from_param(value: &str) -> Self {
+        if value.trim().eq_ignore_ascii_case("date") {
+            Order::Date
+        } else {
+            Order::Relevance
+        }
+    }
+}
+
 /// A query as a root sends it to its shards: the text as shown (already cut to the root's
-/// length limit), which pages it matches, and the ranking.
+/// length limit), which pages it matches, the ranking and the order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct QuerySpec {
     /// The query text ([`crate::UserQuery::shown`]).
@@ -43,6 +65,9 @@ pub struct QuerySpec {
     pub matching: Matching,
     /// The ranking asked for.
     pub ranking: Ranking,
+    /// The order asked for.
+    #[serde(default)]
+    pub order: Order,
 }
 
 /// One result.

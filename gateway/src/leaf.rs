@@ -25,12 +25,12 @@ use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocId, Score, SegmentReader, Term};
+use tantivy::{DocAddress, DocId, Score, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
-use crate::columns::{Columns, SegmentSignals};
+use crate::columns::Columns;
 use crate::facets::{self, LangCounts};
-use crate::hit::{Hit, QuerySpec, Ranking};
+use crate::hit::{Hit, Order, QuerySpec, Ranking};
 use crate::query::UserQuery;
 use crate::ranking::{depth_prior, prose_prior, rank_boost, thin_prior};
 use crate::recent::Recent;
@@ -42,6 +42,7 @@ use crate::stats::{Hosts, QueryTerms, Scoring, ShardStats};
 use crate::stored::StoredPage;
 use crate::summary::Summaries;
 pub use crate::summary::TopHit;
+use crate::top::{SortKey, top_collector};
 
 /// The second question: the best `limit` documents of each shard for `spec`, scored with
 /// `stats` (the sum over every shard); `hosts` asks for each document's host.
@@ -331,6 +332,7 @@ impl LocalShards {
     /// first (ties: shard after shard, each in its own order), then cut.
     pub fn top(&self, request: &TopRequest) -> Result<TopAnswer, SearchError> {
         let full = request.spec.ranking == Ranking::Full;
+        let by_date = request.spec.order == Order::Date;
         let ranking = full.then(|| self.ranking.clone());
         let refused = |error| SearchError::of_query(&request.spec.text, error);
         let shards = self.prepared(&request.spec);
@@ -345,20 +347,23 @@ impl LocalShards {
             let bonuses = shard.query.bonuses.weights(scoring).map_err(refused)?;
             Ok::<_, SearchError>((matches, bonuses))
         })?;
+        // Newest first needs no bonuses: they only reorder the best by relevance.
         let depth = match shards.first() {
-            Some(shard) if !shard.query.bonuses.is_empty() => request.limit.max(RERANK_DEPTH),
+            Some(shard) if !by_date && !shard.query.bonuses.is_empty() => {
+                request.limit.max(RERANK_DEPTH)
+            }
             _ => request.limit,
         };
         let mut total = 0;
         let mut langs = Vec::new();
-        let mut best: Vec<(Score, usize, DocAddress)> = Vec::new();
+        let mut best: Vec<(SortKey, usize, DocAddress)> = Vec::new();
         let mut summaries = Vec::with_capacity(shards.len());
         for (place, shard) in shards.iter().enumerate() {
             let (matches, bonuses) = &weights[weight_of[place]];
             let columns = shard.loaded.columns.of(&shard.searcher);
             let collector = (
                 Count,
-                top_collector(depth, ranking.clone(), Arc::clone(&columns)),
+                top_collector(depth, ranking.clone(), Arc::clone(&columns), by_date),
                 LangCounts,
             );
             let fruits = shard
@@ -369,12 +374,25 @@ impl LocalShards {
                 .map(|(ord, reader)| collector.collect_segment(&**matches, ord as u32, reader))
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(refused)?;
-            let (count, mut top, counts) = collector.merge_fruits(fruits).map_err(refused)?;
+            let (count, keyed, counts) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
             langs.push(counts);
-            if let Some(ranking) = &ranking {
-                rerank(&shard.searcher, &columns, bonuses, ranking, &mut top).map_err(refused)?;
-            }
+            let mut top: Vec<(SortKey, DocAddress)> = if by_date {
+                keyed
+            } else {
+                let mut scored: Vec<(Score, DocAddress)> = keyed
+                    .into_iter()
+                    .map(|((_, score), address)| (score, address))
+                    .collect();
+                if let Some(ranking) = &ranking {
+                    rerank(&shard.searcher, &columns, bonuses, ranking, &mut scored)
+                        .map_err(refused)?;
+                }
+                scored
+                    .into_iter()
+                    .map(|(score, address)| ((0, score), address))
+                    .collect()
+            };
             top.truncate(request.limit.max(1));
             summaries.push(Summaries::new(
                 &shard.searcher,
@@ -388,15 +406,15 @@ impl LocalShards {
                     .map(|(score, address)| (score, place, address)),
             );
         }
-        // Stable: equal scores keep the shard-after-shard order the root merges in.
-        best.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Stable: equal keys keep the shard-after-shard order the root merges in.
+        best.sort_by(|a, b| b.0.0.cmp(&a.0.0).then(b.0.1.total_cmp(&a.0.1)));
         best.truncate(request.limit.max(1));
         let mut answer = TopAnswer {
             total,
             hits: Vec::with_capacity(best.len()),
             langs: facets::merge(langs),
         };
-        for (score, place, address) in best {
+        for ((_, score), place, address) in best {
             let hit = summaries[place].of(score, shards[place].number, address)?;
             answer.hits.push(hit);
         }
@@ -529,26 +547,6 @@ fn same_searchers(kept: &[Prepared], loaded: &[(u32, Arc<Loaded>, tantivy::Searc
                     && kept.searcher.generation().generation_id()
                         == searcher.generation().generation_id()
             })
-}
-
-/// The best `limit` documents by BM25, times the page's signals (read from `columns`) when
-/// `weights` are given.
-fn top_collector(
-    limit: usize,
-    weights: Option<RankingConfig>,
-    columns: Arc<Columns>,
-) -> impl Collector<Fruit = Vec<(Score, DocAddress)>> {
-    TopDocs::with_limit(limit.max(1)).tweak_score(move |segment: &SegmentReader| {
-        let signals = match columns.of_reader(segment) {
-            Some(reads) => reads.signals.clone(),
-            None => SegmentSignals::of(segment),
-        };
-        let weights = weights.clone();
-        move |doc, score: Score| match &weights {
-            Some(weights) => score * signals.multiplier(doc, weights),
-            None => score,
-        }
-    })
 }
 
 /// Adds to each of `top` (a shard's best by the query alone, best first) the bonuses it

@@ -29,7 +29,9 @@
 //! - Ranking: BM25 across fields times the link signals and priors, namesakes and repeats
 //!   of one host demoted (`ranking`); `rerank`: the query's bonuses scored over each shard's
 //!   best only; `columns`: the fast-field columns every query reads, opened once per
-//!   searcher; `summary`: what the merge needs of a shard's best, from fast fields;
+//!   searcher; `top`: the collector a shard's best are chosen by (best first, or newest
+//!   first for `sort=date`); `summary`: what the merge needs of a shard's best, from fast
+//!   fields;
 //!   `facets`: the matches counted by language; `accept_language`: the languages a browser
 //!   asks for ([`Preferred`]), which decide how translations show; `breakdown`: a score
 //!   split by field (`explain=1`).
@@ -110,6 +112,7 @@ mod status;
 mod stored;
 mod suggest;
 mod summary;
+mod top;
 mod user_fields;
 
 #[cfg(test)]

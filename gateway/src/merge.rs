@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use tantivy::Score;
 
 use crate::accept_language::Preferred;
-use crate::hit::Translation;
+use crate::hit::{Order, Translation};
 use crate::leaf::TopHit;
 use crate::ranking::{Candidate, demote_namesakes, demote_repeats};
 use crate::stats::ShardStats;
@@ -27,14 +27,24 @@ pub(crate) struct Found {
 /// cut to `limit`, near-copies folded under better results, translations of one page folded
 /// into one result (at the best one's rank, shown in the language `preferred` wants most),
 /// namesakes and host repeats demoted (the full ranking's); each candidate names its place
-/// in `found.hits`.
+/// in `found.hits`. By [`Order::Date`]: newest first, ties best first, undated last; nothing
+/// demoted (a demotion would move a page out of its date's place).
 pub(crate) fn merge(
     found: &mut Found,
     limit: usize,
     full: bool,
     preferred: &Preferred,
+    order: Order,
 ) -> Vec<Candidate> {
-    found.hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+    match order {
+        Order::Relevance => found.hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score)),
+        Order::Date => found.hits.sort_by(|a, b| {
+            let date = |hit: &TopHit| hit.date.unwrap_or(i64::MIN);
+            date(&b.1)
+                .cmp(&date(&a.1))
+                .then(b.1.score.total_cmp(&a.1.score))
+        }),
+    }
     found.hits.truncate(limit);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(found.hits.len());
     // Results kept so far, by body simhash and page name: a later near-copy folds under them.
@@ -76,10 +86,10 @@ pub(crate) fn merge(
             translations: Vec::new(),
         });
     }
-    if full {
+    if order == Order::Relevance && full {
         demote_namesakes(&mut candidates);
     }
-    if found.crowding {
+    if order == Order::Relevance && found.crowding {
         demote_repeats(&mut candidates);
     }
     candidates

@@ -10,7 +10,7 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
-use crate::hit::Hit;
+use crate::hit::{Hit, Order};
 use crate::search::SearchResults;
 use crate::snippet::Snippet;
 
@@ -181,7 +181,7 @@ fn languages(results: &SearchResults) -> Markup {
                 @for (i, (code, count)) in results.langs.iter().enumerate() {
                     @if i > 0 { " · " }
                     @let name = index_format::language::language(code).map_or(code.as_str(), |l| l.name);
-                    a href={ "/search?q=" (urlencode(&format!("{} lang:{code}", results.query))) } {
+                    a href=(page_link(&format!("{} lang:{code}", results.query), 1, results.order)) {
                         (shown(name, URL_CHARS)) " (" (count) ")"
                     }
                 }
@@ -190,8 +190,31 @@ fn languages(results: &SearchResults) -> Markup {
     }
 }
 
-fn page_link(query: &str, page: usize) -> String {
-    format!("/search?q={}&page={page}", urlencode(query))
+/// The results page of `query`: page `page`, in `order` (`sort=date` kept in every link).
+fn page_link(query: &str, page: usize, order: Order) -> String {
+    let sort = match order {
+        Order::Relevance => "",
+        Order::Date => "&sort=date",
+    };
+    format!("/search?q={}&page={page}{sort}", urlencode(query))
+}
+
+/// Which order the hits are in, and a link to the other.
+fn sort_choice(results: &SearchResults) -> Markup {
+    let link = |order| page_link(&results.query, 1, order);
+    html! {
+        span.sort {
+            "Sort by "
+            @match results.order {
+                Order::Relevance => {
+                    strong { "relevance" } " · " a href=(link(Order::Date)) { "date" }
+                }
+                Order::Date => {
+                    a href=(link(Order::Relevance)) { "relevance" } " · " strong { "date" }
+                }
+            }
+        }
+    }
 }
 
 fn pagination(results: &SearchResults) -> Markup {
@@ -202,14 +225,14 @@ fn pagination(results: &SearchResults) -> Markup {
         @if last_page > 1 {
             nav.pages aria-label="Result pages" {
                 @if results.page > 1 {
-                    a rel="prev" href=(page_link(&results.query, results.page - 1)) { "‹ Previous" }
+                    a rel="prev" href=(page_link(&results.query, results.page - 1, results.order)) { "‹ Previous" }
                 }
                 @for p in first..=last {
                     @if p == results.page { span.current aria-current="page" { (p) } }
-                    @else { a href=(page_link(&results.query, p)) { (p) } }
+                    @else { a href=(page_link(&results.query, p, results.order)) { (p) } }
                 }
                 @if results.page < last_page {
-                    a rel="next" href=(page_link(&results.query, results.page + 1)) { "Next ›" }
+                    a rel="next" href=(page_link(&results.query, results.page + 1, results.order)) { "Next ›" }
                 }
             }
         }
@@ -278,6 +301,7 @@ pub fn results(results: &SearchResults) -> Markup {
                     p.meta {
                         (count(results.total)) " in " (format!("{:.1}", results.took_ms)) " ms"
                         @if results.page > 1 { " · page " (results.page) }
+                        " · " (sort_choice(results))
                     }
                     (languages(results))
                     @for (i, h) in results.hits.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! [`SearchResults`]: one page of results, as a search gives it (and a kept answer holds it),
 //! and how far a user may page.
 
-use crate::hit::Hit;
+use crate::hit::{Hit, Order};
 
 /// Most results per page.
 pub const MAX_PER_PAGE: usize = 50;
@@ -32,12 +32,14 @@ pub struct SearchResults {
     pub page: usize,
     /// Results per page (after capping).
     pub per_page: usize,
-    /// Results, best first.
+    /// Results, best first (or newest first: [`SearchResults::order`]).
     pub hits: Vec<Hit>,
     /// The matches (with every word) by language, most first: the language facet.
     pub langs: Vec<(String, u64)>,
     /// Few pages had every word, and pages with most of them were searched for too.
     pub looser_tiers: bool,
+    /// The order the hits are in (`sort=date`: newest first).
+    pub order: Order,
 }
 
 impl SearchResults {

@@ -30,7 +30,7 @@ use shared::config::RankingConfig;
 
 use crate::accept_language::Preferred;
 use crate::answers::{Answers, Question};
-use crate::hit::{Hit, QuerySpec, Ranking};
+use crate::hit::{Hit, Order, QuerySpec, Ranking};
 use crate::leaf::{HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 use crate::merge::{Found, demotions, merge, translations};
 use crate::metrics::SearchMetrics;
@@ -166,6 +166,7 @@ impl Searcher {
             false,
             Ranking::Full,
             &Preferred::default(),
+            Order::Relevance,
         )
     }
 
@@ -185,6 +186,7 @@ impl Searcher {
             explain,
             ranking,
             &Preferred::default(),
+            Order::Relevance,
         )
     }
 
@@ -202,12 +204,14 @@ impl Searcher {
             true,
             Ranking::Full,
             &Preferred::default(),
+            Order::Relevance,
         )
     }
 
     /// Like [`Searcher::search_ranked`], for a user who prefers the `preferred` languages: of
     /// a page's translations that match, the one in the language most preferred is shown,
-    /// the others named beside it ([`Hit::also_in`]).
+    /// the others named beside it ([`Hit::also_in`]); in `order`.
+    #[allow(clippy::too_many_arguments)]
     pub fn search_for(
         &self,
         raw: &str,
@@ -216,6 +220,7 @@ impl Searcher {
         explain: bool,
         ranking: Ranking,
         preferred: &Preferred,
+        order: Order,
     ) -> Result<SearchResults, SearchError> {
         let started = Instant::now();
         let per_page = per_page.clamp(1, MAX_PER_PAGE);
@@ -231,6 +236,7 @@ impl Searcher {
             per_page,
             ranking,
             preferred: preferred.clone(),
+            order,
         });
         let leaves = !self.leaves.is_empty();
         let stamp = self.local.stamp();
@@ -246,7 +252,14 @@ impl Searcher {
                 return Ok(kept);
             }
         }
-        let results = self.answer(user_query, page, per_page, explain, ranking, preferred)?;
+        let results = self.answer(
+            user_query,
+            (page, per_page),
+            explain,
+            ranking,
+            preferred,
+            order,
+        )?;
         if let Some(question) = question {
             self.answers.put(question, stamp, &results);
         }
@@ -258,11 +271,11 @@ impl Searcher {
     fn answer(
         &self,
         user_query: UserQuery,
-        page: usize,
-        per_page: usize,
+        (page, per_page): (usize, usize),
         explain: bool,
         ranking: Ranking,
         preferred: &Preferred,
+        order: Order,
     ) -> Result<SearchResults, SearchError> {
         let started = Instant::now();
         if let Some(problem) = user_query.filters.problems.first() {
@@ -273,6 +286,7 @@ impl Searcher {
             nothing_to_search: user_query.is_empty(),
             page,
             per_page,
+            order,
             ..SearchResults::default()
         };
         if results.nothing_to_search {
@@ -287,6 +301,7 @@ impl Searcher {
             text: user_query.shown.clone(),
             matching: Matching::Compounds,
             ranking,
+            order,
         };
         let offset = (page - 1) * per_page;
         // Room below the page for results that folding removes and host crowding moves up.
@@ -297,7 +312,7 @@ impl Searcher {
         };
         let mut missing = Vec::new();
         let mut found = self.find(&spec, limit, full, &mut missing)?;
-        let mut candidates = merge(&mut found, limit, full, preferred);
+        let mut candidates = merge(&mut found, limit, full, preferred, order);
         let all_words = found.hits.len();
         results.langs = std::mem::take(&mut found.langs);
         // Each tier's query and where its documents start in `found.hits`: a hit is explained
@@ -330,13 +345,15 @@ impl Searcher {
                 tiers.push((base, tier.clone()));
                 results.looser_tiers = true;
                 let room = limit.saturating_sub(candidates.len());
-                candidates.extend(merge(&mut more, room, full, preferred).into_iter().map(
-                    |mut c| {
-                        c.place += base;
-                        c.translations.iter_mut().for_each(|place| *place += base);
-                        c
-                    },
-                ));
+                candidates.extend(
+                    merge(&mut more, room, full, preferred, order)
+                        .into_iter()
+                        .map(|mut c| {
+                            c.place += base;
+                            c.translations.iter_mut().for_each(|place| *place += base);
+                            c
+                        }),
+                );
                 found.hits.extend(more.hits);
                 found.total = found.total.max(more.total);
             }

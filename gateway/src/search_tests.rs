@@ -1387,6 +1387,7 @@ fn a_hit_is_read_where_round_two_found_it_unless_another_page_is_there() {
             text: "heron".to_string(),
             matching: Matching::Compounds,
             ranking: Ranking::Full,
+            order: crate::hit::Order::Relevance,
         },
         stats: Default::default(),
         wanted: vec![(0, "http://a.test/two".to_string())],

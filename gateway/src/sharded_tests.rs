@@ -10,8 +10,9 @@ use std::time::Duration;
 use shared::config::{RankingConfig, RawSearchdConfig};
 use shared::partition::Partitions;
 
+use crate::accept_language::Preferred;
 use crate::handlers::AppState;
-use crate::hit::Ranking;
+use crate::hit::{Order, Ranking};
 use crate::remote::RemoteLeaf;
 use crate::search::{SearchResults, Searcher};
 use crate::testutil::{Doc, write_generation};
@@ -19,7 +20,8 @@ use crate::testutil::{Doc, write_generation};
 const PARTITIONS: u32 = 3;
 
 /// Documents over many hosts. "heron" is skewed: nearly every page of the first hosts says
-/// it, one page elsewhere; "river" is everywhere; "grey heron" is a phrase on a few.
+/// it, one page elsewhere; "river" is everywhere; "grey heron" is a phrase on a few. Every
+/// page but the fifth of each host has a date, a few share one.
 fn documents() -> Vec<Doc> {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let mut docs = Vec::new();
@@ -35,6 +37,14 @@ fn documents() -> Vec<Doc> {
                 inlinks: h * 5 + p,
                 external_inlinks: h % 2,
                 anchor: if p == 0 { "home heron" } else { "" },
+                published: (p != 4).then(|| {
+                    leak(format!(
+                        "20{:02}-0{}-1{}",
+                        (h * 7 + p * 3) % 17,
+                        p + 1,
+                        h % 9
+                    ))
+                }),
                 ..Doc::new(
                     leak(format!("http://host{h}.test/page{p}")),
                     leak(format!("Page {p} of host {h}")),
@@ -115,15 +125,33 @@ fn assert_same(query: &str, expected: &SearchResults, found: &SearchResults) {
 fn compare(single: &Searcher, sharded: &Searcher) {
     for query in QUERIES {
         for ranking in [Ranking::Full, Ranking::Bm25Body] {
-            for page in [1, 2] {
-                let expected = single
-                    .search_ranked(query, page, 10, false, ranking)
-                    .expect("single index");
-                let found = sharded
-                    .search_ranked(query, page, 10, false, ranking)
-                    .expect("shards");
-                assert!(found.missing_shards.is_empty(), "{query}");
-                assert_same(query, &expected, &found);
+            for order in [Order::Relevance, Order::Date] {
+                let mut last_date = Some(i64::MAX);
+                for page in [1, 2] {
+                    let search = |searcher: &Searcher| {
+                        let preferred = Preferred::default();
+                        searcher.search_for(query, page, 10, false, ranking, &preferred, order)
+                    };
+                    let expected = search(single).expect("single index");
+                    let found = search(sharded).expect("shards");
+                    assert!(found.missing_shards.is_empty(), "{query}");
+                    assert_same(query, &expected, &found);
+                    if order == Order::Date && page == 1 && !found.hits.is_empty() {
+                        assert!(found.hits[0].date.is_some(), "{query}: the newest first");
+                    }
+                    if order == Order::Date && !found.partial {
+                        // Newest first across pages, the undated after every dated page.
+                        for hit in found.hits.iter().filter(|hit| hit.all_words) {
+                            assert!(
+                                hit.date <= last_date || last_date.is_none() && hit.date.is_none(),
+                                "{query} page {page}: {} dated {:?} after {last_date:?}",
+                                hit.url,
+                                hit.date
+                            );
+                            last_date = hit.date;
+                        }
+                    }
+                }
             }
         }
     }

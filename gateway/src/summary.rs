@@ -38,6 +38,9 @@ pub struct TopHit {
     /// Its language.
     #[serde(default)]
     pub lang: String,
+    /// Its date, seconds since the Unix epoch (`sort=date`), if it has one.
+    #[serde(default)]
+    pub date: Option<i64>,
     /// Where it was found in its shard's searcher, when in this process (never sent): round 3
     /// reads it there, its URL checked, rather than looking the URL up.
     #[serde(skip)]
@@ -142,6 +145,7 @@ impl<'a> Summaries<'a> {
             simhash,
             translations,
             lang,
+            date: columns.date.as_ref().and_then(|column| column.first(doc)),
             address: Some(address),
         })
     }

@@ -2,7 +2,8 @@
 //! `dates.test`: read from every source in its order of trust (JSON-LD over article meta over
 //! `<time>` in the content over the URL's path; `Last-Modified` for the modification only),
 //! in UTC, with dates not to believe passed over; `crawler explain` says where each came
-//! from, results show them (JSON and HTML), and `after:`/`before:` filter by them.
+//! from, results show them (JSON and HTML), `after:`/`before:` filter by them and
+//! `sort=date` orders by them.
 
 use serde_json::Value;
 use testweb::{
@@ -156,4 +157,64 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
         wanted.sort();
         assert_eq!(found, wanted, "{query}: {answer}");
     }
+
+    // `sort=date`: newest first (the publication, else the modification), undated after
+    // every dated page; the results page links both orders and keeps it in its links.
+    let answer: Value = serde_json::from_str(
+        &reqwest::get(searchd.url("/api/search?q=almanac&sort=date&per_page=20"))
+            .await
+            .expect("searchd answers")
+            .text()
+            .await
+            .expect("a body"),
+    )
+    .expect("JSON");
+    let days: Vec<Option<String>> = answer["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|hit| {
+            hit["published"]
+                .as_str()
+                .or(hit["modified"].as_str())
+                .map(str::to_string)
+        })
+        .collect();
+    let day = |d: &str| Some(d.to_string());
+    assert_eq!(
+        days,
+        [
+            day("2022-03-15"),
+            day("2022-03-15"),
+            day("2021-05-03"),
+            day("2020-02-03"),
+            day("2019-03-04"),
+            day("2018-06-07"),
+            None,
+            None,
+        ],
+        "{answer}"
+    );
+    let page = reqwest::get(searchd.url("/search?q=almanac&sort=date"))
+        .await
+        .expect("searchd answers")
+        .text()
+        .await
+        .expect("a page");
+    assert!(
+        page.contains(
+            "Sort by <a href=\"/search?q=almanac&amp;page=1\">relevance</a> · <strong>date</strong>"
+        ),
+        "{page}"
+    );
+    let page = reqwest::get(searchd.url("/search?q=almanac"))
+        .await
+        .expect("searchd answers")
+        .text()
+        .await
+        .expect("a page");
+    assert!(
+        page.contains("<strong>relevance</strong> · <a href=\"/search?q=almanac&amp;page=1&amp;sort=date\">date</a>"),
+        "{page}"
+    );
 }
