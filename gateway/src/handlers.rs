@@ -207,8 +207,9 @@ pub async fn search_page(
 /// true when no page had every word and the hits are pages with some of them, or when a
 /// shard did not answer in time (then, and only then, `missing_shards` names those
 /// leaves); `suggestion`
-/// is a respelled query ("did you mean") or null; `facets.lang` counts the matches by
-/// language (`[{"value": "fr", "count": 12}]`, most first); a hit whose translations also
+/// is a respelled query ("did you mean") or null; `facets` counts all the matches by
+/// `lang`uage, `kind` (`html`, `pdf`), `site` (the busiest hosts) and `year` of their date
+/// (`[{"value": "fr", "count": 12}]`, most first, years newest first); a hit whose translations also
 /// matched names them in `also_in` (`[{"lang", "url"}]`).
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
@@ -243,9 +244,10 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
         "partial": results.partial || !results.missing_shards.is_empty(),
         "suggestion": results.suggestion,
         "facets": {
-            "lang": results.langs.iter()
-                .map(|(lang, count)| json!({"value": lang, "count": count}))
-                .collect::<Vec<_>>(),
+            "lang": counts(&results.facets.lang),
+            "kind": counts(&results.facets.kind),
+            "site": counts(&results.facets.site),
+            "year": counts(&results.facets.year),
         },
         "hits": hits,
     });
@@ -253,6 +255,14 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
         object.insert("missing_shards".into(), json!(results.missing_shards));
     }
     value
+}
+
+/// Facet counts as JSON: `[{"value": "fr", "count": 12}, ...]`.
+fn counts(counts: &[(String, u64)]) -> serde_json::Value {
+    counts
+        .iter()
+        .map(|(value, count)| json!({"value": value, "count": count}))
+        .collect()
 }
 
 /// `GET /api/search`.

@@ -29,7 +29,7 @@ use tantivy::{DocAddress, DocId, Score, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
 use crate::columns::Columns;
-use crate::facets::{self, LangCounts};
+use crate::facets::{FacetCounts, Facets};
 use crate::hit::{Hit, Order, QuerySpec, Ranking};
 use crate::query::UserQuery;
 use crate::ranking::{depth_prior, prose_prior, rank_boost, thin_prior};
@@ -65,9 +65,10 @@ pub struct TopAnswer {
     pub total: u64,
     /// The best of this process's shards together, best first (at most the limit asked).
     pub hits: Vec<TopHit>,
-    /// Matching documents by language, most first.
+    /// Matching documents by language, kind, site and year (a leaf of an older version sends
+    /// none: its matches are then in no facet).
     #[serde(default)]
-    pub langs: Vec<(String, u64)>,
+    pub facets: Facets,
 }
 
 /// The third question: the results of these documents, with snippets (and explained).
@@ -355,7 +356,7 @@ impl LocalShards {
             _ => request.limit,
         };
         let mut total = 0;
-        let mut langs = Vec::new();
+        let mut facets = Vec::new();
         let mut best: Vec<(SortKey, usize, DocAddress)> = Vec::new();
         let mut summaries = Vec::with_capacity(shards.len());
         for (place, shard) in shards.iter().enumerate() {
@@ -364,7 +365,7 @@ impl LocalShards {
             let collector = (
                 Count,
                 top_collector(depth, ranking.clone(), Arc::clone(&columns), by_date),
-                LangCounts,
+                FacetCounts,
             );
             let fruits = shard
                 .searcher
@@ -376,7 +377,7 @@ impl LocalShards {
                 .map_err(refused)?;
             let (count, keyed, counts) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
-            langs.push(counts);
+            facets.push(counts);
             let mut top: Vec<(SortKey, DocAddress)> = if by_date {
                 keyed
             } else {
@@ -412,7 +413,7 @@ impl LocalShards {
         let mut answer = TopAnswer {
             total,
             hits: Vec::with_capacity(best.len()),
-            langs: facets::merge(langs),
+            facets: Facets::merge(facets),
         };
         for ((_, score), place, address) in best {
             let hit = summaries[place].of(score, shards[place].number, address)?;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use tantivy::Score;
 
 use crate::accept_language::Preferred;
+use crate::facets::Facets;
 use crate::hit::{Order, Translation};
 use crate::leaf::TopHit;
 use crate::ranking::{Candidate, demote_namesakes, demote_repeats};
@@ -20,7 +21,7 @@ pub(crate) struct Found {
     pub(crate) crowding: bool,
     pub(crate) total: u64,
     pub(crate) hits: Vec<(usize, TopHit)>,
-    pub(crate) langs: Vec<(String, u64)>,
+    pub(crate) facets: Facets,
 }
 
 /// The found documents merged best first (ties in the order found: leaf, shard, rank) and

@@ -10,6 +10,7 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
+use crate::facets::Facets;
 use crate::hit::{Hit, Order};
 use crate::search::SearchResults;
 use crate::snippet::Snippet;
@@ -171,18 +172,79 @@ fn hit(hit: &Hit) -> Markup {
     }
 }
 
-/// The language facet: each language of the matches with its count, a link narrowing the
-/// query to it; shown when the matches are in more than one language.
-fn languages(results: &SearchResults) -> Markup {
+/// A facet of the results page.
+#[derive(Clone, Copy)]
+enum Facet {
+    Language,
+    Kind,
+    Site,
+    Year,
+}
+
+impl Facet {
+    const ALL: [Facet; 4] = [Facet::Language, Facet::Kind, Facet::Site, Facet::Year];
+
+    /// Its counts in `facets`.
+    fn counts(self, facets: &Facets) -> &[(String, u64)] {
+        match self {
+            Facet::Language => &facets.lang,
+            Facet::Kind => &facets.kind,
+            Facet::Site => &facets.site,
+            Facet::Year => &facets.year,
+        }
+    }
+
+    /// What it is called, and its navigation's label.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Facet::Language => ("Language", "Languages"),
+            Facet::Kind => ("Kind", "Kinds"),
+            Facet::Site => ("Site", "Sites"),
+            Facet::Year => ("Year", "Years"),
+        }
+    }
+
+    /// A value as shown: a language by its name, a kind in capitals.
+    fn shown(self, value: &str) -> String {
+        match self {
+            Facet::Language => index_format::language::language(value)
+                .map_or_else(|| value.to_string(), |l| l.name.to_string()),
+            Facet::Kind => value.to_uppercase(),
+            Facet::Site | Facet::Year => value.to_string(),
+        }
+    }
+
+    /// The operator that keeps the matches with `value`.
+    fn operator(self, value: &str) -> String {
+        match self {
+            Facet::Language => format!("lang:{value}"),
+            Facet::Kind => format!("kind:{value}"),
+            Facet::Site => format!("site:{value}"),
+            Facet::Year => {
+                let next = value.parse::<i64>().map_or(0, |year| year + 1);
+                format!("after:{value} before:{next}")
+            }
+        }
+    }
+}
+
+/// The facets: each language, kind, site and year of the matches with its count, a link
+/// narrowing the query to it (its operator added: the URL holds the filters); a facet is
+/// shown when the matches have more than one of its values.
+fn facets(results: &SearchResults) -> Markup {
     html! {
-        @if results.langs.len() > 1 {
-            nav.facets aria-label="Languages" {
-                "Languages: "
-                @for (i, (code, count)) in results.langs.iter().enumerate() {
-                    @if i > 0 { " · " }
-                    @let name = index_format::language::language(code).map_or(code.as_str(), |l| l.name);
-                    a href=(page_link(&format!("{} lang:{code}", results.query), 1, results.order)) {
-                        (shown(name, URL_CHARS)) " (" (count) ")"
+        @for facet in Facet::ALL {
+            @let counts = facet.counts(&results.facets);
+            @let (name, label) = facet.names();
+            @if counts.len() > 1 {
+                nav.facets aria-label=(label) {
+                    (name) ": "
+                    @for (i, (value, count)) in counts.iter().enumerate() {
+                        @if i > 0 { " · " }
+                        @let narrowed = format!("{} {}", results.query, facet.operator(value));
+                        a href=(page_link(&narrowed, 1, results.order)) {
+                            (shown(&facet.shown(value), URL_CHARS)) " (" (count) ")"
+                        }
                     }
                 }
             }
@@ -303,7 +365,7 @@ pub fn results(results: &SearchResults) -> Markup {
                         @if results.page > 1 { " · page " (results.page) }
                         " · " (sort_choice(results))
                     }
-                    (languages(results))
+                    (facets(results))
                     @for (i, h) in results.hits.iter().enumerate() {
                         @if !results.partial && !h.all_words && results.hits[..i].iter().all(|h| h.all_words) {
                             div.notice.some-words {
@@ -449,6 +511,36 @@ mod tests {
 
     fn results_page(found: &SearchResults) -> String {
         results(found).into_string()
+    }
+
+    #[test]
+    fn facets_link_their_operators_escaped_and_keep_the_order() {
+        let mut results = one_hit("Tides", "http://a.test/t", Snippet::default());
+        let pair = |value: &str, count| (value.to_string(), count);
+        results.facets = Facets {
+            lang: vec![pair("en", 3)],
+            kind: vec![pair("html", 2), pair("pdf", 1)],
+            site: vec![pair("a.test", 2), pair("\"><b>.test", 1)],
+            year: vec![pair("2024", 2), pair("2023", 1)],
+        };
+        results.order = Order::Date;
+        let page = results_page(&results);
+        // One language: no language facet.
+        assert!(!page.contains("aria-label=\"Languages\""), "{page}");
+        assert!(page.contains("Kind: "), "{page}");
+        assert!(
+            page.contains(&format!(
+                "href=\"{}\">PDF (1)</a>",
+                page_link("<script>q</script> kind:pdf", 1, Order::Date).replace('&', "&amp;")
+            )),
+            "{page}"
+        );
+        assert!(
+            page.contains("%3Cscript%3Eq%3C%2Fscript%3E+after%3A2023+before%3A2024&amp;page=1&amp;sort=date\">2023 (1)</a>"),
+            "{page}"
+        );
+        assert!(page.contains("&quot;&gt;&lt;b&gt;.test (1)"), "{page}");
+        assert!(!page.contains("<b>"), "{page}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! [`SearchResults`]: one page of results, as a search gives it (and a kept answer holds it),
 //! and how far a user may page.
 
+use crate::facets::Facets;
 use crate::hit::{Hit, Order};
 
 /// Most results per page.
@@ -34,8 +35,8 @@ pub struct SearchResults {
     pub per_page: usize,
     /// Results, best first (or newest first: [`SearchResults::order`]).
     pub hits: Vec<Hit>,
-    /// The matches (with every word) by language, most first: the language facet.
-    pub langs: Vec<(String, u64)>,
+    /// The matches (with every word) by language, kind, site and year: the facets.
+    pub facets: Facets,
     /// Few pages had every word, and pages with most of them were searched for too.
     pub looser_tiers: bool,
     /// The order the hits are in (`sort=date`: newest first).

@@ -149,6 +149,26 @@ async fn json_api_has_the_contract_shape() {
         value["facets"]["lang"],
         serde_json::json!([{"value": "en", "count": 3}])
     );
+    // Issue 44's facets, counted over the 3 matches though 2 are shown: the shore's pages
+    // are HTML on two hosts, none dated.
+    assert_eq!(
+        sorted_keys(&value["facets"]),
+        ["kind", "lang", "site", "year"]
+    );
+    assert_eq!(
+        value["facets"]["kind"],
+        serde_json::json!([{"value": "html", "count": 3}])
+    );
+    assert_eq!(
+        value["facets"]["site"],
+        serde_json::json!([
+            // Ties by value.
+            {"value": "birds.test", "count": 1},
+            {"value": "tides.test", "count": 1},
+            {"value": "www.tides.test", "count": 1},
+        ])
+    );
+    assert_eq!(value["facets"]["year"], serde_json::json!([]));
     assert_eq!(value["page"], 1);
     assert!(value["took_ms"].is_number());
     let hits = value["hits"].as_array().expect("hits");

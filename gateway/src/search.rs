@@ -30,6 +30,7 @@ use shared::config::RankingConfig;
 
 use crate::accept_language::Preferred;
 use crate::answers::{Answers, Question};
+use crate::facets::Facets;
 use crate::hit::{Hit, Order, QuerySpec, Ranking};
 use crate::leaf::{HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
 use crate::merge::{Found, demotions, merge, translations};
@@ -314,7 +315,7 @@ impl Searcher {
         let mut found = self.find(&spec, limit, full, &mut missing)?;
         let mut candidates = merge(&mut found, limit, full, preferred, order);
         let all_words = found.hits.len();
-        results.langs = std::mem::take(&mut found.langs);
+        results.facets = std::mem::take(&mut found.facets);
         // Each tier's query and where its documents start in `found.hits`: a hit is explained
         // (and its snippet cut) with the query that found it.
         let mut tiers: Vec<(usize, QuerySpec)> = vec![(0, spec.clone())];
@@ -444,12 +445,12 @@ impl Searcher {
         let local = self.local.top(&request)?;
         let mut total = local.total;
         let mut hits: Vec<(usize, TopHit)> = local.hits.into_iter().map(|h| (0, h)).collect();
-        let mut langs = vec![local.langs];
+        let mut facets = vec![local.facets];
         for (i, pending) in asked {
             if let Some(answer) = answered(pending.wait(), missing, &self.leaves[i]) {
                 total += answer.total;
                 hits.extend(answer.hits.into_iter().map(|h| (i + 1, h)));
-                langs.push(answer.langs);
+                facets.push(answer.facets);
             }
         }
         Ok(Found {
@@ -457,7 +458,7 @@ impl Searcher {
             crowding,
             total,
             hits,
-            langs: crate::facets::merge(langs),
+            facets: Facets::merge(facets),
         })
     }
 

@@ -1467,3 +1467,53 @@ fn kind_and_date_operators_narrow_and_a_date_that_is_none_is_refused() {
         }
     }
 }
+
+#[test]
+fn facets_count_every_match_not_the_page_shown() {
+    let docs = [
+        ("http://a.test/1", Some("2023-05-01"), false),
+        ("http://a.test/2", Some("2023-11-30"), false),
+        ("http://a.test/3", Some("2024-01-01"), true),
+        ("http://b.test/1", Some("2022-12-31"), false),
+        ("http://b.test/2", None, false),
+        ("http://c.test/1", None, true),
+    ]
+    .map(|(url, published, pdf)| Doc {
+        url,
+        title: "Tide report",
+        body: "The tide came in early along the estuary.",
+        published,
+        pdf,
+        ..Doc::default()
+    });
+    let mut all = docs.to_vec();
+    all.push(Doc::new(
+        "http://d.test/1",
+        "Other",
+        "nothing of the sea here",
+    ));
+    let data = data_with(&all);
+    let s = searcher(data.path());
+    let pair = |value: &str, count: u64| (value.to_string(), count);
+    // One result shown, six counted: the facets are of every match.
+    let found = s.search("tide", 1, 1).expect("searched");
+    assert_eq!(found.hits.len(), 1);
+    assert_eq!(found.facets.kind, [pair("html", 4), pair("pdf", 2)]);
+    assert_eq!(
+        found.facets.site,
+        [pair("a.test", 3), pair("b.test", 2), pair("c.test", 1)]
+    );
+    // Years newest first; undated pages in none.
+    assert_eq!(
+        found.facets.year,
+        [pair("2024", 1), pair("2023", 2), pair("2022", 1)]
+    );
+    assert_eq!(found.facets.lang, [pair("en", 6)]);
+    // Narrowed by two facets' operators, the counts follow.
+    let narrowed = s
+        .search("tide site:a.test after:2023 before:2024", 1, 10)
+        .expect("searched");
+    assert_eq!(narrowed.total, 2);
+    assert_eq!(narrowed.facets.year, [pair("2023", 2)]);
+    assert_eq!(narrowed.facets.kind, [pair("html", 2)]);
+}

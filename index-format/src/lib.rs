@@ -63,4 +63,4 @@ pub use state::DocState;
 /// The version of what a document is made of. Bump it when extraction or the document
 /// layout changes: every document is then re-indexed, and a generation written by another
 /// version is never updated in place (see [`DocState`]).
-pub const FORMAT_VERSION: u32 = 18;
+pub const FORMAT_VERSION: u32 = 19;

@@ -4,7 +4,7 @@
 //! | field | options |
 //! |---|---|
 //! | `url`, `host` | one token (`STRING`), stored and fast (what a search's merge reads of its best documents) |
-//! | `kind` | one token (`STRING`), stored |
+//! | `kind` | one token (`STRING`), stored and fast (the kind facet) |
 //! | `copies` | one token (`STRING`) per other page folded into the document, not stored |
 //! | `url_text` | the URL split into words, not stored |
 //! | `title`, `description` | text with positions, stored |
@@ -84,7 +84,7 @@ pub fn schema() -> Schema {
     builder.add_text_field(fields::URL, STRING | STORED | FAST);
     builder.add_text_field(fields::URL_TEXT, text(false));
     builder.add_text_field(fields::HOST, STRING | STORED | FAST);
-    builder.add_text_field(fields::KIND, STRING | STORED);
+    builder.add_text_field(fields::KIND, STRING | STORED | FAST);
     builder.add_text_field(fields::COPIES, STRING);
     builder.add_text_field(fields::TITLE, text(true));
     builder.add_text_field(fields::HEADINGS, text(false));

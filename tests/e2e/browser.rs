@@ -5,6 +5,9 @@
 //! of them, nor its meta refresh; its links are absolute and open in a new tab, its
 //! `javascript:` link has no address left.
 //!
+//! A second path narrows a search of `dates.test` and `almanac.test` by two facets (a year,
+//! then a site) and sorts it by date, each by a click on the results page.
+//!
 //! The browser talks to 127.0.0.1 only: searchd's address, and `hostile.test` pinned to the
 //! test web's (for the copy's image and any beacon); every other name fails to resolve.
 //! Missing `chromium` or `chromedriver` fails the test, saying what to install.
@@ -20,12 +23,12 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 use testweb::{
-    HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING, HOSTILE_LINK_ID, HOSTILE_MARKER,
-    HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_RELATIVE_LINK_ID, HOSTILE_TITLE, HOSTILE_WORD,
-    TestWeb,
+    ARCHIVE_AUTUMN, ARCHIVE_SPRING, DATED_JSON_LD, HOSTILE_BEACON, HOSTILE_CALM, HOSTILE_HEADING,
+    HOSTILE_LINK_ID, HOSTILE_MARKER, HOSTILE_MISSING_IMAGE, HOSTILE_PAGE, HOSTILE_RELATIVE_LINK_ID,
+    HOSTILE_TITLE, HOSTILE_WORD, TestWeb,
 };
 
-use crate::support::{Searchd, crawled, index};
+use crate::support::{Searchd, crawl, crawled, crawler_config, index};
 
 /// The test web's host with the hostile page.
 const HOST: &str = "hostile.test";
@@ -73,6 +76,124 @@ async fn browser_searches_and_shows_a_hostile_copy_without_running_it() {
     assert_no_beacon(&web);
     assert_csp(&searchd, &web.url(HOST, HOSTILE_PAGE)).await;
     assert_copy_rewritten(&searchd, &web.url(HOST, HOSTILE_PAGE)).await;
+}
+
+/// Crawls and indexes the two almanac sites, and in the browser narrows "almanac" by a year
+/// and a site, then sorts it by date: each step a link of the results page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_narrows_a_search_by_two_facets_and_sorts_it_by_date() {
+    let (chromium, chromedriver) = (installed("chromium"), installed("chromedriver"));
+    let web = TestWeb::start().await;
+    let data = tempfile::tempdir().expect("tempdir");
+    let seeds = [web.url("dates.test", "/"), web.url("almanac.test", "/")];
+    crawl(data.path(), &seeds, crawler_config(&web)).await;
+    index(data.path()).await;
+    let searchd = Searchd::start(data).await;
+    let driver = Chromedriver::start(&chromedriver).await;
+    let client = driver.session(&chromium).await;
+    let narrowed = tokio::time::timeout(SESSION, narrow(&client, &web, &searchd)).await;
+    let _ = tokio::time::timeout(WAIT, client.close()).await;
+    narrowed.unwrap_or_else(|_| panic!("the browser session took over {SESSION:?}"));
+}
+
+/// The facets path: "almanac", then the year 2021, then the site `almanac.test`, then sorted
+/// by date.
+async fn narrow(client: &Client, web: &TestWeb, searchd: &Searchd) {
+    client
+        .goto(&searchd.url("/search?q=almanac"))
+        .await
+        .expect("the results open");
+    click_link(client, "nav[aria-label=Years] a", "2021 (3)").await;
+    let (spring, autumn) = (
+        web.url("almanac.test", ARCHIVE_SPRING),
+        web.url("almanac.test", ARCHIVE_AUTUMN),
+    );
+    let ld = web.url("dates.test", DATED_JSON_LD);
+    assert_eq!(
+        sorted(
+            shown_hits(client)
+                .await
+                .into_iter()
+                .map(|(u, _)| u)
+                .collect()
+        ),
+        sorted(vec![spring.clone(), autumn.clone(), ld]),
+        "the pages of 2021"
+    );
+    click_link(client, "nav[aria-label=Sites] a", "almanac.test (2)").await;
+    let query = find(client, "form.search input[name=q]")
+        .await
+        .prop("value")
+        .await
+        .expect("the box's value")
+        .unwrap_or_default();
+    assert_eq!(query, "almanac after:2021 before:2022 site:almanac.test");
+    let urls = |hits: Vec<(String, String)>| hits.into_iter().map(|(u, _)| u).collect::<Vec<_>>();
+    assert_eq!(
+        urls(shown_hits(client).await),
+        [spring.clone(), autumn.clone()],
+        "best first: spring says the word most"
+    );
+    click_link(client, "span.sort a", "date").await;
+    assert_eq!(
+        urls(shown_hits(client).await),
+        [autumn, spring],
+        "newest first"
+    );
+    let url = client.current_url().await.expect("current URL");
+    assert!(
+        url.query().is_some_and(|q| q.contains("sort=date")),
+        "the order is in the URL: {url}"
+    );
+    let dates: Vec<String> = {
+        let mut out = Vec::new();
+        for time in client
+            .find_all(Locator::Css("div.hit div.date time"))
+            .await
+            .expect("dates")
+        {
+            out.push(
+                time.attr("datetime")
+                    .await
+                    .expect("attr")
+                    .unwrap_or_default(),
+            );
+        }
+        out
+    };
+    assert_eq!(
+        dates,
+        ["2021-08-01", "2021-02-01"],
+        "each result shows its date"
+    );
+}
+
+/// Clicks the link matching `css` whose text is `text`, and waits for the page it opens.
+async fn click_link(client: &Client, css: &str, text: &str) {
+    find(client, css).await;
+    let mut found = None;
+    let mut seen = Vec::new();
+    for link in client.find_all(Locator::Css(css)).await.expect("links") {
+        let shown = link.text().await.expect("link text");
+        if shown == text {
+            found = Some(link);
+            break;
+        }
+        seen.push(shown);
+    }
+    let link = found.unwrap_or_else(|| panic!("no {css:?} link {text:?} among {seen:?}"));
+    let before = client.current_url().await.expect("current URL");
+    link.click().await.expect("clicking the link");
+    let start = Instant::now();
+    while client.current_url().await.expect("current URL") == before {
+        assert!(
+            start.elapsed() < WAIT,
+            "{text:?} led nowhere within {WAIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    wait_until_loaded(client).await;
+    find(client, "div.hit").await;
 }
 
 /// The whole path through the browser; panics at the first thing that is wrong.

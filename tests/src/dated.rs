@@ -14,6 +14,10 @@
 //! | [`DATED_HOSTILE`] | JSON-LD in 2090, a 70 KiB JSON-LD script, `article:published_time` "yesterday", `<time datetime="2024-02-30">`, `Last-Modified` | none / 2022-03-15 header |
 //!
 //! Each page has a word of its own ([`DATED_WORDS`]) and the word [`DATED_SHARED_WORD`].
+//!
+//! `almanac.test` ([`respond_archive`]) is a second site of the same word, for facets: `/`
+//! links [`ARCHIVE_SPRING`] (JSON-LD, 2021-02-01, the word three times: first by relevance)
+//! and [`ARCHIVE_AUTUMN`] (article meta, 2021-08-01: first by date).
 
 use warp::reply::Response;
 
@@ -49,6 +53,43 @@ pub const DATED_WORDS: [&str; 7] = [
 ];
 /// A word on every page.
 pub const DATED_SHARED_WORD: &str = "almanac";
+
+/// `almanac.test`'s older page, which says the shared word most.
+pub const ARCHIVE_SPRING: &str = "/spring.html";
+/// `almanac.test`'s newer page.
+pub const ARCHIVE_AUTUMN: &str = "/autumn.html";
+
+/// Answers a request to `almanac.test`.
+pub(crate) fn respond_archive(path: &str) -> Response {
+    let (title, head, text) = match path {
+        "/" => (
+            "Almanac archive",
+            "",
+            format!(
+                "<a href=\"{ARCHIVE_SPRING}\">spring</a> <a href=\"{ARCHIVE_AUTUMN}\">autumn</a>"
+            ),
+        ),
+        ARCHIVE_SPRING => (
+            "Spring almanac",
+            r#"<script type="application/ld+json">{"datePublished":"2021-02-01"}</script>"#,
+            format!(
+                "<main><p>The {w} of spring: the {w} says the thaw comes late; every {w} \
+                 agrees on the frost.</p></main>",
+                w = DATED_SHARED_WORD
+            ),
+        ),
+        ARCHIVE_AUTUMN => (
+            "Autumn notes",
+            r#"<meta property="article:published_time" content="2021-08-01">"#,
+            format!(
+                "<main><p>Notes for autumn from the {DATED_SHARED_WORD}: the harvest, the \
+                 first storms and the long evenings by the fire.</p></main>"
+            ),
+        ),
+        _ => return not_found(),
+    };
+    html(200, page(title, head, &text))
+}
 
 /// The `Last-Modified` of the pages that send one.
 const LAST_MODIFIED: &str = "Tue, 15 Mar 2022 12:00:00 GMT";

@@ -33,6 +33,7 @@
 //! | `router.test` | [`router`] | a single-page app: every route (`/index.html`, `/a.html`, `/b.html`, `/c.html`, any `.html`) answers one shell whose script writes the route's title, text and links from `location.pathname`; a query variant of a route, two unknown routes, a broken app whose script throws, a route writing 8 MiB of text and one writing 100,000 links |
 //! | `languages.test` | [`languages`] | pages in French, German (under a template saying `lang="en"`), English, Spanish, Russian, Greek, Hebrew, Arabic and Japanese; three translations naming each other by `hreflang`; digits only; a hostile `lang`; pages whose `<noscript>` refresh sends browsers without scripts to one fallback page |
 //! | `dates.test` | [`dated`] | pages dated by JSON-LD (an `@graph`, a time zone), article meta tags, `<time>` in the content (one in the nav ignored), the URL's path, `Last-Modified` alone, nothing; a page of dates not to believe (2090, 70 KiB of JSON-LD, "yesterday", February 30th) |
+//! | `almanac.test` | [`dated`] | a second site of `dates.test`'s word: two dated pages, the older saying the word most |
 //! | `soak-N.test` | [`soak`] | only with [`TestWeb::start_with`]: a family of generated hosts sized by a [`SoakWeb`] (lattices of pages; slow, failing, `Crawl-delay` and huge hosts; links across hosts and into `stalls.test` and `traps.test`) |
 //!
 //! Any other host name answers 404.
@@ -93,8 +94,8 @@ pub use copies::{
     COPIES_NEAR_PAIR, COPIES_OTHER,
 };
 pub use dated::{
-    DATED_HOSTILE, DATED_JSON_LD, DATED_META, DATED_NONE, DATED_PAGES, DATED_PLAIN,
-    DATED_SHARED_WORD, DATED_TIME, DATED_URL, DATED_WORDS,
+    ARCHIVE_AUTUMN, ARCHIVE_SPRING, DATED_HOSTILE, DATED_JSON_LD, DATED_META, DATED_NONE,
+    DATED_PAGES, DATED_PLAIN, DATED_SHARED_WORD, DATED_TIME, DATED_URL, DATED_WORDS,
 };
 pub use directives::{META_FOLLOWED, META_NOINDEX, META_NOT_FOLLOWED};
 pub use fresh::{
@@ -154,7 +155,7 @@ pub use traps::{GZIP_WORD, LATIN1_WORD, SLOW_DELAY, TRAPS_LINKED};
 use request_log::{RequestLog, host_name};
 
 /// Every host name the test web answers for.
-pub const HOSTS: [&str; 25] = [
+pub const HOSTS: [&str; 26] = [
     "sample.test",
     "ranked.test",
     "big.test",
@@ -180,6 +181,7 @@ pub const HOSTS: [&str; 25] = [
     "router.test",
     "languages.test",
     "dates.test",
+    "almanac.test",
 ];
 
 /// A running test web on 127.0.0.1. Dropping it stops the server: the listener closes, open
@@ -394,6 +396,7 @@ impl Shared {
             "router.test" => router::respond(path),
             "languages.test" => languages::respond(path),
             "dates.test" => dated::respond(path),
+            "almanac.test" => dated::respond_archive(path),
             _ => match self.soak.host_number(&host) {
                 Some(n) => {
                     self.soak
