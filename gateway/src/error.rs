@@ -61,7 +61,9 @@ impl AppError {
             }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
-            AppError::Search(SearchError::Index(_) | SearchError::IndexFiles(_))
+            AppError::Search(
+                SearchError::Index(_) | SearchError::IndexFiles(_) | SearchError::Synonyms(_),
+            )
             | AppError::Store(_)
             | AppError::Record(_)
             | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -209,7 +209,8 @@ pub async fn search_page(
 /// leaves); `suggestion`
 /// is a respelled query ("did you mean") or null; `facets` counts all the matches by
 /// `lang`uage, `kind` (`html`, `pdf`), `site` (the busiest hosts) and `year` of their date
-/// (`[{"value": "fr", "count": 12}]`, most first, years newest first); a hit whose translations also
+/// (`[{"value": "fr", "count": 12}]`, most first, years newest first); `synonyms`, when a
+/// word was searched with its synonyms too: `[{"word": "k8s", "with": ["kubernetes"]}]`; a hit whose translations also
 /// matched names them in `also_in` (`[{"lang", "url"}]`).
 pub fn results_json(results: &SearchResults) -> serde_json::Value {
     let hits: Vec<serde_json::Value> = results
@@ -253,6 +254,9 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
     });
     if let (false, Some(object)) = (results.missing_shards.is_empty(), value.as_object_mut()) {
         object.insert("missing_shards".into(), json!(results.missing_shards));
+    }
+    if let (false, Some(object)) = (results.synonyms.is_empty(), value.as_object_mut()) {
+        object.insert("synonyms".into(), json!(results.synonyms));
     }
     value
 }

@@ -9,6 +9,7 @@ use crate::query::Matching;
 use crate::ranking::PageSignals;
 use crate::snippet::Snippet;
 use crate::stored::StoredPage;
+use crate::synonyms::Expansion;
 
 /// How results are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -68,6 +69,10 @@ pub struct QuerySpec {
     /// The order asked for.
     #[serde(default)]
     pub order: Order,
+    /// The query's words searched with their synonyms (the root's list: every shard
+    /// expands alike).
+    #[serde(default)]
+    pub synonyms: Vec<Expansion>,
 }
 
 /// One result.

@@ -230,7 +230,8 @@ impl LocalShards {
     }
 
     fn query(&self, loaded: &Loaded, spec: &QuerySpec, held: &[Stemming]) -> Ranked {
-        let user_query = UserQuery::parse(&spec.text, self.max_query_len);
+        let mut user_query = UserQuery::parse(&spec.text, self.max_query_len);
+        user_query.synonyms = spec.synonyms.clone();
         match spec.ranking {
             Ranking::Full => user_query.to_query_matching(
                 &loaded.index,

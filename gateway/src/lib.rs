@@ -15,7 +15,7 @@
 //! - `query`: [`UserQuery`] turns what was typed into a tantivy query: words (all
 //!   required), `"phrases"`, `-word`, `OR`, `title:word` through tantivy's lenient parser
 //!   (malformed input is searched, never an error), `site:`, `lang:`, `kind:`, `after:` and
-//!   `before:` as filters (`filters`); `user_fields` keeps what tantivy's grammar read to the fields a user may
+//!   `before:` as filters (`filters`); `synonyms`: a word searched with its synonyms; `user_fields` keeps what tantivy's grammar read to the fields a user may
 //!   name; `analysis` cuts the query once per stemming the index holds; `lazy_union` moves
 //!   a word's clauses only to the candidates the other words leave.
 //! - `search`: [`Searcher`] asks every shard in three rounds, so shards answer as one index
@@ -112,6 +112,7 @@ mod status;
 mod stored;
 mod suggest;
 mod summary;
+mod synonyms;
 mod top;
 mod user_fields;
 
@@ -214,7 +215,8 @@ async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, 
     let searcher = tokio::task::spawn_blocking(move || Searcher::open(&data, ranking))
         .await??
         .with_max_query_len(config.searchd.max_query_len.get())
-        .with_answer_cache(config.searchd.answer_cache);
+        .with_answer_cache(config.searchd.answer_cache)
+        .with_synonyms(config.searchd.synonyms.clone())?;
     Ok(AppState::new(searcher, &config.searchd))
 }
 

@@ -47,6 +47,7 @@ use crate::analysis::{self, Analyses};
 use crate::filters::Filters;
 use crate::lazy_union::lazy_unions;
 use crate::rerank::{Bonuses, Ranked};
+use crate::synonyms::{Expansion, with_synonyms};
 use crate::user_fields::{user_field, within_language};
 
 /// A query as understood, before it meets an index.
@@ -59,6 +60,8 @@ pub struct UserQuery {
     /// What its operators narrow the results to (`site:`, `lang:`, `kind:`, `after:`,
     /// `before:`), and what was wrong with them.
     pub filters: Filters,
+    /// Its words searched with their synonyms too (none unless set: `crate::synonyms`).
+    pub synonyms: Vec<Expansion>,
 }
 
 impl UserQuery {
@@ -193,7 +196,9 @@ impl UserQuery {
         matching: Matching,
         tokenizers: &TokenizerManager,
     ) -> Box<dyn Query> {
-        let parse = |text: &str, all_words| parsed(index, searched, text, all_words, tokenizers);
+        let parse = |text: &str, all_words| {
+            parsed(index, searched, text, all_words, tokenizers, &self.synonyms)
+        };
         match (self.has_words(), matching) {
             (false, _) => Box::new(AllQuery),
             (true, Matching::AllWords) => parse(&self.text, true),
@@ -394,6 +399,7 @@ fn parsed(
     text: &str,
     all_words: bool,
     tokenizers: &TokenizerManager,
+    synonyms: &[Expansion],
 ) -> Box<dyn Query> {
     let mut parser = QueryParser::new(
         index.schema(),
@@ -409,8 +415,8 @@ fn parsed(
     let (ast, errors) = tantivy::query_grammar::parse_query_lenient(text);
     // The only regexes left are the `field:*` presence tests `within_language` writes.
     parser.allow_regexes();
-    let (query, build_errors) =
-        parser.build_query_from_user_input_ast_lenient(within_language(ast));
+    let (query, build_errors) = parser
+        .build_query_from_user_input_ast_lenient(with_synonyms(within_language(ast), synonyms));
     if !errors.is_empty() || !build_errors.is_empty() {
         tracing::debug!(query = %text, ?errors, ?build_errors, "query parsed leniently");
     }
@@ -427,6 +433,7 @@ pub(crate) fn parsed_over(index: &Index, searched: &[(Field, f32)], text: &str) 
         text,
         true,
         analysis::tokenizers(Stemming::DEFAULT),
+        &[],
     )
 }
 

@@ -3,6 +3,7 @@
 
 use crate::facets::Facets;
 use crate::hit::{Hit, Order};
+use crate::synonyms::Expansion;
 
 /// Most results per page.
 pub const MAX_PER_PAGE: usize = 50;
@@ -41,6 +42,8 @@ pub struct SearchResults {
     pub looser_tiers: bool,
     /// The order the hits are in (`sort=date`: newest first).
     pub order: Order,
+    /// The query's words that were searched with their synonyms too, and those synonyms.
+    pub synonyms: Vec<Expansion>,
 }
 
 impl SearchResults {

@@ -24,6 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use shared::config::RankingConfig;
@@ -41,6 +42,7 @@ use crate::remote::{Pending, RemoteLeaf};
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, shards_of};
 use crate::stats::{Hosts, ShardStats};
+use crate::synonyms::{Synonyms, query_words};
 
 pub use crate::results::{MAX_OFFSET, MAX_PER_PAGE, SearchResults};
 
@@ -51,6 +53,8 @@ pub struct Searcher {
     leaves: Vec<RemoteLeaf>,
     answers: Answers,
     metrics: SearchMetrics,
+    /// The synonyms file, if any, and the groups last read from it.
+    synonyms: (Option<PathBuf>, RwLock<Arc<Synonyms>>),
 }
 
 impl Searcher {
@@ -66,9 +70,26 @@ impl Searcher {
             leaves: Vec::new(),
             answers: Answers::new(0),
             metrics: SearchMetrics::default(),
+            synonyms: (None, RwLock::default()),
         };
         searcher.refresh()?;
         Ok(searcher)
+    }
+
+    /// Searches a word of a group of `file`'s synonyms with the others (`[searchd]
+    /// synonyms`), the file read again with each new index generation; a file that cannot
+    /// be read or is refused is the error, one line.
+    pub fn with_synonyms(mut self, file: Option<PathBuf>) -> Result<Self, SearchError> {
+        let groups = match &file {
+            Some(path) => Synonyms::load(path).map_err(SearchError::Synonyms)?,
+            None => Synonyms::default(),
+        };
+        if !groups.is_empty() {
+            tracing::info!(groups = groups.len(), file = ?file, "synonyms read");
+        }
+        self.synonyms = (file, RwLock::new(Arc::new(groups)));
+        self.answers.clear();
+        Ok(self)
     }
 
     /// Sets the longest query searched, in bytes (longer ones are cut).
@@ -131,9 +152,24 @@ impl Searcher {
     pub fn refresh(&self) -> Result<bool, SearchError> {
         let switched = self.local.refresh();
         if !matches!(switched, Ok(false)) {
+            self.reload_synonyms();
             self.answers.clear();
         }
         switched
+    }
+
+    /// Reads the synonyms file again (a new generation loaded); a file now refused keeps the
+    /// groups read before, said in the log.
+    fn reload_synonyms(&self) {
+        let (Some(path), groups) = &self.synonyms else {
+            return;
+        };
+        match Synonyms::load(path) {
+            Ok(read) => *groups.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(read),
+            Err(error) => {
+                tracing::warn!(%error, "synonyms not reloaded: the groups read before are kept")
+            }
+        }
     }
 
     /// The loaded generations (of the local shards) and their size, or `None` before the
@@ -303,7 +339,14 @@ impl Searcher {
             matching: Matching::Compounds,
             ranking,
             order,
+            synonyms: self
+                .synonyms
+                .1
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .expansions(query_words(&user_query.text)),
         };
+        results.synonyms = spec.synonyms.clone();
         let offset = (page - 1) * per_page;
         // Room below the page for results that folding removes and host crowding moves up.
         let limit = if full {

@@ -21,6 +21,9 @@ pub enum SearchError {
     /// An operator's value makes no sense (`after:2024-02-30`): what is wrong, for the user.
     #[error("{0}")]
     BadOperator(String),
+    /// The synonyms file could not be read, or was refused (one line saying why).
+    #[error("{0}")]
+    Synonyms(String),
     /// The index failed.
     #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),

@@ -1388,6 +1388,7 @@ fn a_hit_is_read_where_round_two_found_it_unless_another_page_is_there() {
             matching: Matching::Compounds,
             ranking: Ranking::Full,
             order: crate::hit::Order::Relevance,
+            synonyms: Vec::new(),
         },
         stats: Default::default(),
         wanted: vec![(0, "http://a.test/two".to_string())],
@@ -1516,4 +1517,77 @@ fn facets_count_every_match_not_the_page_shown() {
     assert_eq!(narrowed.total, 2);
     assert_eq!(narrowed.facets.year, [pair("2023", 2)]);
     assert_eq!(narrowed.facets.kind, [pair("html", 2)]);
+}
+
+#[test]
+fn synonyms_find_each_other_the_word_typed_first_and_reload_with_the_index() {
+    let docs = [
+        Doc::new(
+            "http://ops.test/k8s",
+            "k8s notes",
+            "Running a k8s cluster at home.",
+        ),
+        Doc::new(
+            "http://ops.test/kubernetes",
+            "Kubernetes guide",
+            "Running a Kubernetes cluster in production.",
+        ),
+        Doc::new(
+            "http://ops.test/learning",
+            "Machine learning",
+            "Machine learning models trained on logs.",
+        ),
+        Doc::new(
+            "http://ops.test/ssl",
+            "SSL",
+            "Certificates for SSL servers.",
+        ),
+    ];
+    let data = data_with(&docs);
+    let file = data.path().join("synonyms.txt");
+    std::fs::write(&file, "k8s, kubernetes\nml, machine learning\n").expect("write");
+    let s = searcher(data.path())
+        .with_synonyms(Some(file.clone()))
+        .expect("synonyms read");
+    // Each finds the other, the word typed first.
+    let found = s.search("k8s", 1, 10).expect("searched");
+    let urls: Vec<&str> = found.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(urls, ["http://ops.test/k8s", "http://ops.test/kubernetes"]);
+    let found = s.search("kubernetes cluster", 1, 10).expect("searched");
+    let urls: Vec<&str> = found.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(urls, ["http://ops.test/kubernetes", "http://ops.test/k8s"]);
+    assert_eq!(found.synonyms.len(), 1);
+    assert_eq!(found.synonyms[0].word, "kubernetes");
+    assert_eq!(found.synonyms[0].with, ["k8s"]);
+    // A phrase synonym is searched as a phrase; a quoted word is not expanded.
+    check(&s, "ml", &["http://ops.test/learning"]);
+    check(&s, "\"k8s\"", &["http://ops.test/k8s"]);
+    check(&s, "tls", &[]);
+
+    // A new generation reads the file again: a refused file keeps the groups, a good one
+    // replaces them.
+    std::fs::write(&file, "tls, ssl\ntls, https\n").expect("write");
+    write_generation(data.path(), 2, &docs);
+    assert!(s.refresh().expect("refreshed"));
+    check(
+        &s,
+        "k8s",
+        &["http://ops.test/k8s", "http://ops.test/kubernetes"],
+    );
+    check(&s, "tls", &[]);
+    std::fs::write(&file, "tls, ssl\n").expect("write");
+    write_generation(data.path(), 3, &docs);
+    assert!(s.refresh().expect("refreshed"));
+    check(&s, "tls", &["http://ops.test/ssl"]);
+    check(&s, "k8s", &["http://ops.test/k8s"]);
+
+    // A file refused at start is the error, one line.
+    std::fs::write(&file, "a, , b\n").expect("write");
+    match searcher(data.path()).with_synonyms(Some(file)) {
+        Err(SearchError::Synonyms(message)) => {
+            assert!(message.contains("line 1: an empty member"), "{message}")
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("a bad file accepted"),
+    }
 }

@@ -275,25 +275,48 @@ mod tests {
         assert!(help.contains("demo") && !help.contains("pdf"), "{help}");
     }
 
-    #[tokio::test]
-    async fn a_bad_leaf_address_stops_serve_in_one_line() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let outcome = serve(
-            dir.path().to_path_buf(),
-            vec!["ftp://x".into()],
-            Some("127.0.0.1:0".parse().expect("address")),
-            None,
-        )
-        .await;
+    /// `serve` as a root of `leaf` on a free port, which must fail: its one line.
+    async fn failed_root(data: &std::path::Path, leaf: &str, config: Option<PathBuf>) -> String {
+        let listen = Some("127.0.0.1:0".parse().expect("address"));
+        let outcome = serve(data.to_path_buf(), vec![leaf.into()], listen, config).await;
         let mut stderr = Vec::new();
         let code = shared::logging::exit_code("searchd", outcome, &mut stderr);
         assert_eq!(code, ExitCode::FAILURE);
         let line = String::from_utf8(stderr).expect("UTF-8");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        line
+    }
+
+    #[tokio::test]
+    async fn a_bad_leaf_address_stops_serve_in_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = failed_root(dir.path(), "ftp://x", None).await;
         assert!(
             line.contains("not an http:// or https:// address"),
             "{line}"
         );
-        assert_eq!(line.lines().count(), 1, "{line}");
+    }
+
+    #[tokio::test]
+    async fn a_refused_synonyms_file_stops_serve_in_one_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let synonyms = dir.path().join("synonyms.txt");
+        std::fs::write(&synonyms, "tls, ssl\nssl, https\n").expect("written");
+        let config = dir.path().join("searchd.toml");
+        let text = format!(
+            "[searchd]\nsynonyms = {:?}\n",
+            synonyms.display().to_string()
+        );
+        std::fs::write(&config, text).expect("written");
+        // A root of a leaf (none answers here) needs no index of its own to start.
+        let line = failed_root(dir.path(), "http://127.0.0.1:9", Some(config)).await;
+        assert!(
+            line.contains(&format!(
+                "synonyms file {}: line 2: \"ssl\" is in the group of line 1 too",
+                synonyms.display()
+            )),
+            "{line}"
+        );
     }
 
     #[tokio::test]

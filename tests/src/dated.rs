@@ -15,7 +15,7 @@
 //!
 //! Each page has a word of its own ([`DATED_WORDS`]) and the word [`DATED_SHARED_WORD`].
 //!
-//! `almanac.test` ([`respond_archive`]) is a second site of the same word, for facets: `/`
+//! `almanac.test` (`respond_archive`) is a second site of the same word, for facets: `/`
 //! links [`ARCHIVE_SPRING`] (JSON-LD, 2021-02-01, the word three times: first by relevance)
 //! and [`ARCHIVE_AUTUMN`] (article meta, 2021-08-01: first by date).
 

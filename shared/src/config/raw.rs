@@ -276,6 +276,9 @@ pub struct RawSearchdConfig {
     /// Answers of recent searches kept and given again while the index is unchanged (0:
     /// none kept).
     pub answer_cache: usize,
+    /// A file of synonym groups, one a line (`k8s, kubernetes`), read at start and with each
+    /// new index generation; none by default.
+    pub synonyms: Option<std::path::PathBuf>,
 }
 
 impl Default for RawSearchdConfig {
@@ -290,6 +293,7 @@ impl Default for RawSearchdConfig {
             max_searches: 16,
             leaf_timeout_ms: 2_000,
             answer_cache: 1_000,
+            synonyms: None,
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct SearchdConfig {
     pub leaf_timeout: Duration,
     /// Answers of recent searches kept (0: none).
     pub answer_cache: usize,
+    /// The synonyms file, if any.
+    pub synonyms: Option<std::path::PathBuf>,
 }
 
 impl RawSearchdConfig {
@@ -56,6 +58,7 @@ impl RawSearchdConfig {
             max_searches: at_least_one(&key("max_searches"), s.max_searches)?,
             leaf_timeout: positive_millis(&key("leaf_timeout_ms"), s.leaf_timeout_ms)?,
             answer_cache: s.answer_cache,
+            synonyms: s.synonyms.clone(),
         })
     }
 }
