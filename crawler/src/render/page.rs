@@ -192,6 +192,15 @@ impl Tab {
                 .await
                 .map_err(|_| Failed::Deadline)??;
         }
+        // What the tab's page before this one still sent after its reset (a late load event,
+        // a request its scripts made before they stopped) is not this page's: a stale load
+        // event would end the wait before this page has loaded, a stale document request
+        // would be answered as this page's document.
+        while let Ok(stale) = self.events.try_recv() {
+            if stale.method == "Fetch.requestPaused" {
+                refuse(cdp, session, &stale.params, "Aborted").await?;
+            }
+        }
         let navigate = cdp.call(session, "Page.navigate", json!({ "url": page.url }));
         tokio::pin!(navigate);
         let mut navigated = false;
