@@ -38,6 +38,7 @@ form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
 .hit .url a{color:#6b7280}
 .hit .date{color:#6b7280;font-size:.8rem}
+.synonyms{color:#4b5563;font-size:.9rem}
 .hit .snippet{margin:.2rem 0 0;color:#374151}
 .hit .also,.facets{font-size:.85rem;color:#4b5563}
 mark{background:#fff3b0;color:inherit;padding:0 .1em;border-radius:2px}
@@ -349,6 +350,17 @@ pub fn results(results: &SearchResults) -> Markup {
                             "?"
                         }
                     }
+                    @if !results.synonyms.is_empty() {
+                        p.synonyms {
+                            "Also searched: "
+                            @for (i, expansion) in results.synonyms.iter().enumerate() {
+                                @if i > 0 { "; " }
+                                (shown(&expansion.with.join(", "), VALUE_CHARS))
+                                " for " strong { (shown(&expansion.word, VALUE_CHARS)) }
+                            }
+                            " (" a href={ "/search?q=" (urlencode(&quoted_words(results))) } { "only the words typed" } ")"
+                        }
+                    }
                     @if results.partial {
                         div.notice {
                             "No page has all of " strong { (shown(&results.query, VALUE_CHARS)) }
@@ -386,6 +398,27 @@ pub fn results(results: &SearchResults) -> Markup {
             }
         },
     )
+}
+
+/// The query with each word that was searched with its synonyms quoted, which searches it
+/// as typed.
+fn quoted_words(results: &SearchResults) -> String {
+    results
+        .query
+        .split_whitespace()
+        .map(|word| {
+            let expanded = results
+                .synonyms
+                .iter()
+                .any(|e| e.word == word.to_lowercase());
+            if expanded {
+                format!("\"{word}\"")
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `n results`.
@@ -511,6 +544,25 @@ mod tests {
 
     fn results_page(found: &SearchResults) -> String {
         results(found).into_string()
+    }
+
+    #[test]
+    fn synonyms_used_are_said_with_a_link_to_the_words_as_typed() {
+        let mut results = one_hit("Clusters", "http://a.test/k", Snippet::default());
+        assert!(!results_page(&results).contains("Also searched"));
+        results.query = "K8s <b>".into();
+        results.synonyms = vec![crate::synonyms::Expansion {
+            word: "k8s".into(),
+            with: vec!["kubernetes".into(), "<kube>".into()],
+        }];
+        let page = results_page(&results);
+        assert!(
+            page.contains(
+                "Also searched: kubernetes, &lt;kube&gt; for <strong>k8s</strong> \
+                 (<a href=\"/search?q=%22K8s%22+%3Cb%3E\">only the words typed</a>)"
+            ),
+            "{page}"
+        );
     }
 
     #[test]
