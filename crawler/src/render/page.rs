@@ -160,8 +160,8 @@ impl Tab {
 /// Why a render ended without a document.
 #[derive(Debug, thiserror::Error)]
 enum Failed {
-    #[error("the render deadline passed")]
-    Deadline,
+    #[error("the render deadline passed ({0})")]
+    Deadline(String),
     #[error("the page's renderer crashed")]
     Crashed,
     #[error("navigation failed: {0}")]
@@ -190,7 +190,7 @@ impl Tab {
             );
             timeout_at(deadline, start)
                 .await
-                .map_err(|_| Failed::Deadline)??;
+                .map_err(|_| Failed::Deadline("starting the tab's scripts again".into()))??;
         }
         // What the tab's page before this one still sent after its reset (a late load event,
         // a request its scripts made before they stopped) is not this page's: a stale load
@@ -207,10 +207,16 @@ impl Tab {
         let mut document_answered = false;
         let mut loaded = false;
         let mut last_answer = Instant::now();
+        let mut events = 0u32;
         loop {
             let quiet_at = last_answer + settle;
             tokio::select! {
-                () = sleep_until(deadline) => return Err(Failed::Deadline),
+                () = sleep_until(deadline) => {
+                    return Err(Failed::Deadline(format!(
+                        "waiting: navigated {navigated}, document answered {document_answered}, \
+                         loaded {loaded}, {events} events"
+                    )));
+                }
                 () = sleep_until(quiet_at), if loaded => break,
                 answer = &mut navigate, if !navigated => {
                     navigated = true;
@@ -220,6 +226,7 @@ impl Tab {
                     }
                 }
                 event = self.events.recv() => {
+                    events += 1;
                     let Some(Event { method, params }) = event else {
                         return Err(Failed::EventsEnded);
                     };
@@ -243,7 +250,7 @@ impl Tab {
                                     network.answer(&paused.method, &paused.url, &paused.resource_type),
                                 )
                                 .await
-                                .map_err(|_| Failed::Deadline)?;
+                                .map_err(|_| Failed::Deadline(format!("answering {}", paused.url)))?;
                                 match answer {
                                     Answer::Reply(reply) => {
                                         fulfill(cdp, session, &params, reply.status, &reply.headers, &reply.body)
@@ -283,7 +290,7 @@ impl Tab {
         );
         let result = timeout_at(deadline, read)
             .await
-            .map_err(|_| Failed::Deadline)??;
+            .map_err(|_| Failed::Deadline("reading the document".into()))??;
         Ok(result
             .pointer("/result/value")
             .and_then(Value::as_str)
