@@ -25,7 +25,7 @@ use shared::config::RankingConfig;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, DocId, Score, Term};
+use tantivy::{DocAddress, DocId, Term};
 
 use crate::analysis::{merge_held, stemmings_held};
 use crate::columns::Columns;
@@ -376,25 +376,12 @@ impl LocalShards {
                 .map(|(ord, reader)| collector.collect_segment(&**matches, ord as u32, reader))
                 .collect::<tantivy::Result<Vec<_>>>()
                 .map_err(refused)?;
-            let (count, keyed, counts) = collector.merge_fruits(fruits).map_err(refused)?;
+            let (count, mut top, counts) = collector.merge_fruits(fruits).map_err(refused)?;
             total += count as u64;
             facets.push(counts);
-            let mut top: Vec<(SortKey, DocAddress)> = if by_date {
-                keyed
-            } else {
-                let mut scored: Vec<(Score, DocAddress)> = keyed
-                    .into_iter()
-                    .map(|((_, score), address)| (score, address))
-                    .collect();
-                if let Some(ranking) = &ranking {
-                    rerank(&shard.searcher, &columns, bonuses, ranking, &mut scored)
-                        .map_err(refused)?;
-                }
-                scored
-                    .into_iter()
-                    .map(|(score, address)| ((0, score), address))
-                    .collect()
-            };
+            if let (false, Some(ranking)) = (by_date, &ranking) {
+                rerank(&shard.searcher, &columns, bonuses, ranking, &mut top).map_err(refused)?;
+            }
             top.truncate(request.limit.max(1));
             summaries.push(Summaries::new(
                 &shard.searcher,
@@ -551,14 +538,15 @@ fn same_searchers(kept: &[Prepared], loaded: &[(u32, Arc<Loaded>, tantivy::Searc
             })
 }
 
-/// Adds to each of `top` (a shard's best by the query alone, best first) the bonuses it
-/// earns times its signals, and sorts them again, best first (ties keep their order).
+/// Adds to each of `top` (a shard's best by the query alone, best first, keyed by score
+/// alone) the bonuses it earns times its signals, and sorts them again, best first (ties
+/// keep their order).
 fn rerank(
     searcher: &tantivy::Searcher,
     columns: &Columns,
     bonuses: &BonusWeights,
     ranking: &RankingConfig,
-    top: &mut [(Score, DocAddress)],
+    top: &mut [(SortKey, DocAddress)],
 ) -> tantivy::Result<()> {
     if bonuses.is_empty() {
         return Ok(());
@@ -576,11 +564,11 @@ fn rerank(
         let signals = &columns.segment(segment[0].0.segment_ord).signals;
         for (&(address, i), bonus) in segment.iter().zip(earned) {
             if bonus != 0.0 {
-                top[i].0 += bonus * signals.multiplier(address.doc_id, ranking);
+                top[i].0.1 += bonus * signals.multiplier(address.doc_id, ranking);
             }
         }
     }
-    top.sort_by(|a, b| b.0.total_cmp(&a.0));
+    top.sort_by(|a, b| b.0.1.total_cmp(&a.0.1));
     Ok(())
 }
 

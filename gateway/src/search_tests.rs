@@ -1417,6 +1417,18 @@ fn a_hit_is_read_where_round_two_found_it_unless_another_page_is_there() {
     }
 }
 
+/// A page saying "tide", published on `published` (`YYYY-MM-DD`), from a PDF when `pdf`.
+fn tide_report(url: &'static str, published: Option<&'static str>, pdf: bool) -> Doc {
+    Doc {
+        url,
+        title: "Tide report",
+        body: "The tide came in early along the estuary.",
+        published,
+        pdf,
+        ..Doc::default()
+    }
+}
+
 #[test]
 fn kind_and_date_operators_narrow_and_a_date_that_is_none_is_refused() {
     let (old, leap, undated, pdf) = (
@@ -1425,14 +1437,7 @@ fn kind_and_date_operators_narrow_and_a_date_that_is_none_is_refused() {
         "http://news.test/undated",
         "http://news.test/tides.pdf",
     );
-    let doc = |url, published, pdf| Doc {
-        url,
-        title: "Tide report",
-        body: "The tide came in early along the estuary.",
-        published,
-        pdf,
-        ..Doc::default()
-    };
+    let doc = tide_report;
     let data = data_with(&[
         doc(old, Some("2019-06-01"), false),
         doc(leap, Some("2024-02-29"), false),
@@ -1479,14 +1484,7 @@ fn facets_count_every_match_not_the_page_shown() {
         ("http://b.test/2", None, false),
         ("http://c.test/1", None, true),
     ]
-    .map(|(url, published, pdf)| Doc {
-        url,
-        title: "Tide report",
-        body: "The tide came in early along the estuary.",
-        published,
-        pdf,
-        ..Doc::default()
-    });
+    .map(|(url, published, pdf)| tide_report(url, published, pdf));
     let mut all = docs.to_vec();
     all.push(Doc::new(
         "http://d.test/1",

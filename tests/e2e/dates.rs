@@ -11,7 +11,22 @@ use testweb::{
     DATED_URL, DATED_WORDS,
 };
 
-use crate::support::Rig;
+use crate::support::{Rig, Searchd};
+
+/// The body of searchd's answer to `path_and_query`.
+async fn body(searchd: &Searchd, path_and_query: &str) -> String {
+    reqwest::get(searchd.url(path_and_query))
+        .await
+        .expect("searchd answers")
+        .text()
+        .await
+        .expect("a body")
+}
+
+/// searchd's JSON answer to `path_and_query`.
+async fn json(searchd: &Searchd, path_and_query: &str) -> Value {
+    serde_json::from_str(&body(searchd, path_and_query).await).expect("JSON")
+}
 
 /// A date (`YYYY-MM-DD`) and where it was read, as `crawler explain` names it.
 type Dated = Option<(&'static str, &'static str)>;
@@ -74,15 +89,7 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
 
         // What search answers, by the page's own word.
         let word = DATED_WORDS[DATED_PAGES.iter().position(|p| *p == path).expect("a page")];
-        let answer: Value = serde_json::from_str(
-            &reqwest::get(searchd.url(&format!("/api/search?q={word}")))
-                .await
-                .expect("searchd answers")
-                .text()
-                .await
-                .expect("a body"),
-        )
-        .expect("JSON");
+        let answer: Value = json(&searchd, &format!("/api/search?q={word}")).await;
         let hit = &answer["hits"][0];
         assert_eq!(hit["url"], url.as_str(), "{word}: {answer}");
         assert_eq!(
@@ -96,12 +103,7 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
             "{path}"
         );
 
-        let page = reqwest::get(searchd.url(&format!("/search?q={word}")))
-            .await
-            .expect("searchd answers")
-            .text()
-            .await
-            .expect("a page");
+        let page = body(&searchd, &format!("/search?q={word}")).await;
         match (published, modified) {
             (Some((day, _)), _) => assert!(
                 page.contains(&format!(
@@ -134,15 +136,11 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
         ("almanac after:2018 before:2018-06-08", vec![DATED_URL]),
         ("almanac after:2023", vec![]),
     ] {
-        let answer: Value = serde_json::from_str(
-            &reqwest::get(searchd.url(&format!("/api/search?q={}", gateway::urlencode(query))))
-                .await
-                .expect("searchd answers")
-                .text()
-                .await
-                .expect("a body"),
+        let answer: Value = json(
+            &searchd,
+            &format!("/api/search?q={}", gateway::urlencode(query)),
         )
-        .expect("JSON");
+        .await;
         let mut found: Vec<String> = answer["hits"]
             .as_array()
             .expect("hits")
@@ -160,15 +158,7 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
 
     // `sort=date`: newest first (the publication, else the modification), undated after
     // every dated page; the results page links both orders and keeps it in its links.
-    let answer: Value = serde_json::from_str(
-        &reqwest::get(searchd.url("/api/search?q=almanac&sort=date&per_page=20"))
-            .await
-            .expect("searchd answers")
-            .text()
-            .await
-            .expect("a body"),
-    )
-    .expect("JSON");
+    let answer: Value = json(&searchd, "/api/search?q=almanac&sort=date&per_page=20").await;
     let days: Vec<Option<String>> = answer["hits"]
         .as_array()
         .expect("hits")
@@ -195,24 +185,14 @@ async fn dates_are_read_from_every_source_in_order_of_trust_and_shown() {
         ],
         "{answer}"
     );
-    let page = reqwest::get(searchd.url("/search?q=almanac&sort=date"))
-        .await
-        .expect("searchd answers")
-        .text()
-        .await
-        .expect("a page");
+    let page = body(&searchd, "/search?q=almanac&sort=date").await;
     assert!(
         page.contains(
             "Sort by <a href=\"/search?q=almanac&amp;page=1\">relevance</a> · <strong>date</strong>"
         ),
         "{page}"
     );
-    let page = reqwest::get(searchd.url("/search?q=almanac"))
-        .await
-        .expect("searchd answers")
-        .text()
-        .await
-        .expect("a page");
+    let page = body(&searchd, "/search?q=almanac").await;
     assert!(
         page.contains("<strong>relevance</strong> · <a href=\"/search?q=almanac&amp;page=1&amp;sort=date\">date</a>"),
         "{page}"
