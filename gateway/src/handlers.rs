@@ -355,6 +355,31 @@ pub fn opensearch(host: Option<String>) -> Response {
     .into_response()
 }
 
+/// Completions offered for what a searcher typed.
+const SUGGESTIONS: usize = 10;
+
+/// `GET /suggest?q=PREFIX`: completions in the OpenSearch suggestions format, a JSON array
+/// of the query as received and the completions (`["vec", ["vec", "vecdeque"]]`), as
+/// `application/x-suggestions+json`. The query string is read leniently (bad UTF-8 is
+/// replaced, a missing `q` is blank): anything that cannot be completed answers an empty
+/// list, never an error.
+pub async fn suggest(raw_query: String, state: Arc<AppState>) -> Result<Response, Rejection> {
+    let typed = url::form_urlencoded::parse(raw_query.as_bytes())
+        .find(|(key, _)| key == "q")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default();
+    let echoed = typed.clone();
+    let found = blocking(&state, move |s| {
+        Ok::<_, AppError>(s.searcher.complete(&typed, SUGGESTIONS))
+    })
+    .await?;
+    let body = serde_json::json!([echoed, found]).to_string();
+    Ok(
+        warp::reply::with_header(body, "content-type", "application/x-suggestions+json")
+            .into_response(),
+    )
+}
+
 /// The OpenSearch description, pointing browsers at `/search?q={searchTerms}` on the host
 /// they asked for (a `Host` header with anything but host-name characters gives the default).
 pub fn opensearch_xml(host: Option<&str>) -> String {
@@ -373,6 +398,7 @@ pub fn opensearch_xml(host: Option<&str>) -> String {
   <InputEncoding>UTF-8</InputEncoding>
   <Url type="text/html" method="get" template="http://{host}/search?q={{searchTerms}}"/>
   <Url type="application/json" method="get" template="http://{host}/api/search?q={{searchTerms}}"/>
+  <Url type="application/x-suggestions+json" method="get" template="http://{host}/suggest?q={{searchTerms}}"/>
 </OpenSearchDescription>
 "#
     )

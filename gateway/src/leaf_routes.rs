@@ -8,6 +8,7 @@
 //! | `/leaf/hits` | `HitsRequest` `{"spec", "stats", "wanted": [[shard, url]], "explain"}` | `[Hit]`, with snippets |
 //! | `/leaf/document` | `{"url", "copies"}` | a `Hit` or `null` |
 //! | `/leaf/cache` | `{"url"}` | `CopyAnswer`: `{"Found": {...}}`, `{"NotFound": why}`, ... |
+//! | `/leaf/complete` | `CompleteRequest` `{"prefix", "limit"}` | `[{"phrase", "weight"}]`, the shards' best completions |
 //! | `GET /leaf/status` | | `{"generation", "docs"}` of the shards |
 //!
 //! Beside them, as on a root: `GET /metrics`, `/healthz` and `/readyz` (ready once a
@@ -24,6 +25,7 @@ use warp::Filter;
 use warp::reply::{Reply, Response};
 
 use crate::cache::{CopyAnswer, copy_in_any};
+use crate::complete::CompleteRequest;
 use crate::error::{AppError, recover_json};
 use crate::handlers::{AppState, blocking};
 use crate::hit::QuerySpec;
@@ -97,6 +99,19 @@ pub fn leaf_routes(
             .await?;
             Ok::<_, warp::Rejection>(json(&answer))
         });
+    let complete = warp::path!("complete")
+        .and(body())
+        .and(warp::body::json::<CompleteRequest>())
+        .and(state.clone())
+        .and_then(
+            |request: CompleteRequest, state: Arc<AppState>| async move {
+                let found = blocking(&state, move |s| {
+                    Ok::<_, AppError>(s.searcher.local().complete(&request.prefix, request.limit))
+                })
+                .await?;
+                Ok::<_, warp::Rejection>(json(&found))
+            },
+        );
     let status = warp::path!("status").and(warp::get()).and(state).and_then(
         |state: Arc<AppState>| async move {
             let facts = blocking(&state, |s| {
@@ -120,6 +135,8 @@ pub fn leaf_routes(
                 .or(document)
                 .unify()
                 .or(cache)
+                .unify()
+                .or(complete)
                 .unify()
                 .or(status)
                 .unify(),

@@ -36,7 +36,8 @@
 //!   asks for ([`Preferred`]), which decide how translations show; `breakdown`: a score
 //!   split by field (`explain=1`).
 //! - `snippet`: the passage shown under a result, its terms marked, cut from the stored
-//!   fields as `stored` reads and lends them; `suggest`: "did you mean".
+//!   fields as `stored` reads and lends them; `suggest`: "did you mean"; `complete`: the
+//!   phrases `/suggest` offers as a searcher types, each shard's merged.
 //! - `render`: the escaping HTML templates; `display`: web text fit to show (no
 //!   bidirectional overrides or hidden controls, cut to a length).
 //! - `images`: [`Searcher::search_images`] over each generation's image index
@@ -82,6 +83,7 @@ mod breakdown;
 mod cache;
 mod cached_html;
 mod columns;
+mod complete;
 mod display;
 mod error;
 mod explain;
@@ -133,6 +135,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use accept_language::Preferred;
+pub use complete::CompleteRequest;
 pub use error::AppError;
 pub use explain::UrlReport;
 pub use handlers::{AppState, results_json};

@@ -99,7 +99,7 @@ impl GatewayMetrics {
 /// The name of the route a path asks for, as metrics label it: one of the routes of a root
 /// or a leaf, `other` for any other path (so no client adds a label value).
 pub(crate) fn route_of(path: &str) -> &'static str {
-    const ROUTES: [&str; 18] = [
+    const ROUTES: [&str; 20] = [
         "/",
         "/search",
         "/api/search",
@@ -109,6 +109,7 @@ pub(crate) fn route_of(path: &str) -> &'static str {
         "/explain",
         "/status",
         "/opensearch.xml",
+        "/suggest",
         "/metrics",
         "/healthz",
         "/readyz",
@@ -117,6 +118,7 @@ pub(crate) fn route_of(path: &str) -> &'static str {
         "/leaf/hits",
         "/leaf/document",
         "/leaf/cache",
+        "/leaf/complete",
         "/leaf/status",
     ];
     if path.starts_with("/thumb/") {

@@ -12,6 +12,7 @@
 //! | `GET /explain?url=` | why a URL is or is not searchable (HTML or JSON) |
 //! | `GET /status` | index and crawl figures (HTML, or JSON: `?format=json` / `Accept`) |
 //! | `GET /opensearch.xml` | the OpenSearch description |
+//! | `GET /suggest?q=PREFIX` | completions, in the OpenSearch suggestions format |
 //! | `GET /metrics` | Prometheus metrics, the text format (see `crate::metrics`) |
 //! | `GET /healthz` | 200 `ok` while the process answers |
 //! | `GET /readyz` | 200 when it can answer searches, else 503, with a one-line reason |
@@ -84,6 +85,11 @@ pub fn routes(
         .and(warp::get())
         .and(warp::header::optional::<String>("host"))
         .map(handlers::opensearch);
+    let suggest = warp::path!("suggest")
+        .and(warp::get())
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .and(state.clone())
+        .and_then(handlers::suggest);
     let images = warp::path!("images")
         .and(warp::get())
         .and(query)
@@ -122,6 +128,8 @@ pub fn routes(
         .or(status)
         .unify()
         .or(opensearch)
+        .unify()
+        .or(suggest)
         .unify()
         .or(images)
         .unify()

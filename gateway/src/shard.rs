@@ -6,7 +6,8 @@
 //! old generation finishes on it. [`Shard::refresh`] reopens when `CURRENT` names another
 //! generation or was rewritten; within a generation, tantivy's reader follows the indexer's
 //! commits by itself (`ReloadPolicy::OnCommitWithDelay`). A generation's image index is
-//! opened with it, so both switch together.
+//! opened with it, so both switch together; so are its completions, read again when a build
+//! rewrites them.
 
 mod image_index;
 
@@ -16,6 +17,7 @@ use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
 use index_format::IndexFields;
+use index_format::completions::{Completions, completions_file};
 use tantivy::{IndexReader, ReloadPolicy};
 
 use crate::columns::ColumnCache;
@@ -56,6 +58,10 @@ pub(crate) struct Loaded {
     images_stamp: Option<SystemTime>,
     /// The fast-field columns of its latest searcher.
     pub(crate) columns: ColumnCache,
+    /// The phrases `/suggest` offers (`gen-NNNNNN/completions`), if it has them.
+    pub(crate) completions: Option<Completions>,
+    /// When the completions file was written, as of opening (`None`: none).
+    completions_stamp: Option<SystemTime>,
 }
 
 /// One index shard: a data directory and the generation of its index being served.
@@ -90,11 +96,15 @@ impl Shard {
         };
         // A generation loaded without images gets them when an incremental build writes
         // its first image index in place; one loaded with them follows their commits.
-        let images_stamp = image_index::stamp(&index_format::generation_dir(&self.data, &current));
+        let generation_dir = index_format::generation_dir(&self.data, &current);
+        let images_stamp = image_index::stamp(&generation_dir);
+        // Completions are rewritten whole after each build's commit: read again when changed.
+        let completions_stamp = modified(&completions_file(&generation_dir));
         if let Some(loaded) = self.current()
             && loaded.generation == current
             && loaded.marker_stamp == stamp
             && (loaded.images.is_some() || loaded.images_stamp == images_stamp)
+            && loaded.completions_stamp == completions_stamp
         {
             return Ok(false);
         }
@@ -125,8 +135,15 @@ impl Shard {
             &self.data,
             &opened.generation,
         ));
+        let generation_dir = index_format::generation_dir(&self.data, &opened.generation);
+        let completions = Completions::open(&generation_dir).unwrap_or_else(|error| {
+            tracing::warn!(%error, "completions left unread: /suggest offers nothing from this shard");
+            None
+        });
         let loaded = Loaded {
             serial: OPENED.fetch_add(1, Ordering::Relaxed),
+            completions,
+            completions_stamp,
             images,
             images_stamp,
             columns: ColumnCache::default(),
@@ -157,6 +174,11 @@ impl Shard {
             docs: l.reader.searcher().num_docs(),
         })
     }
+}
+
+/// When the file at `path` was last written, if it exists.
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// The shards of a data directory: one per partition under `DATA/partitions` when there are

@@ -92,6 +92,18 @@ const QUERIES: &[&str] = &[
     "heron zzzunknownword",
 ];
 
+/// Prefixes whose completions are few enough (ten at most) that shards merged must offer
+/// exactly one index's: "host 1" and "page 2 of host 1" are on pages of several partitions.
+const PREFIXES: &[&str] = &["host 1", "page 2 of host 1", "page 4 of host 1"];
+
+fn compare_completions(single: &Searcher, sharded: &Searcher) {
+    for prefix in PREFIXES {
+        let expected = single.complete(prefix, 10);
+        assert!(!expected.is_empty(), "{prefix}");
+        assert_eq!(sharded.complete(prefix, 10), expected, "{prefix}");
+    }
+}
+
 fn searcher(data: &Path) -> Searcher {
     Searcher::open(data, RankingConfig::default()).expect("searcher")
 }
@@ -166,6 +178,7 @@ fn local_shards_answer_as_one_index() {
     let heron = single.search("heron", 1, 10).expect("search");
     assert!(heron.total > 10, "the skewed word fills more than a page");
     compare(&single, &sharded);
+    compare_completions(&single, &sharded);
     // Explained scores too.
     let explained = sharded.search_explained("heron", 1, 3).expect("explained");
     let first = explained.hits[0].explanation.as_ref().expect("explanation");
@@ -207,17 +220,32 @@ async fn a_root_and_a_remote_leaf_answer_as_one_index_and_a_missing_leaf_is_part
     let single = searcher(single.path());
     let full = tokio::task::spawn_blocking(move || {
         compare(&single, &root);
+        compare_completions(&single, &root);
         root.search("river", 1, 50).expect("search")
     })
     .await
     .expect("compared");
     assert!(full.missing_shards.is_empty());
     let local_dir = local.path().to_path_buf();
-    let alone = tokio::task::spawn_blocking(move || {
-        searcher(&local_dir).search("river", 1, 50).expect("search")
+    let (alone, completed_alone) = tokio::task::spawn_blocking(move || {
+        let alone = searcher(&local_dir);
+        let completed = PREFIXES
+            .iter()
+            .map(|p| alone.complete(p, 10).len())
+            .sum::<usize>();
+        (alone.search("river", 1, 50).expect("search"), completed)
     })
     .await
     .expect("searched");
+    let single = crate::testutil::data_with(&docs);
+    let everywhere = PREFIXES
+        .iter()
+        .map(|p| searcher(single.path()).complete(p, 10).len())
+        .sum::<usize>();
+    assert!(
+        completed_alone < everywhere,
+        "the leaf's completions are merged in"
+    );
     assert!(alone.total < full.total, "the leaf holds some of the river");
 
     // A leaf that is down, and one that accepts and never answers: partial, never an error.

@@ -105,6 +105,7 @@ pub fn write_generation(data: &Path, number: u32, docs: &[Doc]) -> Index {
     let index = Index::create_in_dir(&dir, index_format::schema()).expect("index");
     index_format::tokenize::register(&index);
     add(&index, docs);
+    indexer::write_completions(&dir, &index).expect("completions");
     let current = index_format::current_generation_marker(data);
     let tmp = current.with_extension("tmp");
     std::fs::write(&tmp, format!("{name}\n")).expect("CURRENT");

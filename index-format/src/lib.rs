@@ -12,6 +12,8 @@
 //! - [`DocState`]: what a generation holds (`state.json`), for incremental builds and for
 //!   [`indexed_store_change`].
 //! - [`open_current`]: the reader's open path.
+//! - [`completions`]: the phrases `/suggest` offers (`gen-NNNNNN/completions`), two FSTs
+//!   that answer any prefix with a bounded read.
 //! - [`image_schema()`] and [`ImageFields`]: the image index, `gen-NNNNNN/images/`
 //!   ([`images_dir`]), one document per stored image.
 //!
@@ -42,6 +44,7 @@ macro_rules! fail_point {
     };
 }
 
+pub mod completions;
 mod error;
 pub mod fields;
 pub mod generation;

@@ -38,6 +38,7 @@ use tracing::info;
 
 use crate::Error;
 use crate::by_url::ByUrl;
+use crate::completions;
 use crate::exchange::{self, Exchange};
 use crate::held::Held;
 use crate::images::{ImageInputs, Showings, write_images};
@@ -49,6 +50,7 @@ use crate::summary::BuildSummary;
 use crate::target::{BuildMode, Target};
 use crate::template::{TemplateLearner, Templates};
 use crate::writer::{Threads, write_documents};
+use index_format::completions::completions_file;
 use index_format::generation;
 use shared::docplan::DocPlan;
 use shared::docplan::PageMeta;
@@ -287,6 +289,12 @@ fn write_shard(
     )
     .and_then(|written| {
         let indexed_images = write_images(&target.dir, target.fresh, number, images)?;
+        let (_, counts) = &written;
+        let changed = target.fresh || counts.indexed > 0 || counts.deleted > 0;
+        if changed || !completions_file(&target.dir).exists() {
+            let phrases = completions::write(&target.dir, &target.index)?;
+            info!(shard = %shard.dir.display(), phrases, "completions written");
+        }
         Ok((written, indexed_images))
     });
     let ((state, counts), indexed_images) = match result {

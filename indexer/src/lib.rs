@@ -33,6 +33,10 @@
 //!   commit, into a new generation before `CURRENT` switches or in place into the current
 //!   one. `images/showings.rs` inverts the store's `images` family (bounded per image, no
 //!   text kept), `images/document.rs` reads each image's texts back.
+//! - `completions`: the phrases `/suggest` offers (`gen-NNNNNN/completions`), read from the
+//!   titles of the generation's documents after its commit: title parts by their links,
+//!   runs of words frequent in titles by their documents; rewritten when a build changed
+//!   something.
 //! - `exchange`: [`build_exchanging`] with an [`Exchange`] (`indexer build --redis`), on one
 //!   machine of several holding a crawl's partitions: link contributions sent to the other
 //!   machines' partitions and received from them through Redis, in a round with barriers, so
@@ -70,6 +74,7 @@ mod build;
 #[cfg(test)]
 mod build_tests;
 mod by_url;
+mod completions;
 mod document;
 mod error;
 mod exchange;
@@ -93,6 +98,7 @@ mod text;
 mod writer;
 
 pub use build::{build, build_beside, build_exchanging, build_with_progress};
+pub use completions::write as write_completions;
 pub use document::{DocHtml, DocInput};
 pub use error::Error;
 pub use exchange::{DEFAULT_DEADLINE, Exchange};
