@@ -315,3 +315,53 @@ async fn a_page_gone_on_a_recrawl_leaves_the_index_at_the_next_build() {
     let explained = gateway::UrlReport::gather(&searcher, &news).expect("explain");
     assert_eq!(explained.verdict, "indexed: it can be found");
 }
+
+/// `/suggest` over a real crawl and build of the sample site: the OpenSearch suggestions
+/// format, completions from indexed pages' titles only (not the noindex page's), the site's
+/// name (every title's last part) first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suggest_completes_from_the_titles_of_indexed_pages() {
+    let web = TestWeb::start().await;
+    let server = serve_sample_site(&web).await;
+    let suggest = |typed: &'static str| async move {
+        let response = reqwest::get(format!("http://{}/suggest?q={typed}", server.addr))
+            .await
+            .expect("searchd answers");
+        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/x-suggestions+json"
+        );
+        let body = response.text().await.expect("body");
+        let answer: (String, Vec<String>) =
+            serde_json::from_str(&body).expect("[query, [completions]]");
+        answer
+    };
+    let (typed, found) = suggest("Sh").await;
+    assert_eq!(typed, "Sh");
+    assert_eq!(
+        found.first().map(String::as_str),
+        Some("shoreline field notes"),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|f| f == "shorebirds and seabirds"),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|f| f.starts_with("sh")), "{found:?}");
+
+    let (_, found) = suggest("tide%20p").await;
+    let mut sorted = found.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        ["tide pool", "tide pool animals", "tide pool etiquette"],
+        "{found:?}"
+    );
+
+    // The noindex page's title is no completion; the page behind it is indexed.
+    let (_, found) = suggest("unreviewed").await;
+    assert!(found.is_empty(), "{found:?}");
+    let (_, found) = suggest("marsh").await;
+    assert!(found.iter().any(|f| f == "marsh notes"), "{found:?}");
+}
