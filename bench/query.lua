@@ -5,7 +5,8 @@
 -- wrk -t T -c C -d 30s -s bench/query.lua http://127.0.0.1:PORT  (QUERIES=path, default
 -- bench/queries.txt; THINK_MS=N: each connection waits N ms after an answer before its next
 -- query, a crowd of C users at a bounded rate instead of C clients asking flat out;
--- QUERY_SUFFIX=S: S appended to every URL, e.g. "&ranking=bm25")
+-- QUERY_SUFFIX=S: S appended to every URL, e.g. "&ranking=bm25"; PATHS=file: ask that file's
+-- paths instead, one a line, as they are)
 
 local queries = {}
 local next_index = 1
@@ -32,8 +33,23 @@ function setup(thread)
     thread_count = thread_count + 1
 end
 
+-- Paths asked as they are, one a line (already encoded): bench/suggest's prefixes.
+local function load_paths(path)
+    local list = {}
+    for line in io.lines(path) do
+        if line ~= "" then
+            list[#list + 1] = line
+        end
+    end
+    return list
+end
+
 function init(args)
-    queries = load(os.getenv("QUERIES") or "bench/queries.txt", os.getenv("QUERY_SUFFIX") or "")
+    if os.getenv("PATHS") then
+        queries = load_paths(os.getenv("PATHS"))
+    else
+        queries = load(os.getenv("QUERIES") or "bench/queries.txt", os.getenv("QUERY_SUFFIX") or "")
+    end
     -- Threads start spread over the list so they do not ask the same query at once.
     next_index = ((thread_number or 0) * 97) % #queries + 1
 end

@@ -258,7 +258,55 @@ pub fn results_json(results: &SearchResults) -> serde_json::Value {
     if let (false, Some(object)) = (results.synonyms.is_empty(), value.as_object_mut()) {
         object.insert("synonyms".into(), json!(results.synonyms));
     }
+    if let (Some(source), Some(object)) = (&results.similar_to, value.as_object_mut()) {
+        object.insert(
+            "similar_to".into(),
+            json!({"url": source.url, "title": source.title, "words": source.words}),
+        );
+    }
     value
+}
+
+/// The pages like the one at `params`' `url`, or a 404 naming it when no shard holds it.
+async fn similar_results(
+    params: &Params,
+    preferred: Preferred,
+    state: &Arc<AppState>,
+) -> Result<SearchResults, Rejection> {
+    let url = params.get("url").cloned().unwrap_or_default();
+    let per_page = SearchParams::read(params, state.per_page).per_page;
+    let asked = url.clone();
+    let found = blocking(state, move |s| {
+        s.searcher.similar(&asked, per_page, &preferred)
+    })
+    .await?;
+    found.ok_or_else(|| {
+        reject(AppError::NotFound(format!(
+            "{} is not in the index",
+            crate::display::shown(&url, 200)
+        )))
+    })
+}
+
+/// `GET /similar?url=`: the results page of the pages like one.
+pub async fn similar_page(
+    params: Params,
+    preferred: Preferred,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
+    let results = similar_results(&params, preferred, &state).await?;
+    Ok(html(render::results(&results)))
+}
+
+/// `GET /api/similar?url=&per_page=`: the pages like one, in `/api/search`'s shape with
+/// `"similar_to": {"url", "title", "words"}` (the page as indexed, the words searched).
+pub async fn similar_api(
+    params: Params,
+    preferred: Preferred,
+    state: Arc<AppState>,
+) -> Result<Response, Rejection> {
+    let results = similar_results(&params, preferred, &state).await?;
+    Ok(json_reply(&results_json(&results)))
 }
 
 /// Facet counts as JSON: `[{"value": "fr", "count": 12}, ...]`.

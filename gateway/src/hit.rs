@@ -121,6 +121,9 @@ pub struct Hit {
     /// When it was last modified (`YYYY-MM-DD`), if known.
     #[serde(default)]
     pub modified: Option<String>,
+    /// The simhash of its body text (0: too short to have one): what tells a near-copy.
+    #[serde(default)]
+    pub simhash: u64,
 }
 
 /// A translation of a result.
@@ -175,6 +178,7 @@ impl Hit {
             date: doc.signed(fields.date),
             published: doc.signed(fields.published).map(shared::dates::day),
             modified: doc.signed(fields.modified).map(shared::dates::day),
+            simhash: number(doc, fields.simhash),
         }
     }
 }

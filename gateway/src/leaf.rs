@@ -602,7 +602,7 @@ fn stored_page(
 }
 
 /// The first document whose `field` holds the token `value`.
-fn find(
+pub(crate) fn find(
     searcher: &tantivy::Searcher,
     field: tantivy::schema::Field,
     value: &str,

@@ -9,6 +9,7 @@
 //! | `/leaf/document` | `{"url", "copies"}` | a `Hit` or `null` |
 //! | `/leaf/cache` | `{"url"}` | `CopyAnswer`: `{"Found": {...}}`, `{"NotFound": why}`, ... |
 //! | `/leaf/complete` | `CompleteRequest` `{"prefix", "limit"}` | `[{"phrase", "weight"}]`, the shards' best completions |
+//! | `/leaf/terms` | `TermsRequest` `{"url"}` | `SimilarTo` `{"url", "title", "words", "simhash"}` of the page, or `null` |
 //! | `GET /leaf/status` | | `{"generation", "docs"}` of the shards |
 //!
 //! Beside them, as on a root: `GET /metrics`, `/healthz` and `/readyz` (ready once a
@@ -31,6 +32,7 @@ use crate::handlers::{AppState, blocking};
 use crate::hit::QuerySpec;
 use crate::leaf::{DocumentRequest, HitsRequest, TopRequest};
 use crate::search_error::SearchError;
+use crate::similar::TermsRequest;
 
 /// Largest request body a leaf reads.
 const MAX_BODY_BYTES: u64 = 4 << 20;
@@ -112,6 +114,15 @@ pub fn leaf_routes(
                 Ok::<_, warp::Rejection>(json(&found))
             },
         );
+    let terms = warp::path!("terms")
+        .and(body())
+        .and(warp::body::json::<TermsRequest>())
+        .and(state.clone())
+        .and_then(|request: TermsRequest, state: Arc<AppState>| async move {
+            let found =
+                blocking(&state, move |s| s.searcher.local().terms_of(&request.url)).await?;
+            Ok::<_, warp::Rejection>(json(&found))
+        });
     let status = warp::path!("status").and(warp::get()).and(state).and_then(
         |state: Arc<AppState>| async move {
             let facts = blocking(&state, |s| {
@@ -137,6 +148,8 @@ pub fn leaf_routes(
                 .or(cache)
                 .unify()
                 .or(complete)
+                .unify()
+                .or(terms)
                 .unify()
                 .or(status)
                 .unify(),

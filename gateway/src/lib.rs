@@ -37,7 +37,8 @@
 //!   split by field (`explain=1`).
 //! - `snippet`: the passage shown under a result, its terms marked, cut from the stored
 //!   fields as `stored` reads and lends them; `suggest`: "did you mean"; `complete`: the
-//!   phrases `/suggest` offers as a searcher types, each shard's merged.
+//!   phrases `/suggest` offers as a searcher types, each shard's merged; `similar`: the
+//!   pages like a page (`/similar?url=`), by the words that say most about it.
 //! - `render`: the escaping HTML templates; `display`: web text fit to show (no
 //!   bidirectional overrides or hidden controls, cut to a length).
 //! - `images`: [`Searcher::search_images`] over each generation's image index
@@ -108,6 +109,7 @@ mod routes;
 mod search;
 mod search_error;
 mod shard;
+mod similar;
 mod snippet;
 mod stats;
 mod status;
@@ -152,6 +154,7 @@ pub use search::{SearchResults, Searcher};
 pub use search_error::SearchError;
 pub use service::Limits;
 pub use shard::IndexFacts;
+pub use similar::{SIMILAR_WORDS, SimilarTo, TermsRequest};
 pub use snippet::Snippet;
 pub use stats::{Hosts, ShardStats};
 pub use status::StatusReport;

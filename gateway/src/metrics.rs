@@ -99,7 +99,7 @@ impl GatewayMetrics {
 /// The name of the route a path asks for, as metrics label it: one of the routes of a root
 /// or a leaf, `other` for any other path (so no client adds a label value).
 pub(crate) fn route_of(path: &str) -> &'static str {
-    const ROUTES: [&str; 20] = [
+    const ROUTES: [&str; 23] = [
         "/",
         "/search",
         "/api/search",
@@ -110,6 +110,8 @@ pub(crate) fn route_of(path: &str) -> &'static str {
         "/status",
         "/opensearch.xml",
         "/suggest",
+        "/similar",
+        "/api/similar",
         "/metrics",
         "/healthz",
         "/readyz",
@@ -119,6 +121,7 @@ pub(crate) fn route_of(path: &str) -> &'static str {
         "/leaf/document",
         "/leaf/cache",
         "/leaf/complete",
+        "/leaf/terms",
         "/leaf/status",
     ];
     if path.starts_with("/thumb/") {

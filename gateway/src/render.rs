@@ -13,6 +13,7 @@ use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
 use crate::facets::Facets;
 use crate::hit::{Hit, Order};
 use crate::search::SearchResults;
+use crate::similar::SimilarTo;
 use crate::snippet::Snippet;
 
 const STYLE: &str = "
@@ -38,7 +39,7 @@ form.search button{font-size:1rem;padding:.55rem 1.1rem;border:0;border-radius:8
 .hit .url{color:#0b6e4f;font-size:.85rem;word-break:break-all}
 .hit .url a{color:#6b7280}
 .hit .date{color:#6b7280;font-size:.8rem}
-.synonyms{color:#4b5563;font-size:.9rem}
+.synonyms,.similar-to{color:#4b5563;font-size:.9rem}
 .hit .snippet{margin:.2rem 0 0;color:#374151}
 .hit .also,.facets{font-size:.85rem;color:#4b5563}
 mark{background:#fff3b0;color:inherit;padding:0 .1em;border-radius:2px}
@@ -149,7 +150,8 @@ fn hit(hit: &Hit) -> Markup {
             a.title href=(hit.url) { bdi { (shown(title, TITLE_CHARS)) } }
             div.url {
                 bdi { (shown(&hit.url, URL_CHARS)) } " · " bdi { (shown(&hit.host, URL_CHARS)) } " · "
-                a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" }
+                a href={ "/cache?url=" (urlencode(&hit.url)) } { "cached" } " · "
+                a.similar href={ "/similar?url=" (urlencode(&hit.url)) } { "similar" }
             }
             @if let Some(day) = hit.published.as_ref().or(hit.modified.as_ref()) {
                 div.date {
@@ -329,7 +331,9 @@ pub(crate) fn tabs(query: &str, current: Tab) -> Markup {
 
 /// A page of results, or the gentle "type something" page for an empty query.
 pub fn results(results: &SearchResults) -> Markup {
-    let title = if results.nothing_to_search {
+    let title = if let Some(source) = &results.similar_to {
+        format!("Pages like {} - sift", shown(named(source), VALUE_CHARS))
+    } else if results.nothing_to_search {
         "sift".to_string()
     } else {
         format!("{} - sift", shown(&results.query, VALUE_CHARS))
@@ -361,6 +365,13 @@ pub fn results(results: &SearchResults) -> Markup {
                             " (" a href={ "/search?q=" (urlencode(&quoted_words(results))) } { "only the words typed" } ")"
                         }
                     }
+                    @if let Some(source) = &results.similar_to {
+                        p.similar-to {
+                            "Pages like " a href=(source.url) { bdi { (shown(named(source), TITLE_CHARS)) } }
+                            ", by the words that say most about it: "
+                            em { (shown(&source.words.join(", "), VALUE_CHARS)) }
+                        }
+                    }
                     @if results.partial {
                         div.notice {
                             "No page has all of " strong { (shown(&results.query, VALUE_CHARS)) }
@@ -389,15 +400,26 @@ pub fn results(results: &SearchResults) -> Markup {
                     }
                     @if results.hits.is_empty() {
                         div.notice {
-                            @if results.total == 0 { "No pages match " strong { (shown(&results.query, VALUE_CHARS)) } "." }
+                            @if results.similar_to.is_some() { "No other page shares its words." }
+                            @else if results.total == 0 { "No pages match " strong { (shown(&results.query, VALUE_CHARS)) } "." }
                             @else { "No more results." }
                         }
                     }
-                    (pagination(results))
+                    // The likes of a page are one page of them.
+                    @if results.similar_to.is_none() { (pagination(results)) }
                 }
             }
         },
     )
+}
+
+/// What a page is called on a "Pages like" line: its title, else its URL.
+fn named(source: &SimilarTo) -> &str {
+    if source.title.trim().is_empty() {
+        &source.url
+    } else {
+        &source.title
+    }
 }
 
 /// The query with each word that was searched with its synonyms quoted, which searches it
@@ -528,6 +550,7 @@ mod tests {
                 date: None,
                 published: None,
                 modified: None,
+                simhash: 0,
                 also_in: Vec::new(),
             }],
             ..SearchResults::default()

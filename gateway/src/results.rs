@@ -3,6 +3,7 @@
 
 use crate::facets::Facets;
 use crate::hit::{Hit, Order};
+use crate::similar::SimilarTo;
 use crate::synonyms::Expansion;
 
 /// Most results per page.
@@ -44,6 +45,8 @@ pub struct SearchResults {
     pub order: Order,
     /// The query's words that were searched with their synonyms too, and those synonyms.
     pub synonyms: Vec<Expansion>,
+    /// The page these are the likes of (`/similar?url=`), and the words searched for them.
+    pub similar_to: Option<SimilarTo>,
 }
 
 impl SearchResults {

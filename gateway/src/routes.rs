@@ -13,6 +13,8 @@
 //! | `GET /status` | index and crawl figures (HTML, or JSON: `?format=json` / `Accept`) |
 //! | `GET /opensearch.xml` | the OpenSearch description |
 //! | `GET /suggest?q=PREFIX` | completions, in the OpenSearch suggestions format |
+//! | `GET /similar?url=` | HTML results: the pages like an indexed page |
+//! | `GET /api/similar?url=&per_page=` | the same in JSON, with `similar_to` |
 //! | `GET /metrics` | Prometheus metrics, the text format (see `crate::metrics`) |
 //! | `GET /healthz` | 200 `ok` while the process answers |
 //! | `GET /readyz` | 200 when it can answer searches, else 503, with a one-line reason |
@@ -90,6 +92,18 @@ pub fn routes(
         .and(warp::query::raw().or(warp::any().map(String::new)).unify())
         .and(state.clone())
         .and_then(handlers::suggest);
+    let similar = warp::path!("similar")
+        .and(warp::get())
+        .and(query)
+        .and(languages)
+        .and(state.clone())
+        .and_then(handlers::similar_page);
+    let api_similar = warp::path!("similar")
+        .and(warp::get())
+        .and(query)
+        .and(languages)
+        .and(state.clone())
+        .and_then(handlers::similar_api);
     let images = warp::path!("images")
         .and(warp::get())
         .and(query)
@@ -114,6 +128,8 @@ pub fn routes(
         api_search
             .or(api_images)
             .unify()
+            .or(api_similar)
+            .unify()
             .recover(recover_json)
             .unify(),
     );
@@ -130,6 +146,8 @@ pub fn routes(
         .or(opensearch)
         .unify()
         .or(suggest)
+        .unify()
+        .or(similar)
         .unify()
         .or(images)
         .unify()

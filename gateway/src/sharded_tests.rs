@@ -246,6 +246,42 @@ async fn a_root_and_a_remote_leaf_answer_as_one_index_and_a_missing_leaf_is_part
         completed_alone < everywhere,
         "the leaf's completions are merged in"
     );
+
+    // The likes of a page the leaf holds: its words come from the leaf (`/leaf/terms`).
+    let partitions = Partitions::new(PARTITIONS).expect("partitions");
+    let far_page = docs
+        .iter()
+        .map(|doc| doc.url)
+        .find(|url| {
+            let host = url::Url::parse(url).expect("url");
+            partitions.of_host(host.host_str().expect("host")).get() != 0
+        })
+        .expect("a page of the leaf's partitions");
+    let (root_dir, leaf_url) = (local.path().to_path_buf(), url.clone());
+    let similar = tokio::task::spawn_blocking(move || {
+        let root = searcher(&root_dir).with_leaves(vec![remote(&leaf_url, 2_000)]);
+        let alone = searcher(&root_dir);
+        let preferred = crate::Preferred::default();
+        assert!(
+            alone
+                .similar(far_page, 10, &preferred)
+                .expect("asked")
+                .is_none()
+        );
+        root.similar(far_page, 10, &preferred).expect("asked")
+    })
+    .await
+    .expect("searched")
+    .expect("the leaf holds the page");
+    let source = similar.similar_to.as_ref().expect("similar_to");
+    assert_eq!(source.url, far_page);
+    assert!(
+        source.words.iter().any(|w| w == "river"),
+        "{:?}",
+        source.words
+    );
+    assert!(!similar.hits.is_empty());
+    assert!(similar.hits.iter().all(|hit| hit.url != far_page));
     assert!(alone.total < full.total, "the leaf holds some of the river");
 
     // A leaf that is down, and one that accepts and never answers: partial, never an error.

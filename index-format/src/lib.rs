@@ -5,6 +5,8 @@
 //! - [`tokenize`]: the tokenizers of the text fields ([`tokenize::register`] on every index
 //!   opened), and the word spans snippets are cut at.
 //! - [`language`]: the languages a page is found in, and the stemming each gets.
+//! - [`stop_words`]: each language's stop words, which completions and similar pages leave
+//!   out.
 //! - [`url_fields`]: the fields read from a page's URL (its name, its depth), which the
 //!   indexer writes and the gateway folds results by.
 //! - [`generation`]: `DATA/index/gen-NNNNNN/` directories, the `CURRENT` file naming the one
@@ -53,6 +55,7 @@ pub mod language;
 mod open;
 mod schema;
 mod state;
+pub mod stop_words;
 pub mod tokenize;
 pub mod url_fields;
 

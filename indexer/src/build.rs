@@ -292,8 +292,10 @@ fn write_shard(
         let (_, counts) = &written;
         let changed = target.fresh || counts.indexed > 0 || counts.deleted > 0;
         if changed || !completions_file(&target.dir).exists() {
+            let started = Instant::now();
             let phrases = completions::write(&target.dir, &target.index)?;
-            info!(shard = %shard.dir.display(), phrases, "completions written");
+            let ms = started.elapsed().as_millis() as u64;
+            info!(shard = %shard.dir.display(), phrases, ms, "completions written");
         }
         Ok((written, indexed_images))
     });

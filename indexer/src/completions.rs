@@ -14,8 +14,8 @@ use std::path::Path;
 
 use index_format::IndexFields;
 use index_format::completions::{MAX_PHRASE_BYTES, normalize, write_completions};
+use index_format::stop_words::StopWords;
 use tantivy::schema::Value;
-use tantivy::tokenizer::{Language, RawTokenizer, StopWordFilter, TextAnalyzer};
 use tantivy::{Index, TantivyDocument};
 
 use crate::Error;
@@ -51,7 +51,7 @@ pub fn write(dir: &Path, index: &Index) -> Result<usize, Error> {
     let fields = IndexFields::new(&index.schema())?;
     let searcher = index.reader()?.searcher();
     let mut gathered = Gathered::default();
-    let mut stop_words = StopWords::default();
+    let mut stop_words = StopWordLists::default();
     for segment in searcher.segment_readers() {
         let store = segment.get_store_reader(1).map_err(|e| Error::io(dir, e))?;
         for doc in store.iter::<TantivyDocument>(segment.alive_bitset()) {
@@ -78,7 +78,7 @@ pub fn write(dir: &Path, index: &Index) -> Result<usize, Error> {
 
 impl Gathered {
     /// Adds what a document of `title` and `inlinks` offers.
-    fn offer(&mut self, title: &str, inlinks: u64, stops: Option<&TextAnalyzer>) {
+    fn offer(&mut self, title: &str, inlinks: u64, stops: Option<&StopWords>) {
         let mut offers: HashMap<String, (u64, bool)> = HashMap::new();
         let title = normalize(title);
         for part in split_parts(&title) {
@@ -123,59 +123,24 @@ fn split_parts(title: &str) -> Vec<&str> {
 }
 
 /// True when `word` is a stop word by `stops` (none: no list for the language).
-fn is_stop_word(stops: Option<&TextAnalyzer>, word: &str) -> bool {
-    let Some(stops) = stops else {
-        return false;
-    };
-    let mut stops = stops.clone();
-    let mut stream = stops.token_stream(word);
-    !stream.advance()
+fn is_stop_word(stops: Option<&StopWords>, word: &str) -> bool {
+    stops.is_some_and(|stops| stops.contains(word))
 }
 
-/// Stop-word filters by language code, made as languages are met.
+/// Stop words by language code, made as languages are met.
 #[derive(Default)]
-struct StopWords {
-    made: HashMap<String, Option<TextAnalyzer>>,
+struct StopWordLists {
+    made: HashMap<String, Option<StopWords>>,
 }
 
-impl StopWords {
-    /// The filter of language `code` (`en`, `fr` ...), if tantivy has its list.
-    fn of(&mut self, code: &str) -> Option<&TextAnalyzer> {
-        if !self.made.contains_key(code) {
-            let filter = language(code).and_then(StopWordFilter::new).map(|filter| {
-                TextAnalyzer::builder(RawTokenizer::default())
-                    .filter(filter)
-                    .build()
-            });
-            self.made.insert(code.to_string(), filter);
-        }
-        self.made.get(code).and_then(Option::as_ref)
+impl StopWordLists {
+    /// The stop words of language `code` (`en`, `fr` ...), if there is a list.
+    fn of(&mut self, code: &str) -> Option<&StopWords> {
+        self.made
+            .entry(code.to_string())
+            .or_insert_with(|| StopWords::of(code))
+            .as_ref()
     }
-}
-
-/// tantivy's language of a code, for its stop words.
-fn language(code: &str) -> Option<Language> {
-    Some(match code {
-        "ar" => Language::Arabic,
-        "da" => Language::Danish,
-        "nl" => Language::Dutch,
-        "en" => Language::English,
-        "fi" => Language::Finnish,
-        "fr" => Language::French,
-        "de" => Language::German,
-        "el" => Language::Greek,
-        "hu" => Language::Hungarian,
-        "it" => Language::Italian,
-        "no" | "nb" | "nn" => Language::Norwegian,
-        "pt" => Language::Portuguese,
-        "ro" => Language::Romanian,
-        "ru" => Language::Russian,
-        "es" => Language::Spanish,
-        "sv" => Language::Swedish,
-        "ta" => Language::Tamil,
-        "tr" => Language::Turkish,
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -194,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_title_offers_its_parts_by_links_and_its_runs_by_documents() {
-        let mut stops = StopWords::default();
+        let mut stops = StopWordLists::default();
         let mut gathered = Gathered::default();
         gathered.offer("Vec in std::vec - Rust", 9, stops.of("en"));
         gathered.offer("HashMap in std::collections - Rust", 2, stops.of("en"));
@@ -224,7 +189,7 @@ mod tests {
 
     #[test]
     fn languages_without_a_list_keep_every_run_and_punctuation_is_trimmed() {
-        let mut stops = StopWords::default();
+        let mut stops = StopWordLists::default();
         let mut gathered = Gathered::default();
         gathered.offer("Traits: Defining (Shared) Behavior", 0, stops.of("und"));
         let all = weights(&gathered);

@@ -365,3 +365,50 @@ async fn suggest_completes_from_the_titles_of_indexed_pages() {
     let (_, found) = suggest("marsh").await;
     assert!(found.iter().any(|f| f == "marsh notes"), "{found:?}");
 }
+
+/// `/api/similar` and the "similar" link over a real crawl and build of the sample site: a
+/// bird's likes are other birds' pages, never the page itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn similar_pages_of_a_crawled_page_are_its_neighbours() {
+    let web = TestWeb::start().await;
+    let server = serve_sample_site(&web).await;
+    let page = web.url("sample.test", "/birds/western-gull.html");
+    let (status, body) = get(
+        server.addr,
+        &format!(
+            "/api/similar?url={}",
+            reqwest::Url::parse(&page).expect("url")
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(json["similar_to"]["url"], page.as_str());
+    assert!(
+        !json["similar_to"]["words"]
+            .as_array()
+            .expect("words")
+            .is_empty()
+    );
+    let urls: Vec<&str> = json["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|hit| hit["url"].as_str().expect("url"))
+        .collect();
+    assert!(!urls.is_empty(), "{json}");
+    assert!(!urls.contains(&page.as_str()), "{urls:?}");
+    assert!(
+        urls[..3.min(urls.len())]
+            .iter()
+            .any(|u| u.contains("/birds/")),
+        "{urls:?} for {}",
+        json["similar_to"]
+    );
+
+    let (_, html) = get(server.addr, "/search?q=gull").await;
+    assert!(
+        html.contains("/similar?url="),
+        "every result links to its likes"
+    );
+}
