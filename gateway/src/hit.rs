@@ -1,5 +1,6 @@
 //! [`Hit`]: one result as a shard makes it and a root shows it, and [`QuerySpec`]: a query
-//! as a root hands it to its shards (which parse it again, the same way).
+//! as a root hands it to its shards (which parse it again, the same way); [`SimilarTo`]: the
+//! page whose likes are asked for, as the shard holding it describes it.
 
 use index_format::IndexFields;
 use serde::{Deserialize, Serialize};
@@ -189,4 +190,25 @@ fn text(doc: &StoredPage, field: tantivy::schema::Field) -> String {
 
 fn number(doc: &StoredPage, field: tantivy::schema::Field) -> u64 {
     doc.number(field).unwrap_or(0)
+}
+
+/// The page similar pages are found for: its URL as indexed, its title, the words searched.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimilarTo {
+    /// The page's URL, as indexed (the canonical one when it was asked by a copy's).
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The words searched, the weightiest first.
+    pub words: Vec<String>,
+    /// The simhash of its body text: a result near it is a copy, left out.
+    #[serde(default)]
+    pub simhash: u64,
+}
+
+/// What a root asks a leaf for (`POST /leaf/terms`): the words of the page at `url`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TermsRequest {
+    /// The page's URL (or a copy's).
+    pub url: String,
 }

@@ -29,10 +29,9 @@ use crate::cache::{CopyAnswer, copy_in_any};
 use crate::complete::CompleteRequest;
 use crate::error::{AppError, recover_json};
 use crate::handlers::{AppState, blocking};
-use crate::hit::QuerySpec;
+use crate::hit::{QuerySpec, TermsRequest};
 use crate::leaf::{DocumentRequest, HitsRequest, TopRequest};
 use crate::search_error::SearchError;
-use crate::similar::TermsRequest;
 
 /// Largest request body a leaf reads.
 const MAX_BODY_BYTES: u64 = 4 << 20;

@@ -11,9 +11,8 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::display::{TITLE_CHARS, URL_CHARS, VALUE_CHARS, shown};
 use crate::facets::Facets;
-use crate::hit::{Hit, Order};
+use crate::hit::{Hit, Order, SimilarTo};
 use crate::search::SearchResults;
-use crate::similar::SimilarTo;
 use crate::snippet::Snippet;
 
 const STYLE: &str = "

@@ -2,8 +2,7 @@
 //! and how far a user may page.
 
 use crate::facets::Facets;
-use crate::hit::{Hit, Order};
-use crate::similar::SimilarTo;
+use crate::hit::{Hit, Order, SimilarTo};
 use crate::synonyms::Expansion;
 
 /// Most results per page.

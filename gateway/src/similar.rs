@@ -13,12 +13,11 @@
 use std::collections::HashMap;
 
 use index_format::stop_words::StopWords;
-use serde::{Deserialize, Serialize};
 use tantivy::Term;
 use tantivy::tokenizer::TokenStream;
 
 use crate::accept_language::Preferred;
-use crate::hit::{Hit, Order, Ranking};
+use crate::hit::{Hit, Order, Ranking, SimilarTo, TermsRequest};
 use crate::leaf::{LocalShards, find};
 use crate::remote::Pending;
 use crate::search::{MAX_PER_PAGE, SearchResults, Searcher};
@@ -32,27 +31,6 @@ pub const SIMILAR_WORDS: usize = 20;
 const TITLE_WEIGHT: usize = 3;
 /// The shortest word chosen, in characters.
 const MIN_WORD_CHARS: usize = 3;
-
-/// The page similar pages are found for: its URL as indexed, its title, the words searched.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SimilarTo {
-    /// The page's URL, as indexed (the canonical one when it was asked by a copy's).
-    pub url: String,
-    /// Its title.
-    pub title: String,
-    /// The words searched, the weightiest first.
-    pub words: Vec<String>,
-    /// The simhash of its body text: a result near it is a copy, left out.
-    #[serde(default)]
-    pub simhash: u64,
-}
-
-/// What a root asks a leaf for (`POST /leaf/terms`): the words of the page at `url`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TermsRequest {
-    /// The page's URL (or a copy's).
-    pub url: String,
-}
 
 impl LocalShards {
     /// The page at `url` (or the one holding it as a copy) and its weightiest words, if a
