@@ -17,6 +17,7 @@
 //! assert_eq!(PartitionId::new(7).dir_name(), "p-007");
 //! ```
 
+pub mod redis_address;
 pub mod redis_keys;
 
 use std::fmt;

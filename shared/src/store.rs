@@ -486,14 +486,28 @@ pub enum StoreError {
          (another worker may own the partition now)"
     )]
     LeaseLost(PathBuf),
-    /// A store opened as a partition it is not, or under an older lease than one that
-    /// already wrote it.
+    /// A store opened as a partition it is not.
     #[error("the content store at {path} {why}")]
     WrongPartition {
         /// The store directory.
         path: PathBuf,
         /// What does not match, as a sentence's end.
         why: String,
+    },
+    /// A partition store claimed under an older lease epoch than one that already wrote it:
+    /// Redis lost the epoch it gave since (a restart without its data, a failover to a
+    /// replica behind), and must count on from the store's.
+    #[error(
+        "the content store at {path} was written under lease epoch {stamp}, newer than this \
+         worker's {epoch}"
+    )]
+    StaleEpoch {
+        /// The store directory.
+        path: PathBuf,
+        /// The epoch the store was last claimed under.
+        stamp: u64,
+        /// The lease's epoch.
+        epoch: u64,
     },
 }
 

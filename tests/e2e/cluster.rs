@@ -18,8 +18,10 @@ use testweb::{RedisServer, Request, SoakWeb, TestWeb};
 use crate::sends::{Send, SendLog, Sends, micros};
 use crate::support::crawler_config;
 
+mod failover;
 mod kills;
 mod pauses;
+mod restarts;
 
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.
 const WEB: SoakWeb = SoakWeb {
@@ -58,7 +60,7 @@ fn config(web: &TestWeb) -> RawCrawlerConfig {
     config
 }
 
-fn options(web: &TestWeb, redis: &RedisServer, data: &Path, seeded: bool) -> WorkerOptions {
+fn options(web: &TestWeb, redis: &str, data: &Path, seeded: bool) -> WorkerOptions {
     let (seeds, scope) = if seeded {
         (
             SEEDED
@@ -73,7 +75,7 @@ fn options(web: &TestWeb, redis: &RedisServer, data: &Path, seeded: bool) -> Wor
         (Vec::new(), Vec::new())
     };
     WorkerOptions {
-        redis: redis.url(),
+        redis: redis.to_string(),
         crawl: CrawlOptions {
             data: data.to_path_buf(),
             seeds,
@@ -98,7 +100,7 @@ async fn crawl_with(
 ) -> Vec<WorkerSummary> {
     let workers: Vec<_> = (0..count)
         .map(|i| {
-            let options = options(web, redis, data, i == 0);
+            let options = options(web, &redis.url(), data, i == 0);
             tokio::spawn(run_worker(options, std::future::pending()))
         })
         .collect();
@@ -284,10 +286,15 @@ fn assert_polite(web: &TestWeb, requests: &[Request], sends: &Sends, workers: us
 
 /// Links read and never applied, over every stream.
 fn pending(redis: &RedisServer) -> u64 {
+    pending_by(|args| redis.cli(args))
+}
+
+/// Links read and never applied, over every stream, asked with `cli`.
+fn pending_by(cli: impl Fn(&[&str]) -> String) -> u64 {
     (0..PARTITIONS)
         .map(|p| {
             let key = format!("sift:links:p-{p:03}");
-            let out = redis.cli(&["XPENDING", &key, "owners"]);
+            let out = cli(&["XPENDING", &key, "owners"]);
             out.lines()
                 .next()
                 .and_then(|l| l.trim().parse().ok())

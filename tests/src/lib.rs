@@ -63,6 +63,7 @@ pub mod pdfs;
 mod prometheus;
 pub mod ranked;
 pub mod redirects;
+mod redis_sentinel;
 mod redis_server;
 mod reply;
 mod request_log;
@@ -122,6 +123,7 @@ pub use pdfs::{
 pub use prometheus::Prometheus;
 pub use ranked::{RANKED_DOCS, RANKED_WORD, ranked_docs_by_in_links, ranked_site_paths};
 pub use redirects::{PRIVATE_ADDRESS_URL, REDIRECT_CHAIN_LEN};
+pub use redis_sentinel::RedisSentinels;
 pub use redis_server::RedisServer;
 pub use request_log::{MAX_LOGGED_REQUESTS, Request};
 pub use robots_hosts::{

@@ -1,14 +1,21 @@
 //! One worker's line to Redis: a multiplexed connection made again after a failure, every
 //! answer awaited within a deadline, and every command counted (the figure behind "Redis
-//! commands per page").
+//! commands per page"). Behind a Sentinel address each new connection goes to the master
+//! the Sentinels name then, so a worker follows a replica promoted in a failover.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, FromRedisValue, RedisResult};
+use redis::sentinel::SentinelClient;
+use redis::{
+    AsyncConnectionConfig, Client, ErrorKind, FromRedisValue, RedisError, RedisResult,
+    ServerErrorKind,
+};
+use shared::partition::redis_address::RedisAddress;
 use tokio::sync::Mutex;
+use tokio::time::Instant;
 
 /// How long an answer (or a connection) may take before the call fails. A blocking read
 /// waits longer: its block time plus this.
@@ -17,19 +24,63 @@ const ANSWER_DEADLINE: Duration = Duration::from_secs(3);
 /// A shared handle on the crawl's Redis (cloning shares the connection and the count).
 #[derive(Clone)]
 pub(crate) struct Redis {
-    client: Client,
+    target: Target,
     url: Arc<str>,
-    connection: Arc<Mutex<Option<MultiplexedConnection>>>,
+    /// The connection, and when it was made.
+    connection: Arc<Mutex<Option<(MultiplexedConnection, Instant)>>>,
     commands: Arc<AtomicU64>,
 }
 
+/// The server a connection is made to.
+#[derive(Clone)]
+enum Target {
+    /// Always this one.
+    Server(Client),
+    /// The master the Sentinels name at each connection.
+    Sentinel(Arc<Mutex<SentinelClient>>),
+}
+
+impl Target {
+    fn new(address: &RedisAddress) -> RedisResult<Self> {
+        Ok(match address {
+            RedisAddress::Server(url) => Target::Server(Client::open(url.as_str())?),
+            RedisAddress::Sentinel(sentinel) => {
+                let client = sentinel.client()?;
+                Target::Sentinel(Arc::new(Mutex::new(client)))
+            }
+        })
+    }
+
+    /// A client of the server to talk to now.
+    async fn client(&self) -> RedisResult<Client> {
+        match self {
+            Target::Server(client) => Ok(client.clone()),
+            Target::Sentinel(sentinels) => {
+                let mut sentinels = sentinels.lock().await;
+                // Boxed: the Sentinel client's future is deep, and so are its callers'.
+                tokio::time::timeout(ANSWER_DEADLINE, Box::pin(sentinels.async_get_client()))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(RedisError::from((
+                            ErrorKind::Io,
+                            "no Sentinel named the master in time",
+                        )))
+                    })
+            }
+        }
+    }
+}
+
 impl Redis {
-    /// A handle on the Redis at `url` (`redis://HOST:PORT/DB` or `unix:///PATH`); connects
-    /// at the first call.
+    /// A handle on the Redis at `url` (`redis://HOST:PORT/DB`, `unix:///PATH` or
+    /// `redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]`); connects at the first call.
     pub(crate) fn new(url: &str) -> RedisResult<Self> {
+        let address: RedisAddress = url.parse().map_err(|why: String| {
+            RedisError::from((ErrorKind::InvalidClientConfig, "bad Redis address", why))
+        })?;
         Ok(Self {
-            client: Client::open(url)?,
-            url: url.into(),
+            target: Target::new(&address)?,
+            url: address.to_string().into(),
             connection: Arc::default(),
             commands: Arc::default(),
         })
@@ -46,19 +97,27 @@ impl Redis {
     }
 
     async fn connection(&self) -> RedisResult<MultiplexedConnection> {
+        Ok(self.connection_made().await?.0)
+    }
+
+    /// The connection, and when it was made (made now when there is none).
+    async fn connection_made(&self) -> RedisResult<(MultiplexedConnection, Instant)> {
         let mut held = self.connection.lock().await;
-        if let Some(connection) = held.as_ref() {
-            return Ok(connection.clone());
+        if let Some((connection, made)) = held.as_ref() {
+            return Ok((connection.clone(), *made));
         }
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(ANSWER_DEADLINE))
             .set_response_timeout(Some(ANSWER_DEADLINE));
         let connection = self
-            .client
+            .target
+            .client()
+            .await?
             .get_multiplexed_async_connection_with_config(&config)
             .await?;
-        *held = Some(connection.clone());
-        Ok(connection)
+        let made = Instant::now();
+        *held = Some((connection.clone(), made));
+        Ok((connection, made))
     }
 
     /// A call's answer; after one that left the connection unusable, the next call makes a
@@ -99,6 +158,21 @@ impl Redis {
             .await
     }
 
+    /// Runs a Lua script on a connection made at least `settle` ago: on one made since (the
+    /// first, or one made again after a failure, perhaps to a replica just promoted, which
+    /// may not have the last writes of the master before it) the script waits out the rest.
+    pub(crate) async fn script_settled<T: FromRedisValue>(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+        settle: Duration,
+    ) -> RedisResult<T> {
+        self.commands.fetch_add(1, Ordering::Relaxed);
+        let (mut connection, made) = self.connection_made().await?;
+        tokio::time::sleep_until(made + settle).await;
+        self.settled(invocation.invoke_async(&mut connection).await)
+            .await
+    }
+
     /// A connection of its own for blocking reads (`XREADGROUP ... BLOCK`), which would hold
     /// up every other command on a shared one; its answers may take `block` longer.
     pub(crate) async fn blocking(&self, block: Duration) -> RedisResult<BlockingRedis> {
@@ -106,7 +180,9 @@ impl Redis {
             .set_connection_timeout(Some(ANSWER_DEADLINE))
             .set_response_timeout(Some(ANSWER_DEADLINE + block));
         let connection = self
-            .client
+            .target
+            .client()
+            .await?
             .get_multiplexed_async_connection_with_config(&config)
             .await?;
         Ok(BlockingRedis {
@@ -131,8 +207,11 @@ impl BlockingRedis {
 }
 
 /// Whether an error leaves the connection unusable (rather than a command Redis refused).
+/// A server that became a replica (a master demoted after a failover) refuses writes: the
+/// next connection goes to the master the Sentinels name.
 fn broken(error: &redis::RedisError) -> bool {
-    error.is_io_error()
+    error.kind() == ErrorKind::Server(ServerErrorKind::ReadOnly)
+        || error.is_io_error()
         || error.is_connection_dropped()
         || error.is_connection_refusal()
         || error.is_timeout()

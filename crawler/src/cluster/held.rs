@@ -55,6 +55,11 @@ pub(crate) struct Held {
 pub(crate) enum NotStarted {
     /// Another process has its store open (a worker stopped and not yet gone): try again.
     StoreBusy,
+    /// Its store was claimed under a newer epoch than the lease's: Redis lost epochs it gave.
+    StaleEpoch {
+        /// The store's epoch.
+        stamp: u64,
+    },
     /// It cannot be crawled under this lease.
     Failed(Error),
 }
@@ -159,6 +164,9 @@ fn open(
             lease.epoch,
             lease.fence.clone(),
         )
-        .map_err(|e| NotStarted::Failed(e.into()))?;
+        .map_err(|e| match e {
+            StoreError::StaleEpoch { stamp, .. } => NotStarted::StaleEpoch { stamp },
+            e => NotStarted::Failed(e.into()),
+        })?;
     Ok(store)
 }

@@ -6,6 +6,13 @@
 //! worker's) and the address's next allowed moment: if it has passed, it sets the next one a
 //! gap later and lets the request go; otherwise it says how long to wait. With Redis away no
 //! request goes: the fetch waits (fail closed) and the worker says so once.
+//!
+//! A connection made anew (at the start, after a failure, to a replica promoted by the
+//! Sentinels) books no turn until a gap has passed since it was made: a booking the old
+//! master took and never passed to its replica is then a whole gap behind any turn of the
+//! new one. (The turns are on the server's clock: a promoted replica on another machine
+//! brings its own, and a clock ahead of the old master's by more than that shortens one gap
+//! by the difference.)
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -64,7 +71,7 @@ impl AddressGate {
         loop {
             let mut call = self.turn.prepare_invoke();
             call.key(keys::ip(address)).arg(gap_us);
-            match self.redis.script::<(u64, u64)>(&call).await {
+            match self.redis.script_settled::<(u64, u64)>(&call, gap).await {
                 Ok((0, turn_us)) => {
                     if self.waiting.swap(false, Ordering::Relaxed) {
                         info!(

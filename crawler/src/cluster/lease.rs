@@ -3,7 +3,9 @@
 //! A worker owns a partition while its lease key holds `WORKER EPOCH`; the key expires after
 //! the lease time unless renewed. Taking a lease raises the partition's epoch, which the
 //! worker records in the partition's store ([`crate::PageStore::claim_partition`]): a store
-//! is never written under an epoch older than one that wrote it. Renewal is a Lua
+//! is never written under an epoch older than one that wrote it. A store refusing a lease as
+//! older than its stamp (Redis lost writes) raises the partition's epoch to the stamp, so
+//! the next lease is newer: nothing refuses a worker for ever. Renewal is a Lua
 //! check-and-extend (only the holder's exact value is extended), all of a worker's leases in
 //! one call. On the worker's side each lease has a [`Fence`]: the moment its last renewal was
 //! *sent* plus the lease time less a margin, so the fence falls before Redis lets the lease
@@ -46,6 +48,13 @@ return held
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+";
+
+/// Raises a partition's epoch to at least ARGV[1] (a store's stamp), never lowers it.
+const RAISE: &str = r"
+local epoch = tonumber(redis.call('GET', KEYS[1]) or '0')
+if epoch < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
 ";
 
 /// How long a lease lasts, and how often it is renewed.
@@ -91,6 +100,7 @@ pub(crate) struct Leases {
     take: Script,
     renew: Script,
     release: Script,
+    raise: Script,
 }
 
 impl Leases {
@@ -102,6 +112,7 @@ impl Leases {
             take: Script::new(TAKE),
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
+            raise: Script::new(RAISE),
         }
     }
 
@@ -152,6 +163,15 @@ impl Leases {
         lease.fence.drop_now();
         let mut call = self.release.prepare_invoke();
         call.key(keys::lease(lease.partition)).arg(&lease.value);
+        let _: u8 = self.redis.script(&call).await?;
+        Ok(())
+    }
+
+    /// Raises `partition`'s epoch to `stamp` (its store's) when Redis's is below: the next
+    /// lease taken on it is newer than any that wrote the store.
+    pub(crate) async fn raise_epoch(&self, partition: PartitionId, stamp: u64) -> RedisResult<()> {
+        let mut call = self.raise.prepare_invoke();
+        call.key(keys::epoch(partition)).arg(stamp);
         let _: u8 = self.redis.script(&call).await?;
         Ok(())
     }

@@ -436,6 +436,21 @@ impl WorkerLoop {
                 info!(partition = %p, "its store is still open in another process: waiting");
                 self.waiting.insert(p, lease);
             }
+            Err(NotStarted::StaleEpoch { stamp }) => {
+                // Redis gave an epoch it had given before (it lost writes: a restart without
+                // its data, a failover to a replica behind): it counts on from the store's,
+                // and the next turn takes the lease above it.
+                warn!(
+                    partition = %p,
+                    epoch = lease.epoch,
+                    store_epoch = stamp,
+                    "Redis's lease epoch is behind the partition store's (Redis lost writes): raised to the store's"
+                );
+                let raised = self.leases.raise_epoch(p, stamp).await;
+                if let Err(error) = raised.and(self.leases.release(&lease).await) {
+                    self.redis_away(&error);
+                }
+            }
             Err(NotStarted::Failed(error)) => {
                 warn!(partition = %p, %error, "cannot crawl the partition: its lease goes back");
                 // Given back at once, so that a worker that can open it takes it.

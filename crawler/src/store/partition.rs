@@ -115,10 +115,11 @@ impl PageStore {
                 )));
             }
             if stamp.epoch > epoch {
-                return Err(wrong(format!(
-                    "was written under lease epoch {}, newer than this worker's {epoch}",
-                    stamp.epoch
-                )));
+                return Err(StoreError::StaleEpoch {
+                    path: self.path.clone(),
+                    stamp: stamp.epoch,
+                    epoch,
+                });
             }
         }
         self.fence = Some(fence);

@@ -184,7 +184,14 @@ fn a_store_is_claimed_only_as_its_partition_and_never_under_an_older_lease() {
     let mut store = PageStore::open(dir.path()).unwrap();
     let older = store.claim_partition(partitions(), own, 4, fence());
     assert!(
-        matches!(older, Err(StoreError::WrongPartition { .. })),
+        matches!(
+            older,
+            Err(StoreError::StaleEpoch {
+                stamp: 5,
+                epoch: 4,
+                ..
+            })
+        ),
         "{older:?}"
     );
     let wrong = store.claim_partition(partitions(), other, 6, fence());

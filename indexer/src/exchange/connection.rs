@@ -1,10 +1,15 @@
 //! `Redis`: the build's one connection to the crawl's Redis, every answer awaited within a
 //! deadline and every command counted (the build logs the count). A build has no use for a
-//! reconnection: a failed call fails the build, which can simply be run again.
+//! reconnection: a failed call fails the build, which can simply be run again (behind
+//! Sentinels, against the master they name then).
 
 use std::time::Duration;
 
-use redis::{Cmd, Connection, FromRedisValue, Pipeline, ScriptInvocation};
+use redis::{
+    Client, Cmd, Connection, ErrorKind, FromRedisValue, Pipeline, RedisError, RedisResult,
+    ScriptInvocation,
+};
+use shared::partition::redis_address::RedisAddress;
 
 use crate::Error;
 
@@ -19,13 +24,19 @@ pub(crate) struct Redis {
 }
 
 impl Redis {
-    /// Connects to `url` (`redis://HOST:PORT/DB` or `unix:///PATH`).
+    /// Connects to `url` (`redis://HOST:PORT/DB`, `unix:///PATH`, or the master the
+    /// Sentinels of `redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]` name now).
     pub(crate) fn open(url: &str) -> Result<Self, Error> {
-        let failed = |source| Error::Redis {
+        let address: RedisAddress = url.parse().map_err(|why: String| Error::Redis {
             url: url.to_string(),
+            source: RedisError::from((ErrorKind::InvalidClientConfig, "bad Redis address", why)),
+        })?;
+        let url = address.to_string();
+        let failed = |source| Error::Redis {
+            url: url.clone(),
             source,
         };
-        let client = redis::Client::open(url).map_err(failed)?;
+        let client = client(&address).map_err(failed)?;
         let connection = client
             .get_connection_with_timeout(ANSWER_DEADLINE)
             .map_err(failed)?;
@@ -37,7 +48,7 @@ impl Redis {
             .map_err(failed)?;
         Ok(Self {
             connection,
-            url: url.to_string(),
+            url,
             commands: 0,
         })
     }
@@ -81,5 +92,13 @@ impl Redis {
         invocation
             .invoke(&mut self.connection)
             .map_err(|error| self.failed(error))
+    }
+}
+
+/// A client of the server at `address`: behind Sentinels, the master they name now.
+fn client(address: &RedisAddress) -> RedisResult<Client> {
+    match address {
+        RedisAddress::Server(url) => Client::open(url.as_str()),
+        RedisAddress::Sentinel(sentinel) => sentinel.client()?.get_client(),
     }
 }

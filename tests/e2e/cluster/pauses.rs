@@ -116,7 +116,7 @@ async fn without_redis_no_request_goes_and_the_crawl_finishes_after() {
     let mut redis = RedisServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
     let options = |seeded: bool| {
-        let mut options = super::options(&web, &redis, dir.path(), seeded);
+        let mut options = super::options(&web, &redis.url(), dir.path(), seeded);
         options.lease = Duration::from_secs(6);
         options
     };
