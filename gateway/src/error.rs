@@ -44,6 +44,12 @@ pub enum AppError {
     /// A background task failed.
     #[error("internal: {0}")]
     Internal(String),
+    /// A leaf's caller did not show the shared token (said no more than that).
+    #[error("unauthorized")]
+    Unauthorized,
+    /// A setting could not be used at start (one line saying why).
+    #[error("{0}")]
+    Config(String),
 }
 
 impl warp::reject::Reject for AppError {}
@@ -61,12 +67,14 @@ impl AppError {
             }
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Search(
                 SearchError::Index(_) | SearchError::IndexFiles(_) | SearchError::Synonyms(_),
             )
             | AppError::Store(_)
             | AppError::Record(_)
-            | AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            | AppError::Internal(_)
+            | AppError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -114,6 +122,7 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             AppError::NotFound(_) => "Not found",
             AppError::Forbidden(_) => "Not available",
             AppError::Busy => "Busy",
+            AppError::Unauthorized => "Unauthorized",
             _ => "Something went wrong",
         };
         return (error.status(), title, error.public_message());

@@ -18,6 +18,7 @@ use crate::cached_html;
 use crate::error::{AppError, reject};
 use crate::explain::UrlReport;
 use crate::hit::{Order, Ranking};
+use crate::leaf_token::LeafToken;
 use crate::metrics::GatewayMetrics;
 use crate::remote::LeafHealth;
 use crate::render;
@@ -51,6 +52,8 @@ pub struct AppState {
     pub searches: Arc<tokio::sync::Semaphore>,
     /// Its metrics, served at `/metrics`.
     pub metrics: Arc<GatewayMetrics>,
+    /// The token a leaf's callers must show (`[searchd] leaf_token_file`); `None`: any.
+    pub leaf_token: Option<LeafToken>,
 }
 
 impl AppState {
@@ -63,6 +66,15 @@ impl AppState {
             per_page: config.per_page.get(),
             searches: Arc::new(tokio::sync::Semaphore::new(config.max_searches.get())),
             metrics: Arc::new(metrics),
+            leaf_token: None,
+        }
+    }
+
+    /// The same state, its leaf routes open only to callers showing `token`.
+    pub fn with_leaf_token(self, token: Option<LeafToken>) -> Self {
+        Self {
+            leaf_token: token,
+            ..self
         }
     }
 

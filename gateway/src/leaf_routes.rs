@@ -16,7 +16,10 @@
 //! generation is loaded).
 //!
 //! Failures answer in JSON with a status, as `/api` does (503 while no shard has an index).
-//! A leaf listens where it is told; it trusts its root, so keep it on a private network.
+//! A leaf listens where it is told. With `[searchd] leaf_token_file` every `/leaf/...` call
+//! must show the token (`Authorization: Bearer TOKEN`, as a root with the same file sends
+//! it), else it is answered a bare 401; without it a leaf answers anyone, so keep it on a
+//! private network. `/metrics`, `/healthz` and `/readyz` answer anyone either way.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -27,10 +30,11 @@ use warp::reply::{Reply, Response};
 
 use crate::cache::{CopyAnswer, copy_in_any};
 use crate::complete::CompleteRequest;
-use crate::error::{AppError, recover_json};
+use crate::error::{AppError, recover_json, reject};
 use crate::handlers::{AppState, blocking};
 use crate::hit::{QuerySpec, TermsRequest};
 use crate::leaf::{DocumentRequest, HitsRequest, TopRequest};
+use crate::leaf_token::LeafToken;
 use crate::search_error::SearchError;
 
 /// Largest request body a leaf reads.
@@ -46,6 +50,7 @@ struct CacheRequest {
 pub fn leaf_routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
+    let token = state.leaf_token.clone();
     let state = warp::any().map(move || Arc::clone(&state));
     let operations = crate::routes::operations(state.clone());
     let body = || warp::post().and(warp::body::content_length_limit(MAX_BODY_BYTES));
@@ -136,6 +141,7 @@ pub fn leaf_routes(
         },
     );
     warp::path("leaf")
+        .and(authorized(token))
         .and(
             stats
                 .or(top)
@@ -158,6 +164,25 @@ pub fn leaf_routes(
         .recover(recover_json)
         .unify()
         .map(|reply: Response| crate::routes::secured(reply.into_response()))
+}
+
+/// Passes a call showing `token` (every call when there is none); refuses any other with a
+/// bare 401.
+fn authorized(
+    token: Option<LeafToken>,
+) -> impl Filter<Extract = (), Error = warp::Rejection> + Clone {
+    warp::header::optional::<String>("authorization")
+        .and_then(move |header: Option<String>| {
+            let admitted = token.as_ref().is_none_or(|t| t.admits(header.as_deref()));
+            async move {
+                if admitted {
+                    Ok(())
+                } else {
+                    Err(reject(AppError::Unauthorized))
+                }
+            }
+        })
+        .untuple_one()
 }
 
 fn json(value: &impl serde::Serialize) -> Response {

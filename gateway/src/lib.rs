@@ -23,7 +23,8 @@
 //!   term statistics; `merge` merges the shards' best and folds copies and translations;
 //!   `leaf`'s [`LocalShards`] answers for this process's shards (`shard`:
 //!   one index directory and its loaded generation), `remote`'s [`RemoteLeaf`] for another
-//!   process's, which `leaf_routes` serves (`searchd leaf`); `hit`: [`Hit`] and
+//!   process's, which `leaf_routes` serves (`searchd leaf`), to callers showing the
+//!   `leaf_token` when one is set; `hit`: [`Hit`] and
 //!   [`QuerySpec`], what crosses the wire; `results`: [`SearchResults`]; `answers`: the
 //!   answers of recent searches, kept; `recent`: a bounded map of recent work.
 //! - Ranking: BM25 across fields times the link signals and priors, namesakes and repeats
@@ -96,6 +97,7 @@ mod images;
 mod lazy_union;
 mod leaf;
 mod leaf_routes;
+mod leaf_token;
 mod merge;
 mod metrics;
 mod query;
@@ -146,6 +148,7 @@ pub use images::handlers::images_json;
 pub use images::query::{FilterError, ImageRequest};
 pub use images::search::{ImageHit, ImageResults, thumbnail_path};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
+pub use leaf_token::LeafToken;
 pub use metrics::GatewayMetrics;
 pub use query::UserQuery;
 pub use remote::RemoteLeaf;
@@ -186,9 +189,13 @@ pub async fn serve_root(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
     let runtime = tokio::runtime::Handle::current();
+    let token = leaf_token(&config.searchd)?;
     let remotes = leaves
         .iter()
-        .map(|url| RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone()))
+        .map(|url| {
+            RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone())
+                .map(|leaf| leaf.with_token(token.clone()))
+        })
         .collect::<Result<Vec<_>, String>>()
         .map_err(AppError::BadRequest)?;
     let state = open_state(data, &config).await?;
@@ -209,10 +216,27 @@ pub async fn serve_leaf(
     config: shared::Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
-    let state = open_state(data, &config).await?;
+    let token = leaf_token(&config.searchd)?;
+    if token.is_none() {
+        tracing::warn!(
+            "this leaf answers any caller: set [searchd] leaf_token_file (and the same on its roots), or keep it on a private network"
+        );
+    }
+    let state = open_state(data, &config).await?.with_leaf_token(token);
     let limits = limits(&config.searchd);
     run_leaf(listener, Arc::new(state), limits, shutdown).await;
     Ok(())
+}
+
+/// The token of `[searchd] leaf_token_file`, if set; a file that cannot be used stops the
+/// server with one line saying why.
+fn leaf_token(config: &shared::config::SearchdConfig) -> Result<Option<LeafToken>, AppError> {
+    config
+        .leaf_token_file
+        .as_deref()
+        .map(LeafToken::read)
+        .transpose()
+        .map_err(AppError::Config)
 }
 
 /// The handlers' state over the shards of `data`, opened off the async threads.

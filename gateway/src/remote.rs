@@ -20,6 +20,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::runtime::Handle;
 
+use crate::leaf_token::LeafToken;
+
 /// Largest answer read from a leaf.
 const MAX_ANSWER_BYTES: usize = 32 << 20;
 
@@ -32,6 +34,8 @@ pub struct RemoteLeaf {
     runtime: Handle,
     metrics: SearchMetrics,
     health: Arc<Mutex<LeafHealth>>,
+    /// The token its calls show, if the leaves want one.
+    token: Option<LeafToken>,
 }
 
 /// How a leaf's last call or probe went.
@@ -66,7 +70,13 @@ impl RemoteLeaf {
             runtime,
             metrics: SearchMetrics::default(),
             health: Arc::new(Mutex::new(LeafHealth::Unknown)),
+            token: None,
         })
+    }
+
+    /// The same leaf, its calls showing `token` (`[searchd] leaf_token_file`).
+    pub fn with_token(self, token: Option<LeafToken>) -> Self {
+        Self { token, ..self }
     }
 
     /// The same leaf, its calls counted in `metrics`.
@@ -87,7 +97,11 @@ impl RemoteLeaf {
     pub(crate) async fn probe(&self) {
         let started = Instant::now();
         let url = format!("{}/leaf/status", self.base);
-        let answer = match self.client.get(&url).send().await {
+        let mut request = self.client.get(&url);
+        if let Some(token) = &self.token {
+            request = request.header("authorization", token.header());
+        }
+        let answer = match request.send().await {
             Ok(response) if response.status().is_success() => Ok(()),
             Ok(response) => Err(format!("answered {}", response.status())),
             Err(error) => Err(error.to_string()),
@@ -127,6 +141,7 @@ impl RemoteLeaf {
             }
         };
         let client = self.client.clone();
+        let token = self.token.as_ref().map(LeafToken::header);
         let (metrics, health, base) = (
             self.metrics.clone(),
             Arc::clone(&self.health),
@@ -135,7 +150,7 @@ impl RemoteLeaf {
         let timeout = self.timeout;
         self.runtime.spawn(async move {
             let started = Instant::now();
-            let answer = tokio::time::timeout(timeout, post(&client, &url, body))
+            let answer = tokio::time::timeout(timeout, post(&client, &url, token, body))
                 .await
                 .unwrap_or_else(|_| Err("no answer in time".into()));
             let failure = answer.as_ref().err().cloned();
@@ -164,15 +179,17 @@ fn record(
 async fn post<A: DeserializeOwned>(
     client: &reqwest::Client,
     url: &str,
+    token: Option<String>,
     body: Vec<u8>,
 ) -> Result<A, String> {
-    let response = client
+    let mut request = client
         .post(url)
         .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
+        .body(body);
+    if let Some(token) = token {
+        request = request.header("authorization", token);
+    }
+    let response = request.send().await.map_err(|e| e.to_string())?;
     let status = response.status();
     // Read a chunk at a time, so that an answer over the limit is cut off, not held.
     let mut response = response;

@@ -13,6 +13,7 @@ use shared::partition::Partitions;
 use crate::accept_language::Preferred;
 use crate::handlers::AppState;
 use crate::hit::{Order, Ranking};
+use crate::leaf_token::LeafToken;
 use crate::remote::RemoteLeaf;
 use crate::search::{SearchResults, Searcher};
 use crate::testutil::{Doc, write_generation};
@@ -189,8 +190,16 @@ fn local_shards_answer_as_one_index() {
 
 /// Starts a leaf serving `data` on loopback; the server stops when the sender is dropped.
 async fn leaf(data: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
+    leaf_with_token(data, None).await
+}
+
+/// [`leaf`], answering only callers that show `token` when there is one.
+async fn leaf_with_token(
+    data: &Path,
+    token: Option<LeafToken>,
+) -> (String, tokio::sync::oneshot::Sender<()>) {
     let config = RawSearchdConfig::default().validate().expect("config");
-    let state = Arc::new(AppState::new(searcher(data), &config));
+    let state = Arc::new(AppState::new(searcher(data), &config).with_leaf_token(token));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -402,4 +411,67 @@ async fn a_root_is_ready_while_its_leaf_answers_and_counts_its_calls() {
     let root = metrics(root_url).await;
     let failures = format!(r#"searchd_leaf_failures_total{{leaf="{leaf_url}"}}"#);
     assert!(crate::operations_tests::sample(&root, &failures).is_some_and(|n| n >= 1.0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leaf_with_a_token_answers_only_a_root_that_shows_it() {
+    let docs = documents();
+    let local = partitioned(&docs, |p| p == 0);
+    let far = partitioned(&docs, |p| p != 0);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("leaf-token");
+    std::fs::write(&file, "a-token-of-thirty-two-bytes-long\n").expect("token written");
+    let token = LeafToken::read(&file).expect("the token");
+    let (url, _stop) = leaf_with_token(far.path(), Some(token.clone())).await;
+
+    // A bare call, or one with another token: 401, and nothing said but that.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    for header in [
+        None,
+        Some("Bearer another-token-of-32-bytes-long"),
+        Some("a-token-of-thirty-two-bytes-long"),
+    ] {
+        let mut request = client.get(format!("{url}/leaf/status"));
+        if let Some(header) = header {
+            request = request.header("authorization", header);
+        }
+        let answer = request.send().await.expect("the leaf answers");
+        assert_eq!(answer.status().as_u16(), 401, "{header:?}");
+        let body = answer.text().await.expect("body");
+        assert_eq!(body, r#"{"error":"unauthorized"}"#, "{header:?}");
+    }
+    let shown = client
+        .get(format!("{url}/leaf/status"))
+        .header("authorization", "Bearer a-token-of-thirty-two-bytes-long")
+        .send()
+        .await
+        .expect("the leaf answers");
+    assert_eq!(shown.status().as_u16(), 200);
+    // Its operations routes answer anyone.
+    let health = client
+        .get(format!("{url}/healthz"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(health.status().as_u16(), 200);
+
+    // A root without the token finds the leaf missing; with it, the leaf answers.
+    let (root_dir, leaf_url) = (local.path().to_path_buf(), url.clone());
+    let (without, with) = tokio::task::spawn_blocking(move || {
+        let without = searcher(&root_dir).with_leaves(vec![remote(&leaf_url, 2_000)]);
+        let with =
+            searcher(&root_dir).with_leaves(vec![remote(&leaf_url, 2_000).with_token(Some(token))]);
+        (
+            without
+                .search("river", 1, 50)
+                .expect("partial, not an error"),
+            with.search("river", 1, 50).expect("searched"),
+        )
+    })
+    .await
+    .expect("searched");
+    assert_eq!(without.missing_shards, vec![url.clone()]);
+    assert!(with.missing_shards.is_empty());
+    assert!(with.total > without.total, "the leaf's pages are in");
 }

@@ -320,6 +320,26 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_weak_leaf_token_stops_serve_in_one_line_without_the_token() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let token = dir.path().join("leaf-token");
+        std::fs::write(&token, "hunter2\n").expect("written");
+        let config = dir.path().join("searchd.toml");
+        let text = format!(
+            "[searchd]\nleaf_token_file = {:?}\n",
+            token.display().to_string()
+        );
+        std::fs::write(&config, text).expect("written");
+        let line = failed_root(dir.path(), "http://127.0.0.1:9", Some(config)).await;
+        assert!(
+            line.contains(&format!("leaf token file {}: ", token.display()))
+                && line.contains("shorter than 16 bytes")
+                && !line.contains("hunter2"),
+            "{line}"
+        );
+    }
+
+    #[tokio::test]
     async fn config_errors_stop_serve_in_one_line() {
         let (line, config) = failed_serve(None).await;
         assert!(

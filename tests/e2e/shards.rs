@@ -89,7 +89,12 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
         .await
         .expect("bind");
     let leaf_url = format!("http://{}", listener.local_addr().expect("addr"));
-    let config = shared::Config::load(None).expect("the default config");
+    // The leaf answers only a root that shows the token of its `leaf_token_file`.
+    let token_file = leaf_data.path().join("leaf-token");
+    std::fs::write(&token_file, "shared-by-the-root-and-its-leaf\n").expect("token written");
+    let mut config = shared::Config::load(None).expect("the default config");
+    config.searchd.leaf_token_file = Some(token_file.clone());
+    let token = gateway::LeafToken::read(&token_file).expect("the token");
     tokio::spawn(gateway::serve_leaf(
         listener,
         leaf_data.path().to_path_buf(),
@@ -101,8 +106,15 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
         format!("http://{}", closed.local_addr().expect("addr"))
     };
     let handle = tokio::runtime::Handle::current();
-    let leaf =
-        |url: &str| RemoteLeaf::new(url, Duration::from_secs(2), handle.clone()).expect("leaf");
+    let leaf = |url: &str| {
+        RemoteLeaf::new(url, Duration::from_secs(2), handle.clone())
+            .expect("leaf")
+            .with_token(Some(token.clone()))
+    };
+    // Without the token: refused, so missing from the answer.
+    let stranger = open(sharded.path()).with_leaves(vec![
+        RemoteLeaf::new(&leaf_url, Duration::from_secs(2), handle.clone()).expect("leaf"),
+    ]);
     let root = open(sharded.path()).with_leaves(vec![leaf(&leaf_url)]);
     let root_with_down = open(sharded.path()).with_leaves(vec![leaf(&leaf_url), leaf(&down)]);
     let alone = open(sharded.path());
@@ -117,6 +129,14 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
             assert_eq!(gateway::results_json(&partial)["partial"], true);
             same(query, &expected, &partial);
         }
+        let refused = stranger
+            .search("page", 1, 10)
+            .expect("partial, not an error");
+        assert_eq!(
+            refused.missing_shards,
+            vec![leaf_url.clone()],
+            "no token, no leaf"
+        );
         let page = alone.search("page", 1, 10).expect("the root's shard alone");
         let everything = one.search("page", 1, 10).expect("one index");
         assert!(page.total < everything.total, "the leaf holds pages too");

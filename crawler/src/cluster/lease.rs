@@ -50,7 +50,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 ";
 
-/// Raises a partition's epoch to at least ARGV[1] (a store's stamp), never lowers it.
+/// Raises a partition's epoch to at least `ARGV[1]` (a store's stamp), never lowers it.
 const RAISE: &str = r"
 local epoch = tonumber(redis.call('GET', KEYS[1]) or '0')
 if epoch < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end

@@ -279,6 +279,9 @@ pub struct RawSearchdConfig {
     /// A file of synonym groups, one a line (`k8s, kubernetes`), read at start and with each
     /// new index generation; none by default.
     pub synonyms: Option<std::path::PathBuf>,
+    /// A file holding the token a root and its leaves share (`searchd serve --leaf` sends
+    /// it, `searchd leaf` requires it); none by default: a leaf then answers any caller.
+    pub leaf_token_file: Option<std::path::PathBuf>,
 }
 
 impl Default for RawSearchdConfig {
@@ -294,6 +297,7 @@ impl Default for RawSearchdConfig {
             leaf_timeout_ms: 2_000,
             answer_cache: 1_000,
             synonyms: None,
+            leaf_token_file: None,
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct SearchdConfig {
     pub answer_cache: usize,
     /// The synonyms file, if any.
     pub synonyms: Option<std::path::PathBuf>,
+    /// The file of the token a root and its leaves share, if any.
+    pub leaf_token_file: Option<std::path::PathBuf>,
 }
 
 impl RawSearchdConfig {
@@ -59,6 +61,7 @@ impl RawSearchdConfig {
             leaf_timeout: positive_millis(&key("leaf_timeout_ms"), s.leaf_timeout_ms)?,
             answer_cache: s.answer_cache,
             synonyms: s.synonyms.clone(),
+            leaf_token_file: s.leaf_token_file.clone(),
         })
     }
 }
