@@ -21,6 +21,7 @@ use crate::support::crawler_config;
 mod failover;
 mod kills;
 mod pauses;
+mod refusals;
 mod restarts;
 
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.

@@ -11,16 +11,34 @@ use std::time::{Duration, Instant};
 pub struct RedisServer {
     dir: PathBuf,
     child: Option<Child>,
+    /// Arguments added to the server's own (`--requirepass`, ...).
+    extra: Vec<String>,
+    /// The default user's password, which `cli` gives.
+    password: Option<String>,
 }
 
 impl RedisServer {
     /// Starts a server in a new directory under the system's temporary directory; panics
     /// with what to install when `redis-server` is missing.
     pub fn start() -> RedisServer {
+        RedisServer::start_with(None)
+    }
+
+    /// [`RedisServer::start`] with the default user's `password` (`--requirepass`): a
+    /// client that does not give it is refused.
+    pub fn start_with(password: Option<&str>) -> RedisServer {
         let dir =
             std::env::temp_dir().join(format!("sift-redis-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&dir).expect("the Redis directory is made");
-        let mut server = RedisServer { dir, child: None };
+        let extra = password
+            .map(|p| vec!["--requirepass".to_string(), p.to_string()])
+            .unwrap_or_default();
+        let mut server = RedisServer {
+            dir,
+            child: None,
+            extra,
+            password: password.map(str::to_string),
+        };
         server.spawn();
         server
     }
@@ -51,7 +69,11 @@ impl RedisServer {
 
     /// `redis-cli` with `args` against this server; its output.
     pub fn cli(&self, args: &[&str]) -> String {
-        let output = Command::new("redis-cli")
+        let mut command = Command::new("redis-cli");
+        if let Some(password) = &self.password {
+            command.args(["--no-auth-warning", "-a", password]);
+        }
+        let output = command
             .arg("-s")
             .arg(self.socket())
             .args(args)
@@ -87,6 +109,7 @@ impl RedisServer {
             ])
             .args(["--appendfsync", "always", "--dir"])
             .arg(&self.dir)
+            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

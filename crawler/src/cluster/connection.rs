@@ -206,6 +206,15 @@ impl BlockingRedis {
     }
 }
 
+/// Whether Redis refused this worker itself, not a command: no password or a wrong one, or
+/// a user without the permissions a worker needs. Waiting does not help; the worker stops.
+pub(crate) fn refused(error: &redis::RedisError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::AuthenticationFailed | ErrorKind::Server(ServerErrorKind::NoPerm)
+    ) || matches!(error.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM"))
+}
+
 /// Whether an error leaves the connection unusable (rather than a command Redis refused).
 /// A server that became a replica (a master demoted after a failover) refuses writes: the
 /// next connection goes to the master the Sentinels name.

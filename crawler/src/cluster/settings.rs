@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use redis::RedisResult;
+use redis::{RedisResult, Script};
 use shared::partition::Partitions;
 use shared::partition::redis_keys::crawl as keys;
 use tracing::{info, warn};
 
-use super::connection::Redis;
+use super::connection::{Redis, refused};
 use crate::error::Error;
 
 /// The partitions of a crawl that names none.
@@ -53,6 +53,12 @@ pub(crate) async fn join(
                 said = true;
             }
             Ok(None) => {}
+            Err(error) if refused(&error) => {
+                return Err(Error::Cluster(format!(
+                    "Redis at {} refused this worker ({error}): check the user and password in --redis",
+                    redis.url()
+                )));
+            }
             Err(error) if !said => {
                 warn!(redis = redis.url(), %error, "no Redis, no crawl: waiting for it");
                 said = true;
@@ -62,6 +68,12 @@ pub(crate) async fn join(
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
+
+/// Creates the crawl's settings if there are none: the partition count and the scope.
+const CREATE: &str = r"
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSETNX', KEYS[1], ARGV[3], ARGV[4])
+";
 
 /// The crawl's settings, if a crawl exists.
 pub(crate) async fn peek(redis: &Redis) -> RedisResult<Option<CrawlSettings>> {
@@ -74,19 +86,16 @@ async fn try_join(
     scope: Option<&[String]>,
 ) -> RedisResult<Option<CrawlSettings>> {
     if let Some(scope) = scope {
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .cmd("HSETNX")
-            .arg(keys::CRAWL)
+        // A script, not a MULTI: both fields at once, and a refusal (a user without the
+        // right) is one command's error (the redis crate panics on a MULTI refused first).
+        let create = Script::new(CREATE);
+        let mut call = create.prepare_invoke();
+        call.key(keys::CRAWL)
             .arg(keys::CRAWL_PARTITIONS)
             .arg(partitions.unwrap_or(DEFAULT_PARTITIONS))
-            .ignore()
-            .cmd("HSETNX")
-            .arg(keys::CRAWL)
             .arg(keys::CRAWL_SCOPE)
-            .arg(scope.join("\n"))
-            .ignore();
-        redis.pipe::<()>(&pipe, 2).await?;
+            .arg(scope.join("\n"));
+        redis.script::<()>(&call).await?;
     }
     let mut cmd = redis::cmd("HGETALL");
     cmd.arg(keys::CRAWL);

@@ -144,18 +144,35 @@ impl FromStr for RedisAddress {
     }
 }
 
-/// The address with its password hidden: what messages and logs say.
+/// The address with its password hidden, in the user part (`:PASSWORD@`) or the query
+/// (`?pass=PASSWORD`, as `unix://` addresses give it): what messages and logs say.
 fn shown(text: &str) -> String {
-    match text.split_once("://") {
+    let (address, query) = match text.split_once('?') {
+        Some((address, query)) => (address, Some(query)),
+        None => (text, None),
+    };
+    let mut shown = match address.split_once("://") {
         Some((scheme, rest)) => match rest.rsplit_once('@') {
             Some((credentials, rest)) => {
                 let user = credentials.split_once(':').map_or(credentials, |(u, _)| u);
                 format!("{scheme}://{user}:***@{rest}")
             }
-            None => text.to_string(),
+            None => address.to_string(),
         },
-        None => text.to_string(),
+        None => address.to_string(),
+    };
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key @ ("pass" | "password"), _)) => format!("{key}=***"),
+                _ => pair.to_string(),
+            })
+            .collect();
+        shown.push('?');
+        shown.push_str(&pairs.join("&"));
     }
+    shown
 }
 
 impl fmt::Display for RedisAddress {
@@ -223,6 +240,12 @@ mod tests {
                 .parse::<RedisAddress>()
                 .map(|a| a.to_string()),
             Ok("redis://:***@127.0.0.1:6379/0".to_string())
+        );
+        assert_eq!(
+            "unix:///run/redis.sock?user=w&pass=pw&db=2"
+                .parse::<RedisAddress>()
+                .map(|a| a.to_string()),
+            Ok("unix:///run/redis.sock?user=w&pass=***&db=2".to_string())
         );
     }
 
