@@ -15,6 +15,50 @@ pub struct RedisServer {
     extra: Vec<String>,
     /// The default user's password, which `cli` gives.
     password: Option<String>,
+    /// The TLS port and the CA's certificate, when it speaks TLS.
+    tls: Option<(u16, PathBuf)>,
+}
+
+/// The PEM files of a TLS server: its certificate and key, and the CA that signed it.
+struct TlsFiles {
+    ca: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+impl TlsFiles {
+    /// Makes a CA and a certificate for `127.0.0.1` and `localhost` signed by it, in `dir`.
+    fn write(dir: &Path) -> TlsFiles {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+        let ca_key = KeyPair::generate().expect("a CA key");
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = ca_params.self_signed(&ca_key).expect("the CA");
+        let key = KeyPair::generate().expect("a server key");
+        let params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
+            .expect("server params");
+        let issuer = rcgen::Issuer::new(ca_params, ca_key);
+        let cert = params
+            .signed_by(&key, &issuer)
+            .expect("the server certificate");
+        let files = TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server.pem"),
+            key: dir.join("server.key"),
+        };
+        for (file, pem) in [
+            (&files.ca, ca.pem()),
+            (&files.cert, cert.pem()),
+            (&files.key, key.serialize_pem()),
+        ] {
+            std::fs::write(file, pem).expect("a PEM file written");
+        }
+        files
+    }
+}
+
+fn path(file: &Path) -> String {
+    file.display().to_string()
 }
 
 impl RedisServer {
@@ -24,23 +68,69 @@ impl RedisServer {
         RedisServer::start_with(None)
     }
 
+    /// [`RedisServer::start`] speaking TLS only on a loopback TCP port (its unix socket,
+    /// which [`RedisServer::cli`] uses, stays plain), with a certificate for `127.0.0.1`
+    /// signed by a CA made for it; [`RedisServer::tls_url`] names the port and the CA.
+    pub fn start_tls() -> RedisServer {
+        let mut server = RedisServer::new_in_dir(None);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let files = TlsFiles::write(&server.dir);
+        server.extra = vec![
+            "--tls-port".into(),
+            port.to_string(),
+            "--tls-cert-file".into(),
+            path(&files.cert),
+            "--tls-key-file".into(),
+            path(&files.key),
+            "--tls-ca-cert-file".into(),
+            path(&files.ca),
+            "--tls-auth-clients".into(),
+            "no".into(),
+        ];
+        server.tls = Some((port, files.ca));
+        server.spawn();
+        server
+    }
+
+    /// `rediss://127.0.0.1:PORT/0?ca=CA.pem` of a server from [`RedisServer::start_tls`].
+    pub fn tls_url(&self) -> String {
+        let (port, ca) = self.tls.as_ref().expect("a server started with TLS");
+        format!("rediss://127.0.0.1:{port}/0?ca={}", ca.display())
+    }
+
+    /// `redis://127.0.0.1:PORT/0`: the TLS port of [`RedisServer::start_tls`], asked in
+    /// clear.
+    pub fn plain_url_of_tls_port(&self) -> String {
+        let (port, _) = self.tls.as_ref().expect("a server started with TLS");
+        format!("redis://127.0.0.1:{port}/0")
+    }
+
     /// [`RedisServer::start`] with the default user's `password` (`--requirepass`): a
     /// client that does not give it is refused.
     pub fn start_with(password: Option<&str>) -> RedisServer {
+        let mut server = RedisServer::new_in_dir(password);
+        server.spawn();
+        server
+    }
+
+    /// A server not started yet, in a new directory.
+    fn new_in_dir(password: Option<&str>) -> RedisServer {
         let dir =
             std::env::temp_dir().join(format!("sift-redis-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&dir).expect("the Redis directory is made");
         let extra = password
             .map(|p| vec!["--requirepass".to_string(), p.to_string()])
             .unwrap_or_default();
-        let mut server = RedisServer {
+        RedisServer {
             dir,
             child: None,
             extra,
             password: password.map(str::to_string),
-        };
-        server.spawn();
-        server
+            tls: None,
+        }
     }
 
     /// The URL the crawler takes: `unix:///DIR/redis.sock`.

@@ -13,7 +13,7 @@ use redis::{
     AsyncConnectionConfig, Client, ErrorKind, FromRedisValue, RedisError, RedisResult,
     ServerErrorKind,
 };
-use shared::partition::redis_address::RedisAddress;
+use shared::partition::redis_address::{RedisAddress, server_client};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -34,8 +34,8 @@ pub(crate) struct Redis {
 /// The server a connection is made to.
 #[derive(Clone)]
 enum Target {
-    /// Always this one.
-    Server(Client),
+    /// Always this one (boxed: a TLS client is large).
+    Server(Box<Client>),
     /// The master the Sentinels name at each connection.
     Sentinel(Arc<Mutex<SentinelClient>>),
 }
@@ -43,7 +43,7 @@ enum Target {
 impl Target {
     fn new(address: &RedisAddress) -> RedisResult<Self> {
         Ok(match address {
-            RedisAddress::Server(url) => Target::Server(Client::open(url.as_str())?),
+            RedisAddress::Server(url) => Target::Server(Box::new(server_client(url)?)),
             RedisAddress::Sentinel(sentinel) => {
                 let client = sentinel.client()?;
                 Target::Sentinel(Arc::new(Mutex::new(client)))
@@ -54,7 +54,7 @@ impl Target {
     /// A client of the server to talk to now.
     async fn client(&self) -> RedisResult<Client> {
         match self {
-            Target::Server(client) => Ok(client.clone()),
+            Target::Server(client) => Ok(Client::clone(client)),
             Target::Sentinel(sentinels) => {
                 let mut sentinels = sentinels.lock().await;
                 // Boxed: the Sentinel client's future is deep, and so are its callers'.

@@ -53,6 +53,18 @@ pub(crate) async fn join(
                 said = true;
             }
             Ok(None) => {}
+            // Connected, then dropped before any answer: a server speaking TLS only,
+            // asked in clear (a Redis that is down refuses the connection instead).
+            Err(error)
+                if redis.url().starts_with("redis://")
+                    && error.is_connection_dropped()
+                    && !error.is_connection_refusal() =>
+            {
+                return Err(Error::Cluster(format!(
+                    "Redis at {} dropped the connection without answering ({error}): if it speaks TLS only, write rediss://HOST:PORT (with ?ca=CA.pem for a private CA)",
+                    redis.url()
+                )));
+            }
             Err(error) if refused(&error) => {
                 return Err(Error::Cluster(format!(
                     "Redis at {} refused this worker ({error}): check the user and password in --redis",

@@ -9,7 +9,7 @@ use redis::{
     Client, Cmd, Connection, ErrorKind, FromRedisValue, Pipeline, RedisError, RedisResult,
     ScriptInvocation,
 };
-use shared::partition::redis_address::RedisAddress;
+use shared::partition::redis_address::{RedisAddress, server_client};
 
 use crate::Error;
 
@@ -98,7 +98,7 @@ impl Redis {
 /// A client of the server at `address`: behind Sentinels, the master they name now.
 fn client(address: &RedisAddress) -> RedisResult<Client> {
     match address {
-        RedisAddress::Server(url) => Client::open(url.as_str()),
+        RedisAddress::Server(url) => server_client(url),
         RedisAddress::Sentinel(sentinel) => sentinel.client()?.get_client(),
     }
 }

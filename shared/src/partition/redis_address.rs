@@ -51,6 +51,58 @@ pub struct SentinelAddress {
     pub password: Option<String>,
 }
 
+/// A client of the one server at `url`. A `rediss://` URL (Redis over TLS) may name the CA
+/// that signed the server's certificate with `?ca=PATH`, a PEM file; without it the
+/// system's roots are trusted.
+#[cfg(feature = "redis")]
+pub fn server_client(url: &str) -> redis::RedisResult<redis::Client> {
+    // The process's TLS provider, as the crawler's fetcher sets it (one of the two that
+    // rustls may find is enough; a second call changes nothing).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let (url, ca) = without_ca(url);
+    match ca {
+        None => redis::Client::open(url.as_str()),
+        Some(path) => {
+            let root_cert = std::fs::read(&path).map_err(|e| {
+                redis::RedisError::from((
+                    redis::ErrorKind::InvalidClientConfig,
+                    "cannot read the CA file of ?ca=",
+                    format!("{path}: {e}"),
+                ))
+            })?;
+            let certificates = redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(root_cert),
+            };
+            redis::Client::build_with_tls(url.as_str(), certificates)
+        }
+    }
+}
+
+/// `url` without its `ca=PATH` query pair, and that path.
+#[cfg(feature = "redis")]
+fn without_ca(url: &str) -> (String, Option<String>) {
+    let Some((address, query)) = url.split_once('?') else {
+        return (url.to_string(), None);
+    };
+    let mut ca = None;
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| match pair.strip_prefix("ca=") {
+            Some(path) => {
+                ca = Some(path.to_string());
+                false
+            }
+            None => true,
+        })
+        .collect();
+    if kept.is_empty() {
+        (address.to_string(), ca)
+    } else {
+        (format!("{address}?{}", kept.join("&")), ca)
+    }
+}
+
 #[cfg(feature = "redis")]
 impl SentinelAddress {
     /// A client that asks the Sentinels (in order) which server is the master now, and
@@ -246,6 +298,29 @@ mod tests {
                 .parse::<RedisAddress>()
                 .map(|a| a.to_string()),
             Ok("unix:///run/redis.sock?user=w&pass=***&db=2".to_string())
+        );
+    }
+
+    #[cfg(feature = "redis")]
+    #[test]
+    fn a_ca_file_is_taken_out_of_the_address() {
+        assert_eq!(
+            without_ca("rediss://10.0.0.5:6380/0?ca=/etc/sift/ca.pem"),
+            (
+                "rediss://10.0.0.5:6380/0".to_string(),
+                Some("/etc/sift/ca.pem".to_string())
+            )
+        );
+        assert_eq!(
+            without_ca("rediss://h:1/0?user=w&ca=/ca.pem&pass=p"),
+            (
+                "rediss://h:1/0?user=w&pass=p".to_string(),
+                Some("/ca.pem".to_string())
+            )
+        );
+        assert_eq!(
+            without_ca("redis://h:1/0"),
+            ("redis://h:1/0".to_string(), None)
         );
     }
 
