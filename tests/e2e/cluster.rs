@@ -23,6 +23,7 @@ mod kills;
 mod pauses;
 mod refusals;
 mod restarts;
+mod roles;
 mod tls;
 
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.

@@ -108,6 +108,15 @@ impl RedisServer {
         format!("redis://127.0.0.1:{port}/0")
     }
 
+    /// [`RedisServer::start`] with the users of the ACL file `acl` (`--aclfile`), which
+    /// must keep a `default` user for [`RedisServer::cli`].
+    pub fn start_with_acl_file(acl: &Path) -> RedisServer {
+        let mut server = RedisServer::new_in_dir(None);
+        server.extra = vec!["--aclfile".into(), path(acl)];
+        server.spawn();
+        server
+    }
+
     /// [`RedisServer::start`] with the default user's `password` (`--requirepass`): a
     /// client that does not give it is refused.
     pub fn start_with(password: Option<&str>) -> RedisServer {

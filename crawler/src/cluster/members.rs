@@ -21,10 +21,19 @@ if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 ";
 
+/// Answers the live workers, writing nothing (what `crawler status` runs: its Redis user
+/// may only read).
+const LIVE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+";
+
 /// The heartbeat scripts.
 pub(crate) struct Members {
     redis: Redis,
     beat: Script,
+    live: Script,
 }
 
 impl Members {
@@ -32,6 +41,7 @@ impl Members {
         Self {
             redis,
             beat: Script::new(BEAT),
+            live: Script::new(LIVE),
         }
     }
 
@@ -44,10 +54,10 @@ impl Members {
         self.redis.script(&call).await
     }
 
-    /// The live workers, without beating.
+    /// The live workers (in the order their beats run out), without beating or writing.
     pub(crate) async fn live(&self) -> RedisResult<Vec<String>> {
-        let mut call = self.beat.prepare_invoke();
-        call.key(keys::WORKERS).arg("").arg(0);
+        let mut call = self.live.prepare_invoke();
+        call.key(keys::WORKERS);
         self.redis.script(&call).await
     }
 

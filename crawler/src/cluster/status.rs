@@ -16,14 +16,15 @@ use super::lease::{LeaseTimes, Leases};
 use super::members::Members;
 use super::progress::CrawlProgressBoard;
 use super::settings;
+use shared::partition::redis_address::shown;
 use shared::partition::redis_keys::crawl as keys;
 
 /// Prints the crawl's status: text, or one JSON object.
 pub async fn status(url: &str, json_out: bool, out: &mut impl Write) -> Result<()> {
-    let redis = Redis::new(url).with_context(|| format!("Redis URL {url}"))?;
+    let redis = Redis::new(url).with_context(|| format!("Redis URL {}", shown(url)))?;
     let value = gather(&redis)
         .await
-        .with_context(|| format!("cannot read the crawl from Redis at {url}"))?;
+        .with_context(|| format!("cannot read the crawl from Redis at {}", redis.url()))?;
     if json_out {
         writeln!(out, "{value}")?;
         return Ok(());

@@ -37,6 +37,7 @@ use crate::metrics::CrawlMetrics;
 use crate::params::ParamStrip;
 use crate::render::Renderer;
 use service::health::Readiness;
+use shared::partition::redis_address::shown;
 use shared::partition::redis_keys::crawl as keys;
 
 /// How often the worker looks at its partitions and Redis.
@@ -87,7 +88,7 @@ pub async fn run(
 ) -> Result<WorkerSummary, Error> {
     let started = Instant::now();
     let redis = Redis::new(&options.redis)
-        .map_err(|e| Error::Cluster(format!("Redis URL {}: {e}", options.redis)))?;
+        .map_err(|e| Error::Cluster(format!("Redis URL {}: {e}", shown(&options.redis))))?;
     let worker = worker_name();
     let config = options.crawl.config.clone();
     let params = ParamStrip::new(&config);

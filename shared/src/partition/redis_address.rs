@@ -197,8 +197,9 @@ impl FromStr for RedisAddress {
 }
 
 /// The address with its password hidden, in the user part (`:PASSWORD@`) or the query
-/// (`?pass=PASSWORD`, as `unix://` addresses give it): what messages and logs say.
-fn shown(text: &str) -> String {
+/// (`?pass=PASSWORD`, as `unix://` addresses give it): what messages and logs say, even of
+/// an address that does not parse.
+pub fn shown(text: &str) -> String {
     let (address, query) = match text.split_once('?') {
         Some((address, query)) => (address, Some(query)),
         None => (text, None),
