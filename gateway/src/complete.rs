@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use index_format::completions::{Completion, KEPT, typed_prefix};
+use index_format::completions::{Completion, KEPT, best_first, typed_prefix};
 use serde::{Deserialize, Serialize};
 
 use crate::leaf::LocalShards;
@@ -76,12 +76,7 @@ fn merge(lists: impl IntoIterator<Item = Vec<Completion>>, limit: usize) -> Vec<
         .into_iter()
         .map(|(phrase, weight)| Completion { phrase, weight })
         .collect();
-    merged.sort_by(|a, b| {
-        b.weight
-            .cmp(&a.weight)
-            .then_with(|| a.phrase.cmp(&b.phrase))
-    });
-    merged.truncate(limit);
+    best_first(&mut merged, limit);
     merged
 }
 

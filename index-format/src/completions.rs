@@ -53,6 +53,17 @@ pub struct Completion {
     pub weight: u64,
 }
 
+/// Keeps the best `limit` of `completions`, in the order they are offered: heaviest first,
+/// a tie in phrase order.
+pub fn best_first(completions: &mut Vec<Completion>, limit: usize) {
+    completions.sort_by(|a, b| {
+        b.weight
+            .cmp(&a.weight)
+            .then_with(|| a.phrase.cmp(&b.phrase))
+    });
+    completions.truncate(limit);
+}
+
 /// Text as phrases are kept: NFKC, lower case, control characters dropped, words one space
 /// apart, no space at either end.
 pub fn normalize(text: &str) -> String {
@@ -176,12 +187,7 @@ impl Completions {
                 weight,
             });
         }
-        found.sort_by(|a, b| {
-            b.weight
-                .cmp(&a.weight)
-                .then_with(|| a.phrase.cmp(&b.phrase))
-        });
-        found.truncate(limit);
+        best_first(&mut found, limit);
         found
     }
 
