@@ -13,6 +13,8 @@
 use std::time::Duration;
 
 use data_encoding::BASE64;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until, timeout, timeout_at};
@@ -24,6 +26,9 @@ use super::network::{Answer, PageNetwork};
 const CLOSE_DEADLINE: Duration = Duration::from_secs(3);
 /// The longest document read back, in characters (its JSON must fit in one message).
 const MAX_DOCUMENT_CHARS: usize = 8 << 20;
+/// How long a read of the document goes unanswered before another is sent beside it (a
+/// read sent as the page's context is replaced may never be answered).
+const READ_ATTEMPT: Duration = Duration::from_secs(3);
 
 /// The page to render: its URL and the answer the crawl fetched.
 pub(crate) struct PageSource<'a> {
@@ -278,19 +283,48 @@ impl Tab {
             "(() => {{ const d = document.documentElement; if (!d) return ''; \
          const h = d.outerHTML; return h.length > {max_chars} ? h.slice(0, {max_chars}) : h; }})()"
         );
-        let left = deadline.saturating_duration_since(Instant::now());
-        let read = cdp.call(
-            session,
-            "Runtime.evaluate",
-            json!({
-                "expression": expression,
-                "returnByValue": true,
-                "timeout": left.as_millis() as u64,
-            }),
-        );
-        let result = timeout_at(deadline, read)
-            .await
-            .map_err(|_| Failed::Deadline("reading the document".into()))??;
+        // While the document is read, the page's scripts go on: a request they make (a
+        // script setting `location` without end) is refused at once, since one left paused
+        // was seen to hold the read up to the deadline; and a read that goes unanswered (one
+        // sent as the page's context is replaced) is asked again beside it, the first answer
+        // taken.
+        let read = || {
+            let left = deadline.saturating_duration_since(Instant::now());
+            Box::pin(cdp.call(
+                session,
+                "Runtime.evaluate",
+                json!({
+                    "expression": &expression,
+                    "returnByValue": true,
+                    "timeout": left.as_millis() as u64,
+                }),
+            ))
+        };
+        let mut reads = FuturesUnordered::new();
+        reads.push(read());
+        let mut again_at = Instant::now() + READ_ATTEMPT;
+        let result = loop {
+            tokio::select! {
+                Some(answer) = reads.next() => break answer?,
+                () = sleep_until(deadline) => {
+                    return Err(Failed::Deadline("reading the document".into()));
+                }
+                () = sleep_until(again_at) => {
+                    reads.push(read());
+                    again_at += READ_ATTEMPT;
+                }
+                event = self.events.recv() => match event {
+                    None => return Err(Failed::EventsEnded),
+                    Some(Event { method, params }) => match method.as_str() {
+                        "Fetch.requestPaused" => {
+                            refuse(cdp, session, &params, "BlockedByClient").await?;
+                        }
+                        "Inspector.targetCrashed" => return Err(Failed::Crashed),
+                        _ => {}
+                    },
+                },
+            }
+        };
         Ok(result
             .pointer("/result/value")
             .and_then(Value::as_str)
