@@ -4,7 +4,8 @@
 //! - `worker`: the worker's loop, [`run_worker`] (taking and letting go of partitions,
 //!   renewing leases, knowing when the crawl is done); `held`: one partition held, its store
 //!   opened under its lease and its crawl running.
-//! - `settings`: the crawl's partition count and scope, set once in Redis.
+//! - `settings`: the crawl's partition count and scope, set once in Redis (and again should
+//!   Redis lose them).
 //! - `lease`: leases on partitions with an epoch, and the fence each store checks.
 //! - `members`: the heartbeat set and each worker's share.
 //! - `links`: links across partitions through one stream per partition.
@@ -14,8 +15,9 @@
 //! - `connection`: the connection to Redis, its deadlines, and the count of commands sent.
 //! - every key's name: `shared::partition::redis_keys::crawl`, beside the index exchange's.
 //!
-//! The crawl loop's side (taking links in, sending its outbox) is `crawl/partition.rs`; the
-//! store's (outbox, applied marks, fence) is `store/partition.rs`.
+//! The crawl loop's side (taking links in, sending its parcels) is `crawl/partition.rs` and
+//! `crawl/parcel_send.rs`; the store's is `store/partition.rs` (outbox, fence) and
+//! `store/parcels.rs` (parcels kept until confirmed, marks).
 
 mod connection;
 mod figures;

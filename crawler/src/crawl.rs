@@ -38,14 +38,14 @@ use crate::traps::{TrapRule, TrapRules};
 use robots::RobotsPolicy;
 
 mod job;
+mod parcel_send;
 mod partition;
 mod rendering;
 mod robots_state;
 
 use job::{Outcome, PageResult, Parsed, perform};
-pub(crate) use partition::{
-    Delivery, EntryId, OutboxSink, PartitionRole, PartitionState, SendError,
-};
+pub(crate) use parcel_send::{OutboxSink, Receipt, SendError, SentOn};
+pub(crate) use partition::{Delivery, EntryId, PartitionRole, PartitionState};
 use rendering::{RenderTools, Rendering};
 
 /// What to crawl and how.
@@ -337,7 +337,7 @@ impl Crawler {
                 });
             }
             if let Some(role) = role.as_mut() {
-                role.pump(&self.store, now)?;
+                role.pump(&mut self.store, now)?;
                 // Told before the loop waits: what it waits in is the state.
                 let settled = tasks.is_empty() && frontier.is_idle();
                 role.report(settled, &self.store, &frontier, &run);

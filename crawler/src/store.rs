@@ -7,13 +7,16 @@
 //! Failpoints (compiled in for the fault-injection tests only, see `tests/e2e/faults.rs`):
 //! `crawler::store::commit_page::before_write` and `::after_write` around a page's batch,
 //! `crawler::store::sitemap::before_write` (the URLs a sitemap lists),
-//! `crawler::store::revisit::before_write` (a revisit answered 304) and
-//! `crawler::store::queue_revisits::before_write` (the due pages queued at the start of a run).
+//! `crawler::store::revisit::before_write` (a revisit answered 304),
+//! `crawler::store::queue_revisits::before_write` (the due pages queued at the start of a run)
+//! and `crawler::store::confirmed::before_write` (sent parcels their targets confirmed).
 //! An injected error is a refused write ([`StoreError::Write`]).
 //!
 //! One file per job, all behind the one writer: [`commit`] a page's batch, [`queue`] the
 //! frontier's persistent half, [`admission`] the trap rules at the door, [`near`] duplicate
-//! lookups, [`revisits`] the re-crawl schedule, [`hosts`] halts and the robots cache. The
+//! lookups, [`revisits`] the re-crawl schedule, [`hosts`] halts and the robots cache,
+//! [`partition`] a distributed crawl's partition (its claim and outbox) and [`parcels`] the
+//! links it sends and applies. The
 //! submodules add methods to [`PageStore`], and every one writes through this file's
 //! `write` (or `written`), so a refused write always names the store.
 
@@ -35,6 +38,7 @@ mod admission;
 mod commit;
 mod hosts;
 mod near;
+mod parcels;
 mod partition;
 #[cfg(test)]
 mod partition_tests;
@@ -47,7 +51,8 @@ mod tests;
 
 pub(crate) use commit::PageCommit;
 pub(crate) use near::{BeforeRender, CopyCheck, RenderClaim};
-pub(crate) use partition::{ArrivedLink, Fence};
+pub(crate) use parcels::{ArrivedParcel, Marks, SentCursor};
+pub(crate) use partition::Fence;
 pub(crate) use queue::QueuedUrl;
 pub(crate) use shared::store::KindCommit;
 
@@ -81,6 +86,8 @@ pub struct PageStore {
     /// The next outbox sequence number, and the links waiting in the outbox.
     outbox_next: u64,
     outbox_len: u64,
+    /// Whether parcels sent to other partitions wait for their confirmation (`sent`).
+    unconfirmed: bool,
     /// Pages being rendered now, by variant key: shared with [`CopyCheck`]s, so copies
     /// fetched at once are rendered once.
     rendering: near::Rendering,
@@ -113,6 +120,7 @@ impl PageStore {
             fence: None,
             outbox_next: 1,
             outbox_len: 0,
+            unconfirmed: false,
             rendering: near::Rendering::default(),
         };
         store.counters = store.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default();

@@ -24,14 +24,17 @@
 //! | `history` | canonical URL of a fetched page | [`FetchHistory`]: its last fetches |
 //! | `outbox` | [`outbox_key`]: sequence number (u64 BE) | [`OutboxLink`]: a link to another partition, not yet sent |
 //! | `meta` | [`OUTBOX_NEXT_KEY`] | the next outbox sequence number (u64 BE) |
-//! | `meta` | [`APPLIED_PREFIX`] ++ source partition (u32 BE) | the highest outbox sequence of that partition applied here (u64 BE) |
+//! | `sent` | [`sent_key`]: target partition (u32 BE), parcel number (u64 BE) | [`LinkParcel`]: links sent to the target's stream, kept until the target confirms them |
+//! | `meta` | [`PARCEL_NEXT_PREFIX`] ++ target partition (u32 BE) | the next parcel number to that partition (u64 BE) |
+//! | `meta` | [`PARCEL_MARK_PREFIX`] ++ source partition (u32 BE) | every parcel of that partition up to this number is applied here (u64 BE) |
+//! | `meta` | [`PARCEL_AHEAD_PREFIX`] ++ source partition (u32 BE) ++ number (u64 BE) | a parcel applied past a gap in its numbers (empty) |
 //! | `meta` | [`PARTITION_KEY`] | [`PartitionStamp`]: which partition of a distributed crawl this store is |
 //! | `media` | canonical URL of a stored image or PDF | [`MediaRecord`]: what it was read to be |
 //! | `thumbs` | an image's content hash (u64 BE, [`ImageInfo::content_hash`]) | [`Thumbnail`] |
 //! | `images` | canonical URL of a stored page | [`PageImages`]: the images it shows, with their alt text and surroundings |
 //! | `rendered` | canonical URL of a stored page | [`RenderedPage`]: what rendering it in a browser found (readers in `store/rendered.rs`) |
 //!
-//! The `outbox` family and the partition keys are used only by `crawler worker` (see
+//! The `outbox` and `sent` families and the partition keys are used only by `crawler worker` (see
 //! [`crate::partition`]); a single-machine crawl leaves them empty.
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
@@ -41,6 +44,7 @@
 //! [`PageImages`]: crate::record::PageImages
 //! [`RenderedPage`]: crate::record::RenderedPage
 //! [`OutboxLink`]: crate::record::OutboxLink
+//! [`LinkParcel`]: crate::record::LinkParcel
 //! [`PartitionStamp`]: crate::record::PartitionStamp
 //! [`FrontierEntry::rank`]: crate::record::FrontierEntry::rank
 
@@ -100,16 +104,31 @@ impl AutoVerdict {
 
 /// `meta` key of the next outbox sequence number (u64 BE).
 pub const OUTBOX_NEXT_KEY: &[u8] = b"outbox_next";
-/// `meta` key prefix, then a source partition (u32 BE): the highest outbox sequence number of
-/// that partition whose links were applied to this store (u64 BE). Links at or below it that
-/// arrive again (a redelivery after a crash) are skipped.
-pub const APPLIED_PREFIX: &[u8] = b"applied\0";
+/// `meta` key prefix, then a target partition (u32 BE): the number of the next parcel sent to
+/// it (u64 BE; absent: 1).
+pub const PARCEL_NEXT_PREFIX: &[u8] = b"parcel_next\0";
+/// `meta` key prefix, then a source partition (u32 BE): every parcel that partition sent here
+/// up to this number (u64 BE) is applied; one at or below it that arrives again is skipped.
+pub const PARCEL_MARK_PREFIX: &[u8] = b"parcel_mark\0";
+/// `meta` key prefix, then a source partition (u32 BE) and a parcel number (u64 BE): a parcel
+/// applied while one before it was missing (lost in Redis, sent again later); the mark moves
+/// past it once the gap is filled.
+pub const PARCEL_AHEAD_PREFIX: &[u8] = b"parcel_ahead\0";
 /// `meta` key of the store's [`PartitionStamp`](crate::record::PartitionStamp).
 pub const PARTITION_KEY: &[u8] = b"partition";
 
 /// The `outbox` key of sequence number `seq`: big-endian, so keys sort in sending order.
 pub fn outbox_key(seq: u64) -> [u8; 8] {
     seq.to_be_bytes()
+}
+
+/// The `sent` key of parcel `number` to partition `target`: big-endian, so a target's parcels
+/// sort together in the order they were numbered.
+pub fn sent_key(target: u32, number: u64) -> [u8; 12] {
+    let mut key = [0; 12];
+    key[..4].copy_from_slice(&target.to_be_bytes());
+    key[4..].copy_from_slice(&number.to_be_bytes());
+    key
 }
 
 /// A `meta` key: `prefix ++ rest`.
@@ -147,6 +166,9 @@ pub enum Cf {
     History,
     /// Links to other partitions' URLs not yet sent ([`crate::record::OutboxLink`]).
     Outbox,
+    /// Parcels of links sent to other partitions and not yet confirmed applied
+    /// ([`crate::record::LinkParcel`]).
+    Sent,
     /// What each stored image or PDF was read to be ([`crate::record::MediaRecord`]).
     Media,
     /// Image thumbnails by content hash ([`crate::record::Thumbnail`]).
@@ -159,7 +181,7 @@ pub enum Cf {
 
 impl Cf {
     /// Every column family.
-    pub const ALL: [Cf; 16] = [
+    pub const ALL: [Cf; 17] = [
         Cf::Pages,
         Cf::Outlinks,
         Cf::Frontier,
@@ -172,6 +194,7 @@ impl Cf {
         Cf::Skipped,
         Cf::History,
         Cf::Outbox,
+        Cf::Sent,
         Cf::Media,
         Cf::Thumbs,
         Cf::Images,
@@ -193,6 +216,7 @@ impl Cf {
             Cf::Skipped => "skipped",
             Cf::History => "history",
             Cf::Outbox => "outbox",
+            Cf::Sent => "sent",
             Cf::Media => "media",
             Cf::Thumbs => "thumbs",
             Cf::Images => "images",

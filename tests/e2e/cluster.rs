@@ -13,7 +13,7 @@ use crawler::cluster::{WorkerOptions, WorkerSummary, run_worker};
 use shared::StoreReader;
 use shared::config::RawCrawlerConfig;
 use shared::partition::{Partitions, local_partitions};
-use testweb::{RedisServer, Request, SoakWeb, TestWeb};
+use testweb::{RedisServer, Request, SoakAnswer, SoakWeb, TestWeb};
 
 use crate::sends::{Send, SendLog, Sends, micros};
 use crate::support::crawler_config;
@@ -25,6 +25,7 @@ mod refusals;
 mod restarts;
 mod roles;
 mod tls;
+mod wiped;
 
 /// The soak hosts of these tests: a dozen small ones, some slow, some failing.
 const WEB: SoakWeb = SoakWeb {
@@ -384,6 +385,37 @@ async fn one_worker_and_three_crawl_politely(log: &SendLog) {
         outcomes[0], outcomes[1],
         "the same links, whatever the workers"
     );
+}
+
+/// How often each page of `soak` was fetched (error answers, tried again by design, and
+/// robots.txt left out).
+fn page_fetches(web: &TestWeb, soak: SoakWeb) -> BTreeMap<(String, String), usize> {
+    let mut fetches: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for request in web.requests() {
+        if soak.host_number(&request.host).is_some() && request.path_and_query != "/robots.txt" {
+            *fetches
+                .entry((request.host.clone(), request.path_and_query.clone()))
+                .or_default() += 1;
+        }
+    }
+    fetches.retain(|(host, path), _| {
+        let n = soak.host_number(host).expect("a soak host");
+        (0..soak.pages_of(n))
+            .any(|i| SoakWeb::path(i) == *path && soak.answer_of(n, i) == SoakAnswer::Page)
+    });
+    fetches
+}
+
+/// Asserts no page of `soak` was fetched more than twice; says how many were fetched twice.
+fn assert_fetched_at_most_twice(web: &TestWeb, soak: SoakWeb) {
+    let fetches = page_fetches(web, soak);
+    let most = fetches.iter().max_by_key(|(_, n)| **n);
+    assert!(
+        most.is_none_or(|(_, &n)| n <= 2),
+        "no page fetched more than twice: {most:?}"
+    );
+    let again = fetches.values().filter(|&&n| n > 1).count();
+    eprintln!("{} pages fetched, {again} of them twice", fetches.len());
 }
 
 /// `crawler status --redis --json` once every worker has gone: the crawl is done, and the

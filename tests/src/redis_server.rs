@@ -166,6 +166,18 @@ impl RedisServer {
         self.spawn();
     }
 
+    /// `kill -9` of the server, its data deleted, and a server started again empty on the
+    /// same socket: a Redis run without persistence (or whose disk was lost) restarted.
+    pub fn restart_empty(&mut self) {
+        self.kill();
+        for data in ["appendonlydir", "dump.rdb"] {
+            let path = self.dir.join(data);
+            let _ = std::fs::remove_dir_all(&path);
+            let _ = std::fs::remove_file(&path);
+        }
+        self.spawn();
+    }
+
     /// `redis-cli` with `args` against this server; its output.
     pub fn cli(&self, args: &[&str]) -> String {
         let mut command = Command::new("redis-cli");

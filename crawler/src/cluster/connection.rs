@@ -26,8 +26,10 @@ const ANSWER_DEADLINE: Duration = Duration::from_secs(3);
 pub(crate) struct Redis {
     target: Target,
     url: Arc<str>,
-    /// The connection, and when it was made.
-    connection: Arc<Mutex<Option<(MultiplexedConnection, Instant)>>>,
+    /// The connection, when it was made, and its number.
+    connection: Arc<Mutex<Option<(MultiplexedConnection, Instant, u64)>>>,
+    /// Connections made so far (the next one's number).
+    made: Arc<AtomicU64>,
     commands: Arc<AtomicU64>,
 }
 
@@ -82,6 +84,7 @@ impl Redis {
             target: Target::new(&address)?,
             url: address.to_string().into(),
             connection: Arc::default(),
+            made: Arc::default(),
             commands: Arc::default(),
         })
     }
@@ -100,11 +103,11 @@ impl Redis {
         Ok(self.connection_made().await?.0)
     }
 
-    /// The connection, and when it was made (made now when there is none).
-    async fn connection_made(&self) -> RedisResult<(MultiplexedConnection, Instant)> {
+    /// The connection, when it was made and its number (made now when there is none).
+    async fn connection_made(&self) -> RedisResult<(MultiplexedConnection, Instant, u64)> {
         let mut held = self.connection.lock().await;
-        if let Some((connection, made)) = held.as_ref() {
-            return Ok((connection.clone(), *made));
+        if let Some((connection, made, number)) = held.as_ref() {
+            return Ok((connection.clone(), *made, *number));
         }
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(ANSWER_DEADLINE))
@@ -116,8 +119,9 @@ impl Redis {
             .get_multiplexed_async_connection_with_config(&config)
             .await?;
         let made = Instant::now();
-        *held = Some((connection.clone(), made));
-        Ok((connection, made))
+        let number = self.made.fetch_add(1, Ordering::Relaxed);
+        *held = Some((connection.clone(), made, number));
+        Ok((connection, made, number))
     }
 
     /// A call's answer; after one that left the connection unusable, the next call makes a
@@ -147,6 +151,22 @@ impl Redis {
         self.settled(pipe.query_async(&mut connection).await).await
     }
 
+    /// Sends a pipeline as [`Redis::pipe`] does, and says which connection it went on: a
+    /// number that changes with every new connection (after any failure, perhaps to a server
+    /// that lost what the old one accepted).
+    pub(crate) async fn pipe_on<T: FromRedisValue>(
+        &self,
+        pipe: &redis::Pipeline,
+        count: usize,
+    ) -> RedisResult<(T, u64)> {
+        self.commands.fetch_add(count as u64, Ordering::Relaxed);
+        let (mut connection, _, number) = self.connection_made().await?;
+        let answer = self
+            .settled(pipe.query_async(&mut connection).await)
+            .await?;
+        Ok((answer, number))
+    }
+
     /// Runs a Lua script (`EVALSHA`, loading it first when Redis does not know it).
     pub(crate) async fn script<T: FromRedisValue>(
         &self,
@@ -167,7 +187,7 @@ impl Redis {
         settle: Duration,
     ) -> RedisResult<T> {
         self.commands.fetch_add(1, Ordering::Relaxed);
-        let (mut connection, made) = self.connection_made().await?;
+        let (mut connection, made, _) = self.connection_made().await?;
         tokio::time::sleep_until(made + settle).await;
         self.settled(invocation.invoke_async(&mut connection).await)
             .await

@@ -77,6 +77,7 @@ impl Held {
         let role = PartitionRole::new(
             p,
             Arc::new(shared.redis.clone()),
+            &store,
             inbox_rx,
             shared.slots.clone(),
             state_tx,

@@ -1,83 +1,133 @@
 //! Links across partitions, through one Redis Stream per partition.
 //!
-//! Sending: a partition's outbox, read in order, goes out as one [`LinkParcel`] per target
-//! partition (`XADD`, pipelined); the outbox entries are deleted only once Redis has them.
+//! Sending: a partition's parcels (see `crawl/parcel_send.rs`) go to their targets' streams
+//! (`XADD`, pipelined), and the same pipeline reads the targets' confirmations of the
+//! source's parcels (`sift:confirmed:p-SOURCE`).
 //! Receiving: one reader per worker, on a connection of its own, reads the streams of every
 //! partition the worker owns with one blocking `XREADGROUP` (group `owners`, the worker as
 //! consumer), after first claiming what a former owner read and never acknowledged
-//! (`XAUTOCLAIM`). Each parcel is handed to its partition's crawl as a [`Delivery`]; once the
-//! crawl has applied it in one store batch, the entry is acknowledged (`XACK`) and the stream
+//! (`XAUTOCLAIM`). Each entry's parcel is handed to its partition's crawl as a
+//! [`Delivery`]; once the crawl has applied it in one store batch, the sources' marks are
+//! confirmed (raised, never lowered), then the entry is acknowledged (`XACK`) and the stream
 //! trimmed below it (`XTRIM MINID`). A crash between applying and acknowledging redelivers
-//! the parcel, and the store's applied marks skip it.
+//! the parcel, and the store's marks skip it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamInfoGroupsReply, StreamReadReply};
-use redis::{RedisResult, Value};
+use redis::{RedisResult, Script, Value};
 use shared::partition::PartitionId;
-use shared::record::{LinkParcel, OutboxLink, Record};
+use shared::record::{LinkParcel, Record};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, warn};
 
 use super::connection::Redis;
-use crate::crawl::{Delivery, EntryId, OutboxSink, SendError};
-use crate::store::ArrivedLink;
+use crate::crawl::{Delivery, EntryId, OutboxSink, Receipt, SendError, SentOn};
+use crate::store::{ArrivedParcel, Marks};
 use shared::partition::redis_keys::crawl as keys;
+
+/// Raises each source's confirmation of the target `ARGV[1]` to its mark (`ARGV[i + 1]` for
+/// `KEYS[i]`); never lowers one (acknowledgements may land out of order).
+/// A token for Redis's data (`sift:instance`), written where there is none: never the
+/// same twice, so a Redis that lost its data always ends up with a new one.
+fn fresh_token() -> String {
+    static STARTED: LazyLock<u128> = LazyLock::new(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    });
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{}-{n}", std::process::id(), *STARTED)
+}
+
+static CONFIRM: LazyLock<Script> = LazyLock::new(|| Script::new(CONFIRM_LUA));
+const CONFIRM_LUA: &str = r"
+for i, key in ipairs(KEYS) do
+  local mark = tonumber(ARGV[i + 1])
+  if tonumber(redis.call('HGET', key, ARGV[1]) or '0') < mark then
+    redis.call('HSET', key, ARGV[1], mark)
+  end
+end
+return 1
+";
 
 /// Entries read at once per stream.
 const READ_COUNT: usize = 256;
 /// How long one blocking read waits for new entries.
 const BLOCK: Duration = Duration::from_millis(500);
 
-/// Sends links from `source`'s outbox to their partitions' streams: one `XADD` per target.
-pub(crate) async fn send(
-    redis: &Redis,
-    source: PartitionId,
-    links: Vec<(u64, OutboxLink)>,
-) -> RedisResult<()> {
-    let mut parcels: BTreeMap<u32, LinkParcel> = BTreeMap::new();
-    for (seq, link) in links {
-        parcels
-            .entry(link.target)
-            .or_insert_with(|| LinkParcel {
-                source: Some(source.get()),
-                links: Vec::new(),
-            })
-            .links
-            .push((seq, link.entry));
-    }
-    send_parcels(redis, parcels).await
-}
-
-/// A partition's outbox goes to the other partitions' streams.
+/// A partition's parcels go to the other partitions' streams.
 impl OutboxSink for Redis {
     fn send(
         &self,
         source: PartitionId,
-        links: Vec<(u64, OutboxLink)>,
-    ) -> BoxFuture<'static, Result<(), SendError>> {
+        parcels: Vec<(PartitionId, LinkParcel)>,
+    ) -> BoxFuture<'static, Result<Receipt, SendError>> {
         let redis = self.clone();
-        Box::pin(async move { send(&redis, source, links).await.map_err(SendError::from) })
+        Box::pin(async move {
+            send(&redis, source, &parcels)
+                .await
+                .map_err(SendError::from)
+        })
     }
 }
 
-/// Sends parcels to their partitions' streams.
-pub(crate) async fn send_parcels(
+/// Sends `source`'s parcels to their targets' streams, in order, and reads the targets'
+/// confirmations in the same pipeline.
+async fn send(
     redis: &Redis,
-    parcels: BTreeMap<u32, LinkParcel>,
+    source: PartitionId,
+    parcels: &[(PartitionId, LinkParcel)],
+) -> RedisResult<Receipt> {
+    let token = fresh_token();
+    let mut pipe = xadds(parcels);
+    pipe.cmd("HGETALL").arg(keys::confirmed(source));
+    pipe.cmd("SET")
+        .arg(keys::INSTANCE)
+        .arg(&token)
+        .arg("NX")
+        .arg("GET");
+    let ((confirmed, instance), connection): ((HashMap<String, u64>, Option<String>), u64) =
+        redis.pipe_on(&pipe, parcels.len() + 2).await?;
+    let confirmed = confirmed
+        .into_iter()
+        .filter_map(|(target, mark)| Some((PartitionId::from_dir_name(&target)?, mark)))
+        .collect();
+    Ok(Receipt {
+        confirmed,
+        sent_on: SentOn {
+            connection,
+            // None: there was none, and this process's token was written.
+            instance: instance.unwrap_or(token),
+        },
+    })
+}
+
+/// Sends a worker's seeds to their partitions' streams.
+pub(crate) async fn send_seeds(
+    redis: &Redis,
+    parcels: &[(PartitionId, LinkParcel)],
 ) -> RedisResult<()> {
+    redis.pipe::<()>(&xadds(parcels), parcels.len()).await
+}
+
+/// A pipeline of one `XADD` per parcel, to its target's stream.
+fn xadds(parcels: &[(PartitionId, LinkParcel)]) -> redis::Pipeline {
     let mut pipe = redis::pipe();
-    for (target, parcel) in &parcels {
+    for (target, parcel) in parcels {
         pipe.cmd("XADD")
-            .arg(keys::links(PartitionId::new(*target)))
+            .arg(keys::links(*target))
             .arg("*")
             .arg("p")
             .arg(parcel.encode())
             .ignore();
     }
-    redis.pipe::<()>(&pipe, parcels.len()).await
+    pipe
 }
 
 /// The partitions this worker reads for, each with the way to its crawl.
@@ -214,12 +264,7 @@ async fn take_over(
         }
         cursor = reply.next_stream_id;
     }
-    let delivery = Delivery {
-        links: Vec::new(),
-        through: read_to,
-        applied: None,
-    };
-    let _ = crawl.send(delivery).await;
+    let _ = crawl.send(Delivery::TakenAt(read_to)).await;
     Ok(())
 }
 
@@ -230,7 +275,7 @@ async fn deliver(
     entries: Vec<StreamId>,
     crawl: &mpsc::Sender<Delivery>,
 ) {
-    let mut links = Vec::new();
+    let mut parcels = Vec::new();
     let mut ids = Vec::with_capacity(entries.len());
     let mut through = EntryId::default();
     for entry in entries {
@@ -240,12 +285,7 @@ async fn deliver(
         through = through.max(id);
         ids.push(entry.id.clone());
         match parcel_of(&entry.map) {
-            Some(parcel) => {
-                links.extend(parcel.links.into_iter().map(|(seq, entry)| ArrivedLink {
-                    from: parcel.source.map(|s| (PartitionId::new(s), seq)),
-                    entry,
-                }))
-            }
+            Some(parcel) => parcels.push(ArrivedParcel::from(parcel)),
             None => {
                 warn!(partition = %p, id = %entry.id, "a stream entry that is no link parcel: acknowledged and dropped")
             }
@@ -255,10 +295,10 @@ async fn deliver(
         return;
     }
     let (applied, done) = oneshot::channel();
-    let delivery = Delivery {
-        links,
+    let delivery = Delivery::Parcels {
+        parcels,
         through,
-        applied: Some(applied),
+        applied,
     };
     if crawl.send(delivery).await.is_err() {
         // The partition was let go: its next owner claims the entries.
@@ -266,31 +306,55 @@ async fn deliver(
     }
     let redis = redis.clone();
     tokio::spawn(async move {
-        if done.await.is_err() {
+        let Ok(marks) = done.await else {
             return;
-        }
+        };
         shared::fail_point!("crawler::cluster::links::before_ack", |_| {
             std::process::abort()
         });
-        let key = keys::links(p);
-        let mut pipe = redis::pipe();
-        pipe.cmd("XACK")
-            .arg(&key)
-            .arg(keys::GROUP)
-            .arg(&ids)
-            .ignore();
-        pipe.cmd("XTRIM")
-            .arg(&key)
-            .arg("MINID")
-            .arg(through.next().to_string())
-            .ignore();
         // Until Redis has it: an entry left pending would hold the crawl's end back (a later
-        // owner would claim it and skip it by its marks).
-        while let Err(error) = redis.pipe::<()>(&pipe, 2).await {
+        // owner would claim it and skip it by its marks), and a confirmation left unsaid
+        // would keep the senders' parcels waiting.
+        while let Err(error) = acknowledge(&redis, p, &marks, &ids, through).await {
             debug!(partition = %p, %error, "links applied, not yet acknowledged: trying again");
             tokio::time::sleep(BLOCK).await;
         }
     });
+}
+
+/// Confirms the sources' marks to them, then acknowledges the entries and trims the stream
+/// below them: a trimmed parcel was confirmed first.
+async fn acknowledge(
+    redis: &Redis,
+    p: PartitionId,
+    marks: &Marks,
+    ids: &[String],
+    through: EntryId,
+) -> RedisResult<()> {
+    if !marks.is_empty() {
+        let mut call = CONFIRM.prepare_invoke();
+        call.arg(p.dir_name());
+        for (source, _) in marks {
+            call.key(keys::confirmed(*source));
+        }
+        for (_, mark) in marks {
+            call.arg(*mark);
+        }
+        redis.script::<()>(&call).await?;
+    }
+    let key = keys::links(p);
+    let mut pipe = redis::pipe();
+    pipe.cmd("XACK")
+        .arg(&key)
+        .arg(keys::GROUP)
+        .arg(ids)
+        .ignore();
+    pipe.cmd("XTRIM")
+        .arg(&key)
+        .arg("MINID")
+        .arg(through.next().to_string())
+        .ignore();
+    redis.pipe::<()>(&pipe, 2).await
 }
 
 fn parcel_of(fields: &HashMap<String, Value>) -> Option<LinkParcel> {

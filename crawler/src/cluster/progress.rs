@@ -5,9 +5,10 @@
 //! fetch, nothing in flight, nothing left to send) having applied its stream up to entry
 //! `ID`, and `0` while it works. The crawl is done when, in one atomic look (a Lua script),
 //! every partition with a stream is idle at its stream's last entry with nothing pending,
-//! and no partition without one works. A partition only starts working again when a link
-//! arrives, which moves its stream's last entry past what it reported; so a stale report
-//! never ends the crawl early.
+//! and every partition without one is idle. A partition only starts working again when a
+//! link arrives, which moves its stream's last entry past what it reported; so a stale report
+//! never ends the crawl early. A partition with no state at all (a Redis that lost its data,
+//! before the owners wrote their states again) is not done.
 
 use redis::{RedisResult, Script};
 use shared::partition::{PartitionId, Partitions};
@@ -22,6 +23,7 @@ for p = 0, partitions - 1 do
   local name = string.format('p-%03d', p)
   local stream = ARGV[2] .. name
   local state = redis.call('HGET', KEYS[1], name)
+  if not state then return 0 end
   if redis.call('EXISTS', stream) == 1 then
     local info = redis.call('XINFO', 'STREAM', stream)
     local last = nil
@@ -31,7 +33,7 @@ for p = 0, partitions - 1 do
     if state ~= ('1 ' .. last) then return 0 end
     local pending = redis.pcall('XPENDING', stream, ARGV[3])
     if type(pending) ~= 'table' or pending.err or pending[1] ~= 0 then return 0 end
-  elseif state and string.sub(state, 1, 1) == '0' then
+  elseif string.sub(state, 1, 1) == '0' then
     return 0
   end
 end

@@ -1,5 +1,6 @@
 //! The crawl's settings in Redis, set once by the first worker with seeds: the number of
-//! partitions and the scope. Every later worker reads them, so all agree.
+//! partitions and the scope. Every later worker reads them, so all agree; running workers
+//! write them again should Redis lose them.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -87,6 +88,26 @@ redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSETNX', KEYS[1], ARGV[3], ARGV[4])
 ";
 
+/// Writes the crawl's settings again where Redis has none (it lost its data): as the
+/// workers have them, so every later one agrees.
+pub(crate) async fn restore(redis: &Redis, settings: &CrawlSettings) -> RedisResult<()> {
+    create(redis, settings.partitions.count(), &settings.scope).await
+}
+
+/// Creates the crawl's settings if there are none.
+async fn create(redis: &Redis, partitions: u32, scope: &[String]) -> RedisResult<()> {
+    // A script, not a MULTI: both fields at once, and a refusal (a user without the right)
+    // is one command's error (the redis crate panics on a MULTI refused first).
+    let create = Script::new(CREATE);
+    let mut call = create.prepare_invoke();
+    call.key(keys::CRAWL)
+        .arg(keys::CRAWL_PARTITIONS)
+        .arg(partitions)
+        .arg(keys::CRAWL_SCOPE)
+        .arg(scope.join("\n"));
+    redis.script::<()>(&call).await
+}
+
 /// The crawl's settings, if a crawl exists.
 pub(crate) async fn peek(redis: &Redis) -> RedisResult<Option<CrawlSettings>> {
     try_join(redis, None, None).await
@@ -98,16 +119,7 @@ async fn try_join(
     scope: Option<&[String]>,
 ) -> RedisResult<Option<CrawlSettings>> {
     if let Some(scope) = scope {
-        // A script, not a MULTI: both fields at once, and a refusal (a user without the
-        // right) is one command's error (the redis crate panics on a MULTI refused first).
-        let create = Script::new(CREATE);
-        let mut call = create.prepare_invoke();
-        call.key(keys::CRAWL)
-            .arg(keys::CRAWL_PARTITIONS)
-            .arg(partitions.unwrap_or(DEFAULT_PARTITIONS))
-            .arg(keys::CRAWL_SCOPE)
-            .arg(scope.join("\n"));
-        redis.script::<()>(&call).await?;
+        create(redis, partitions.unwrap_or(DEFAULT_PARTITIONS), scope).await?;
     }
     let mut cmd = redis::cmd("HGETALL");
     cmd.arg(keys::CRAWL);

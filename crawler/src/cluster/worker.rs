@@ -2,8 +2,9 @@
 //!
 //! Each turn (every [`TICK`]) the worker beats, renews its leases, reaps the partitions whose
 //! crawl ended, takes free partitions up to its share or lets go of those above it,
-//! publishes its partitions' idle states, and every 5 s its figures; when every partition it
-//! holds is idle it asks whether the whole crawl is done, and ends when it is. Redis away:
+//! publishes its partitions' idle states (those that changed, and every second all), and
+//! every 5 s its figures and the crawl's settings (should Redis have lost them); when every
+//! partition it holds is idle it asks whether the whole crawl is done, and ends when it is. Redis away:
 //! nothing changes hands, fetches wait at the address gate, and a lease that cannot be
 //! renewed stops its partition's crawl before Redis would let the lease go.
 
@@ -44,6 +45,9 @@ use shared::partition::redis_keys::crawl as keys;
 const TICK: Duration = Duration::from_millis(250);
 /// How often it logs and publishes its figures.
 const FIGURES_EVERY: Duration = Duration::from_secs(5);
+/// How often it writes every partition's state again, changed or not (a Redis that lost its
+/// data has them again within this).
+const STATES_EVERY: Duration = Duration::from_secs(1);
 
 /// What a worker runs with.
 #[derive(Clone, Debug)]
@@ -109,7 +113,7 @@ pub async fn run(
     let scope = crawl_scope(&options.crawl.scope, &seeds)?;
     let settings = settings::join(&redis, options.partitions, scope).await?;
     info!(%worker, partitions = settings.partitions.count(), "joined the crawl");
-    send_seeds(&redis, settings.partitions, &seeds).await;
+    seed(&redis, settings.partitions, &seeds).await;
 
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
     // One browser serves all the worker's partitions.
@@ -160,6 +164,7 @@ pub async fn run(
     tokio::pin!(shutdown);
     let mut next_renew = Instant::now() + times.renew_every();
     let mut next_figures = Instant::now() + FIGURES_EVERY;
+    let mut next_states = Instant::now() + STATES_EVERY;
     let mut beats = 0u32;
     let stop = loop {
         tokio::select! {
@@ -191,10 +196,19 @@ pub async fn run(
             }
             Err(error) => worker_loop.redis_away(&error),
         }
-        worker_loop.publish_states().await;
+        let all_states = now >= next_states;
+        if all_states {
+            next_states = now + STATES_EVERY;
+        }
+        worker_loop.publish_states(all_states).await;
         if now >= next_figures {
             next_figures = now + FIGURES_EVERY;
             worker_loop.figures(&redis).await;
+            // A Redis that lost its data has the crawl's settings again, for workers and
+            // `crawler status` that read them.
+            if let Err(error) = settings::restore(&redis, &settings).await {
+                worker_loop.redis_away(&error);
+            }
         }
         if worker_loop.all_idle() && beats > 1 {
             match worker_loop.board.done(settings.partitions).await {
@@ -462,13 +476,13 @@ impl WorkerLoop {
         }
     }
 
-    /// Writes the idle states that changed.
-    async fn publish_states(&mut self) {
+    /// Writes the idle states that changed (`all`: every one).
+    async fn publish_states(&mut self, all: bool) {
         let mut changed = Vec::new();
         for (&p, held) in &self.held {
             let state = held.state.borrow();
             let value = state_value(state.idle, state.applied_through);
-            if held.published.as_deref() != Some(value.as_str()) {
+            if all || held.published.as_deref() != Some(value.as_str()) {
                 changed.push((p, value));
             }
         }
@@ -598,25 +612,21 @@ fn crawl_scope(scope: &[String], seeds: &[CanonicalUrl]) -> Result<Option<Vec<St
 }
 
 /// Sends the seeds to their partitions' streams (waiting for Redis if it is away).
-async fn send_seeds(
-    redis: &Redis,
-    partitions: shared::partition::Partitions,
-    seeds: &[CanonicalUrl],
-) {
+async fn seed(redis: &Redis, partitions: shared::partition::Partitions, seeds: &[CanonicalUrl]) {
     if seeds.is_empty() {
         return;
     }
-    let mut parcels: BTreeMap<u32, LinkParcel> = BTreeMap::new();
+    let mut by_partition: BTreeMap<PartitionId, LinkParcel> = BTreeMap::new();
     for url in seeds {
-        let p = partitions.of_host(url.host());
-        parcels
-            .entry(p.get())
+        by_partition
+            .entry(partitions.of_host(url.host()))
             .or_default()
             .links
-            .push((0, FrontierEntry::page(url.as_str(), 0)));
+            .push(FrontierEntry::page(url.as_str(), 0));
     }
+    let parcels: Vec<_> = by_partition.into_iter().collect();
     let mut said = false;
-    while let Err(error) = links::send_parcels(redis, parcels.clone()).await {
+    while let Err(error) = links::send_seeds(redis, &parcels).await {
         if !said {
             warn!(%error, "cannot send the seeds to Redis: waiting for it");
             said = true;

@@ -5,27 +5,20 @@
 //!
 //! The crawl owns this interface and the cluster fills it: the inbox of [`Delivery`]s (the
 //! worker's stream reader sends them), the [`OutboxSink`] (Redis streams, in
-//! `cluster/links.rs`), the worker's fetch slots and the [`PartitionState`] it reads.
+//! `cluster/links.rs`) behind the [`ParcelSender`], the worker's fetch slots and the
+//! [`PartitionState`] it reads.
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
 use shared::partition::PartitionId;
-use shared::record::OutboxLink;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
-use tokio::task::JoinHandle;
-use tokio::time::{Duration, Instant};
-use tracing::warn;
+use tokio::time::Instant;
 
 use super::CrawlProgress;
+use super::parcel_send::{OutboxSink, ParcelSender, Receipt, SendError};
 use crate::error::Error;
 use crate::frontier::Frontier;
-use crate::store::{ArrivedLink, PageStore};
-
-/// Outbox links sent in one go.
-const SEND_BATCH: usize = 1024;
-/// How long a failed send waits before the next try.
-const SEND_RETRY: Duration = Duration::from_millis(500);
+use crate::store::{ArrivedParcel, Marks, PageStore};
 
 /// Where a partition's inbox stands: the ID of an entry of its links stream (milliseconds and
 /// a sequence, as Redis writes them), ordered as the stream orders them.
@@ -60,29 +53,20 @@ impl std::fmt::Display for EntryId {
     }
 }
 
-/// Links that arrived for one partition, to be applied in one store batch. `through` is
-/// the inbox position read up to: after applying, the partition has applied its stream that
-/// far.
+/// What the worker's stream reader hands a partition's crawl.
 #[derive(Debug)]
-pub(crate) struct Delivery {
-    pub(crate) links: Vec<ArrivedLink>,
-    pub(crate) through: EntryId,
-    /// Told once the links are in the store.
-    pub(crate) applied: Option<oneshot::Sender<()>>,
-}
-
-/// Why links were not sent: they stay in the outbox and are sent again.
-pub(crate) type SendError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Where a partition's outbox goes: the inboxes of the partitions its links belong to.
-pub(crate) trait OutboxSink: Send + Sync {
-    /// Sends `links` (outbox sequence numbers and links) from `source`; done when the
-    /// other side holds them, so the outbox may let them go.
-    fn send(
-        &self,
-        source: PartitionId,
-        links: Vec<(u64, OutboxLink)>,
-    ) -> BoxFuture<'static, Result<(), SendError>>;
+pub(crate) enum Delivery {
+    /// Parcels to apply in one store batch; after them the partition has applied its
+    /// stream up to `through`, and `applied` is told the marks to confirm.
+    Parcels {
+        parcels: Vec<ArrivedParcel>,
+        through: EntryId,
+        applied: oneshot::Sender<Marks>,
+    },
+    /// The reader took the stream (again): every entry up to this one is applied or was
+    /// delivered just before. It may be below what was applied before (a Redis that lost
+    /// the stream started it anew).
+    TakenAt(EntryId),
 }
 
 /// What a partition's crawl tells its worker, replaced at every turn of the loop.
@@ -103,9 +87,10 @@ pub(crate) struct PartitionState {
 
 /// A crawl's role as one partition of a distributed crawl.
 pub(crate) struct PartitionRole {
-    pub(crate) partition: PartitionId,
     /// Where the outbox goes.
-    outbox: Arc<dyn OutboxSink>,
+    sender: ParcelSender,
+    /// When the sender next wants to send, as [`PartitionRole::pump`] left it.
+    send_at: Option<Instant>,
     /// Links that arrived, from the worker's stream reader.
     pub(crate) inbox: mpsc::Receiver<Delivery>,
     /// The worker's fetch slots, shared by its partitions.
@@ -113,31 +98,18 @@ pub(crate) struct PartitionRole {
     pub(crate) state: watch::Sender<PartitionState>,
     /// Turns true when the worker lets the partition go; `None` once seen.
     let_go: Option<watch::Receiver<bool>>,
-    /// The send under way: the last sequence number and the count it sends.
-    sending: Option<Sending>,
-    /// After a failed send: not before this.
-    send_after: Option<Instant>,
     /// A slot the loop waited for and got, kept for its next fetch.
     spare_slot: Option<OwnedSemaphorePermit>,
     applied_through: Option<EntryId>,
 }
 
-/// An outbox send under way.
-struct Sending {
-    /// The last outbox sequence number it sends.
-    last: u64,
-    /// How many links it sends.
-    count: u64,
-    task: JoinHandle<Result<(), SendError>>,
-}
-
 /// What woke the loop for the role.
 pub(crate) enum RoleEvent {
     Delivered(Delivery),
-    Sent(Result<(), SendError>),
+    Sent(Result<Receipt, SendError>),
     /// A fetch slot came free (the loop was waiting for one): kept for the next fetch.
     Slot(OwnedSemaphorePermit),
-    /// A pause after a failed send ended.
+    /// The sender's wait ended (a pause after a failure, or a poll's time).
     SendAgain,
     LetGo,
 }
@@ -146,20 +118,19 @@ impl PartitionRole {
     pub(crate) fn new(
         partition: PartitionId,
         outbox: Arc<dyn OutboxSink>,
+        store: &PageStore,
         inbox: mpsc::Receiver<Delivery>,
         slots: Arc<Semaphore>,
         state: watch::Sender<PartitionState>,
         let_go: watch::Receiver<bool>,
     ) -> Self {
         Self {
-            partition,
-            outbox,
+            sender: ParcelSender::new(partition, outbox, store),
+            send_at: None,
             inbox,
             slots,
             state,
             let_go: Some(let_go),
-            sending: None,
-            send_after: None,
             spare_slot: None,
             applied_through: None,
         }
@@ -172,37 +143,21 @@ impl PartitionRole {
             .or_else(|| self.slots.clone().try_acquire_owned().ok())
     }
 
-    /// Starts sending the outbox when links wait, no send is under way and no failed one is
-    /// waiting out its pause.
-    pub(crate) fn pump(&mut self, store: &PageStore, now: Instant) -> Result<(), Error> {
-        if self.sending.is_some()
-            || store.outbox_len() == 0
-            || self.send_after.is_some_and(|at| now < at)
-        {
-            return Ok(());
-        }
-        let batch = store.outbox(SEND_BATCH)?;
-        let Some(&(last, _)) = batch.last() else {
-            return Ok(());
-        };
-        let count = batch.len() as u64;
-        let task = tokio::spawn(self.outbox.send(self.partition, batch));
-        self.sending = Some(Sending { last, count, task });
+    /// Starts the next send of parcels, if one is due (and notes when the sender next wants
+    /// to send, for [`PartitionRole::next_event`]).
+    pub(crate) fn pump(&mut self, store: &mut PageStore, now: Instant) -> Result<(), Error> {
+        self.sender.pump(store, now)?;
+        self.send_at = self.sender.wakes_at(store);
         Ok(())
     }
 
     /// Waits for the next thing the role must handle; `slot_wanted`: the loop is held up for
     /// want of a fetch slot.
     pub(crate) async fn next_event(&mut self, slot_wanted: bool) -> RoleEvent {
-        let send_retry = self.send_after;
+        let send_at = self.send_at;
         tokio::select! {
             Some(delivery) = self.inbox.recv() => RoleEvent::Delivered(delivery),
-            sent = async {
-                match self.sending.as_mut() {
-                    Some(sending) => (&mut sending.task).await,
-                    None => std::future::pending().await,
-                }
-            } => RoleEvent::Sent(sent.unwrap_or_else(|e| Err(SendError::from(e)))),
+            sent = self.sender.sent() => RoleEvent::Sent(sent),
             Ok(slot) = self.slots.clone().acquire_owned(), if slot_wanted => RoleEvent::Slot(slot),
             () = async {
                 match self.let_go.as_mut() {
@@ -216,14 +171,11 @@ impl PartitionRole {
                 RoleEvent::LetGo
             }
             () = async {
-                match send_retry {
+                match send_at {
                     Some(at) => tokio::time::sleep_until(at).await,
                     None => std::future::pending().await,
                 }
-            } => {
-                self.send_after = None;
-                RoleEvent::SendAgain
-            }
+            } => RoleEvent::SendAgain,
         }
     }
 
@@ -237,33 +189,20 @@ impl PartitionRole {
     ) -> Result<bool, Error> {
         let now = Instant::now();
         match event {
-            RoleEvent::Delivered(delivery) => {
-                if !delivery.links.is_empty() {
-                    let queued = store.apply_links(delivery.links)?;
-                    frontier.push(queued, now);
-                }
-                self.applied_through = self.applied_through.max(Some(delivery.through));
-                if let Some(applied) = delivery.applied {
-                    let _ = applied.send(());
-                }
+            RoleEvent::Delivered(Delivery::Parcels {
+                parcels,
+                through,
+                applied,
+            }) => {
+                let (queued, marks) = store.apply_parcels(parcels)?;
+                frontier.push(queued, now);
+                self.applied_through = self.applied_through.max(Some(through));
+                let _ = applied.send(marks);
             }
-            RoleEvent::Sent(result) => {
-                let Some(Sending { last, count, .. }) = self.sending.take() else {
-                    return Ok(false);
-                };
-                match result {
-                    Ok(()) => {
-                        shared::fail_point!("crawler::cluster::sent::before_delete", |_| {
-                            std::process::abort()
-                        });
-                        store.outbox_sent(last, count)?;
-                    }
-                    Err(error) => {
-                        warn!(partition = %self.partition, %error, "links to other partitions not sent: trying again");
-                        self.send_after = Some(now + SEND_RETRY);
-                    }
-                }
+            RoleEvent::Delivered(Delivery::TakenAt(through)) => {
+                self.applied_through = Some(through);
             }
+            RoleEvent::Sent(result) => self.sender.handle(result, store, now)?,
             RoleEvent::Slot(slot) => self.spare_slot = Some(slot),
             RoleEvent::SendAgain => {}
             RoleEvent::LetGo => return Ok(true),
@@ -280,8 +219,7 @@ impl PartitionRole {
         frontier: &Frontier,
         progress: &CrawlProgress,
     ) {
-        let idle =
-            settled && store.outbox_len() == 0 && self.sending.is_none() && self.inbox.is_empty();
+        let idle = settled && self.sender.is_done(store) && self.inbox.is_empty();
         self.state.send_modify(|state| {
             state.idle = idle;
             state.applied_through = self.applied_through;

@@ -1,26 +1,22 @@
 //! A store as one partition of a distributed crawl (`crawler worker`): which URLs are its
-//! own, the outbox that holds links to other partitions' URLs until they are sent, the links
-//! other partitions sent applied once each, and the lease that must hold for any write.
+//! own, the outbox that holds links to other partitions' URLs until they are parcelled, and
+//! the lease that must hold for any write.
 //!
 //! A link to a URL of another partition goes to the `outbox` family in the batch that found
-//! it, under the next outbox sequence number; the worker sends the outbox to the owners'
-//! streams and deletes what was sent ([`PageStore::outbox_sent`]). The owner applies links in
-//! one batch that also records, per source partition, the highest sequence number applied
-//! ([`PageStore::apply_links`]): a link sent twice (a crash between sending and deleting, or
-//! between applying and acknowledging) is applied once.
+//! it, under the next outbox sequence number; the worker makes parcels of the outbox and
+//! sends them, and the owners apply each once (`parcels.rs`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocksdb::{IteratorMode, WriteBatch};
 use shared::partition::{PartitionId, Partitions};
 use shared::record::{FrontierEntry, OutboxLink, PartitionStamp, Record};
-use shared::store::{APPLIED_PREFIX, Cf, OUTBOX_NEXT_KEY, PARTITION_KEY, meta_key, outbox_key};
+use shared::store::{Cf, OUTBOX_NEXT_KEY, PARTITION_KEY, outbox_key};
 use shared::{CanonicalUrl, StoreError};
 use tokio::time::Instant;
 
-use super::{PageStore, QueuedUrl};
+use super::PageStore;
 
 /// Where a partition store's URLs go: its own host's URLs are queued here, the others'
 /// wait in the outbox for their partition.
@@ -35,6 +31,11 @@ impl Route {
     pub(crate) fn elsewhere(&self, url: &CanonicalUrl) -> Option<PartitionId> {
         let target = self.partitions.of_host(url.host());
         (target != self.own).then_some(target)
+    }
+
+    /// This store's partition.
+    pub(crate) fn own(&self) -> PartitionId {
+        self.own
     }
 }
 
@@ -78,16 +79,6 @@ impl Fence {
             .as_micros() as u64;
         now < self.until_us.load(Ordering::Acquire)
     }
-}
-
-/// One link another partition (or a worker's seed list) sent: its outbox sequence number
-/// (`None` for a seed, which carries none) and the entry to queue.
-#[derive(Clone, Debug)]
-pub(crate) struct ArrivedLink {
-    /// The sending partition and its sequence number; `None` for a seed.
-    pub(crate) from: Option<(PartitionId, u64)>,
-    /// What to queue.
-    pub(crate) entry: FrontierEntry,
 }
 
 impl PageStore {
@@ -138,6 +129,7 @@ impl PageStore {
             .db
             .iterator_cf(self.cf(Cf::Outbox), IteratorMode::Start)
             .count() as u64;
+        self.count_unconfirmed();
         Ok(())
     }
 
@@ -172,7 +164,7 @@ impl PageStore {
     }
 
     /// Up to `limit` links of the outbox, oldest first, with their sequence numbers.
-    pub(crate) fn outbox(&self, limit: usize) -> Result<Vec<(u64, OutboxLink)>, StoreError> {
+    pub(super) fn outbox(&self, limit: usize) -> Result<Vec<(u64, OutboxLink)>, StoreError> {
         let mut links = Vec::new();
         for item in self
             .db
@@ -187,61 +179,4 @@ impl PageStore {
         }
         Ok(links)
     }
-
-    /// The outbox's links up to sequence `last` were sent: they go.
-    pub(crate) fn outbox_sent(&mut self, last: u64, count: u64) -> Result<(), StoreError> {
-        let mut batch = WriteBatch::default();
-        batch.delete_range_cf(
-            self.cf(Cf::Outbox),
-            outbox_key(0),
-            outbox_key(last.saturating_add(1)),
-        );
-        shared::fail_point!("crawler::store::outbox_sent::before_write", |_| Err(
-            self.injected("crawler::store::outbox_sent::before_write")
-        ));
-        self.write(batch)?;
-        self.outbox_len = self.outbox_len.saturating_sub(count);
-        Ok(())
-    }
-
-    /// Queues links other partitions sent, in one batch that also records the highest
-    /// sequence number applied from each: a link at or below its sender's mark was applied
-    /// before and is skipped. Returns what was queued.
-    pub(crate) fn apply_links(
-        &mut self,
-        links: Vec<ArrivedLink>,
-    ) -> Result<Vec<QueuedUrl>, StoreError> {
-        let mut marks: HashMap<PartitionId, u64> = HashMap::new();
-        let mut entries = Vec::with_capacity(links.len());
-        for link in links {
-            if let Some((source, seq)) = link.from {
-                let mark = match marks.get(&source) {
-                    Some(&mark) => mark,
-                    None => self.read_count(&applied_key(source))?,
-                };
-                if seq <= mark {
-                    continue;
-                }
-                marks.insert(source, seq);
-            }
-            let Ok(url) = CanonicalUrl::parse(&link.entry.url) else {
-                continue;
-            };
-            entries.push((url, link.entry));
-        }
-        let mut batch = WriteBatch::default();
-        let queued = self.queue_unseen(&mut batch, entries)?;
-        for (source, mark) in marks {
-            batch.put_cf(self.cf(Cf::Meta), applied_key(source), mark.to_be_bytes());
-        }
-        self.put_counters(&mut batch);
-        self.write(batch)?;
-        Ok(queued)
-    }
-}
-
-/// The `meta` key of the highest sequence number of `source` applied here (absent: 0;
-/// sequence numbers start at 1).
-fn applied_key(source: PartitionId) -> Vec<u8> {
-    meta_key(APPLIED_PREFIX, &source.get().to_be_bytes())
 }

@@ -1,6 +1,7 @@
-//! A partition store's own tests: links to other partitions wait in the outbox and keep
-//! their order across runs, links that arrive twice are applied once, a fallen fence refuses
-//! every write, and a store is never claimed as another partition or under an older lease.
+//! A partition store's own tests: links to other partitions wait in the outbox, then in
+//! numbered parcels until confirmed, across runs; parcels that arrive twice or past a gap
+//! are applied once; a fallen fence refuses every write; and a store is never claimed as
+//! another partition or under an older lease.
 
 use shared::partition::{PartitionId, Partitions};
 use shared::record::FrontierEntry;
@@ -8,7 +9,8 @@ use shared::{CanonicalUrl, StoreError};
 use tokio::time::{Duration, Instant};
 
 use super::PageStore;
-use super::partition::{ArrivedLink, Fence};
+use super::parcels::ArrivedParcel;
+use super::partition::Fence;
 
 const PARTITIONS: u32 = 4;
 
@@ -44,8 +46,18 @@ fn entries(urls: &[String]) -> Vec<(CanonicalUrl, FrontierEntry)> {
         .collect()
 }
 
+/// The numbers and links of the store's unconfirmed parcels.
+fn unconfirmed(store: &PageStore) -> Vec<(u64, Vec<String>)> {
+    store
+        .unconfirmed(None, 100)
+        .unwrap()
+        .into_iter()
+        .map(|(_, p)| (p.number, p.links.into_iter().map(|e| e.url).collect()))
+        .collect()
+}
+
 #[test]
-fn links_to_other_partitions_wait_in_the_outbox_in_order_across_runs() {
+fn links_to_other_partitions_wait_in_numbered_parcels_until_confirmed_across_runs() {
     let dir = tempfile::tempdir().unwrap();
     let (own_host, own, other_host, target) = two_hosts();
     let mine = format!("http://{own_host}/x");
@@ -61,79 +73,135 @@ fn links_to_other_partitions_wait_in_the_outbox_in_order_across_runs() {
         assert_eq!(queued.len(), 1, "only the own host's URL is queued here");
         assert_eq!(queued[0].entry.url, mine);
         assert_eq!(store.outbox_len(), 2);
-        let outbox = store.outbox(10).unwrap();
-        let seqs: Vec<u64> = outbox.iter().map(|(seq, _)| *seq).collect();
+        assert!(!store.has_unconfirmed());
+        let parcels = store.parcel_outbox(10).unwrap();
+        assert_eq!(parcels.len(), 1, "one parcel per target");
+        let (to, parcel) = &parcels[0];
+        assert_eq!(*to, target);
+        assert_eq!(parcel.source, Some(own.get()));
+        assert_eq!(parcel.number, 1, "parcels are numbered from 1");
+        let urls: Vec<&str> = parcel.links.iter().map(|e| e.url.as_str()).collect();
         assert_eq!(
-            seqs,
-            vec![1, 2],
-            "sequence numbers start at 1, in the order found"
+            urls,
+            [theirs[0].as_str(), theirs[1].as_str()],
+            "in the order found"
         );
-        assert!(outbox.iter().all(|(_, link)| link.target == target.get()));
-        store.outbox_sent(1, 1).unwrap();
-        assert_eq!(store.outbox(10).unwrap().len(), 1);
+        assert_eq!(store.outbox_len(), 0);
+        assert!(store.has_unconfirmed());
+        assert!(store.parcel_outbox(10).unwrap().is_empty());
     }
-    // The next run goes on numbering after the last.
+    // The next run still holds the parcel, and numbers on after it.
     let mut store = PageStore::open(dir.path()).unwrap();
     store
         .claim_partition(partitions(), own, 2, fence())
         .unwrap();
-    assert_eq!(store.outbox_len(), 1);
+    assert!(store.has_unconfirmed());
     store.enqueue(entries(&theirs[2..])).unwrap();
-    let seqs: Vec<u64> = store.outbox(10).unwrap().iter().map(|(s, _)| *s).collect();
-    assert_eq!(seqs, vec![2, 3]);
+    let parcels = store.parcel_outbox(10).unwrap();
+    assert_eq!(parcels[0].1.number, 2);
+    assert_eq!(
+        unconfirmed(&store),
+        vec![(1, theirs[..2].to_vec()), (2, theirs[2..].to_vec())]
+    );
+    // From a cursor: what comes after parcel 1.
+    let after: Vec<u64> = store
+        .unconfirmed(Some((target.get(), 1)), 100)
+        .unwrap()
+        .iter()
+        .map(|(_, p)| p.number)
+        .collect();
+    assert_eq!(after, vec![2]);
+    // Confirmed up to 1 by the target (a confirmation of another target changes nothing).
+    store.confirmed(&[(own, 2), (target, 1)]).unwrap();
+    assert_eq!(unconfirmed(&store), vec![(2, theirs[2..].to_vec())]);
+    store.confirmed(&[(target, 2)]).unwrap();
+    assert!(unconfirmed(&store).is_empty());
+    assert!(!store.has_unconfirmed());
 }
 
 #[test]
-fn links_that_arrive_twice_are_applied_once() {
+fn parcels_that_arrive_twice_or_past_a_gap_are_applied_once() {
     let dir = tempfile::tempdir().unwrap();
     let (own_host, own, _, source) = two_hosts();
     let mut store = PageStore::open(dir.path()).unwrap();
     store
         .claim_partition(partitions(), own, 1, fence())
         .unwrap();
-    let link = |seq: u64, path: &str| ArrivedLink {
-        from: Some((source, seq)),
-        entry: FrontierEntry::page(format!("http://{own_host}/{path}"), 1),
+    let url = |path: &str| format!("http://{own_host}/{path}");
+    let parcel = |number: u64, paths: &[&str]| ArrivedParcel {
+        source: Some(source),
+        number,
+        links: paths
+            .iter()
+            .map(|path| FrontierEntry::page(url(path), 1))
+            .collect(),
     };
-    let first = vec![link(1, "a"), link(2, "b")];
-    assert_eq!(store.apply_links(first.clone()).unwrap().len(), 2);
+    let new_urls = |queued: &[crate::store::QueuedUrl]| -> Vec<String> {
+        queued
+            .iter()
+            .filter(|q| q.replaces.is_none())
+            .map(|q| q.entry.url.clone())
+            .collect()
+    };
+    let inlinks = |store: &PageStore, path: &str| {
+        store
+            .queued_for(&format!("http://{own_host}"), 10, &|_| false)
+            .unwrap()
+            .into_iter()
+            .find(|q| q.entry.url == url(path))
+            .map(|q| q.entry.inlinks)
+    };
+    let (queued, marks) = store.apply_parcels(vec![parcel(1, &["a", "b"])]).unwrap();
+    assert_eq!(new_urls(&queued), [url("a"), url("b")]);
+    assert_eq!(marks, vec![(source, 1)]);
     // Redelivered after a crash before its acknowledgement, then a new one: only the new.
-    let mut again = first;
-    again.push(link(3, "a"));
-    again.push(link(4, "c"));
-    let queued = store.apply_links(again).unwrap();
-    let new: Vec<&str> = queued
-        .iter()
-        .filter(|q| q.replaces.is_none())
-        .map(|q| q.entry.url.as_str())
-        .collect();
-    assert_eq!(
-        new,
-        vec![format!("http://{own_host}/c")],
-        "only the new URL is queued"
-    );
-    // The one found again (sequence 3) counts one more in-link; the redelivered ones none.
-    let a = store
-        .queued_for(&format!("http://{own_host}"), 10, &|_| false)
-        .unwrap()
-        .into_iter()
-        .find(|q| q.entry.url.ends_with("/a"))
+    let (queued, marks) = store
+        .apply_parcels(vec![parcel(1, &["a", "b"]), parcel(2, &["a", "c"])])
         .unwrap();
-    assert_eq!(a.entry.inlinks, 2);
-    let b = store
-        .queued_for(&format!("http://{own_host}"), 10, &|_| false)
-        .unwrap()
-        .into_iter()
-        .find(|q| q.entry.url.ends_with("/b"))
+    assert_eq!(new_urls(&queued), [url("c")], "only the new URL is queued");
+    assert_eq!(marks, vec![(source, 2)]);
+    // Found again in parcel 2: one more in-link; the redelivered parcel counted none.
+    assert_eq!(inlinks(&store, "a"), Some(2));
+    assert_eq!(inlinks(&store, "b"), Some(1));
+
+    // Parcel 3 lost (Redis lost it): 4 is applied past the gap, the mark stays at 2.
+    let (queued, marks) = store.apply_parcels(vec![parcel(4, &["d", "a"])]).unwrap();
+    assert_eq!(new_urls(&queued), [url("d")]);
+    assert_eq!(marks, vec![(source, 2)], "a gap holds the mark back");
+    assert_eq!(inlinks(&store, "a"), Some(3));
+    // Sent again (unconfirmed): skipped, nothing counted twice.
+    let (queued, marks) = store.apply_parcels(vec![parcel(4, &["d", "a"])]).unwrap();
+    assert!(queued.is_empty(), "{queued:?}");
+    assert_eq!(marks, vec![(source, 2)]);
+    assert_eq!(inlinks(&store, "a"), Some(3));
+    // Parcel 3 sent again fills the gap: the mark moves past 4.
+    let (queued, marks) = store
+        .apply_parcels(vec![parcel(3, &["e"]), parcel(4, &["d", "a"])])
         .unwrap();
-    assert_eq!(b.entry.inlinks, 1);
-    // Seeds carry no sequence number: always applied, the seen-set keeps them once.
-    let seed = ArrivedLink {
-        from: None,
-        entry: FrontierEntry::page(format!("http://{own_host}/"), 0),
+    assert_eq!(new_urls(&queued), [url("e")]);
+    assert_eq!(marks, vec![(source, 4)]);
+    assert_eq!(inlinks(&store, "a"), Some(3));
+    assert_eq!(inlinks(&store, "d"), Some(1));
+    // The marks outlive the store's run.
+    drop(store);
+    let mut store = PageStore::open(dir.path()).unwrap();
+    store
+        .claim_partition(partitions(), own, 2, fence())
+        .unwrap();
+    let (queued, marks) = store.apply_parcels(vec![parcel(3, &["e"])]).unwrap();
+    assert!(queued.is_empty(), "{queued:?}");
+    assert_eq!(marks, vec![(source, 4)]);
+
+    // Seeds carry no number: always applied, the seen-set keeps them once.
+    let seed = ArrivedParcel {
+        source: None,
+        number: 0,
+        links: vec![FrontierEntry::page(url(""), 0)],
     };
-    assert_eq!(store.apply_links(vec![seed.clone()]).unwrap().len(), 1);
-    let again = store.apply_links(vec![seed]).unwrap();
+    let (queued, marks) = store.apply_parcels(vec![seed.clone()]).unwrap();
+    assert_eq!(new_urls(&queued), [url("")]);
+    assert!(marks.is_empty());
+    let (again, _) = store.apply_parcels(vec![seed]).unwrap();
     assert!(
         again.iter().all(|q| q.replaces.is_some()),
         "nothing new: {again:?}"

@@ -11,6 +11,8 @@
 //! | `sift:epoch:p-NNN` | counter | the partition's last lease epoch |
 //! | `sift:workers` | sorted set | live workers, scored by when their heartbeat runs out (ms, Redis's clock) |
 //! | `sift:links:p-NNN` | stream, group `owners` | links sent to the partition ([`crate::record::LinkParcel`]) |
+//! | `sift:confirmed:p-NNN` | hash | per target partition (`p-MMM`): every parcel p-NNN sent it up to this number is applied there |
+//! | `sift:instance` | string | a token the first sender writes into a Redis without one: another token than before says Redis lost its data (and parcels sent before may be lost) |
 //! | `sift:idle` | hash | per partition: `1 ID` when its owner is idle having applied its stream to `ID`, else `0` |
 //! | `sift:figures:WORKER` | string, expires | the worker's last monitoring line (JSON) |
 //! | `sift:ip:ADDRESS` | string, expires | when the next request to the address may go (µs, Redis's clock) |
@@ -44,6 +46,9 @@ pub mod crawl {
     pub const CRAWL_SCOPE: &str = "scope";
     /// The live workers.
     pub const WORKERS: &str = "sift:workers";
+    /// The token of this Redis's data: written by the first sender that finds none, so a
+    /// Redis that lost its data (a restart without it, a `FLUSHALL`) has another.
+    pub const INSTANCE: &str = "sift:instance";
     /// The partitions' idle states.
     pub const IDLE: &str = "sift:idle";
     /// The consumer group of every partition's stream.
@@ -70,6 +75,12 @@ pub mod crawl {
     /// A partition's stream of links.
     pub fn links(p: PartitionId) -> String {
         format!("{LINKS_PREFIX}{p}")
+    }
+
+    /// The parcels of links partition `source` sent that their targets applied (a hash of
+    /// target `p-NNN` to a parcel number).
+    pub fn confirmed(source: PartitionId) -> String {
+        format!("sift:confirmed:{source}")
     }
 
     /// A worker's figures.

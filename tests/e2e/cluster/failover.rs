@@ -4,13 +4,16 @@
 //! than twice, every link applied, and every politeness gap held across the failover (on the
 //! servers' clock, from the workers' send events).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use crawler::cluster::run_worker;
-use testweb::{RedisSentinels, SoakAnswer, SoakWeb, TestWeb};
+use testweb::{RedisSentinels, TestWeb};
 
-use super::{WEB, addresses, assert_polite, expected, options, pending_by, stored};
+use super::{
+    WEB, addresses, assert_fetched_at_most_twice, assert_polite, expected, options, pending_by,
+    stored,
+};
 use crate::sends::SendLog;
 
 /// Workers of the test.
@@ -74,27 +77,7 @@ fn a_killed_master_fails_over_and_the_crawl_completes_politely() {
             0,
             "every link applied and acknowledged on the new master"
         );
-        let mut fetches: BTreeMap<(String, String), usize> = BTreeMap::new();
-        for request in web.requests() {
-            if WEB.host_number(&request.host).is_some() && request.path_and_query != "/robots.txt" {
-                *fetches
-                    .entry((request.host.clone(), request.path_and_query.clone()))
-                    .or_default() += 1;
-            }
-        }
-        // Pages only: an error answer is tried again by design.
-        fetches.retain(|(host, path), _| {
-            let n = WEB.host_number(host).expect("a soak host");
-            (0..WEB.pages_of(n))
-                .any(|i| SoakWeb::path(i) == *path && WEB.answer_of(n, i) == SoakAnswer::Page)
-        });
-        let most = fetches.iter().max_by_key(|(_, n)| **n);
-        assert!(
-            most.is_none_or(|(_, &n)| n <= 2),
-            "no page fetched more than twice: {most:?}"
-        );
-        let again = fetches.values().filter(|&&n| n > 1).count();
-        eprintln!("{} pages, {again} fetched twice", pages.len());
+        assert_fetched_at_most_twice(&web, WEB);
         assert_polite(&web, &web.requests(), &sends.take(), WORKERS);
 
         // `crawler status` through the Sentinels: the new master's view of the crawl.

@@ -1,16 +1,15 @@
-//! Workers that die: `kill -9` at a random moment, a crash between sending links and deleting
-//! them from the outbox, a crash between applying links and acknowledging them (failpoints).
+//! Workers that die: `kill -9` at a random moment, a crash between sending parcels and taking
+//! in their confirmations, a crash between applying links and acknowledging them (failpoints).
 //! Workers started in their place finish the crawl: every page stored once, the pages only
 //! a link from another partition reaches among them, no link pending, each page fetched
 //! again at most once per fetch in flight at a kill, and Redis's memory flat.
 
-use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use testweb::{RedisServer, SoakAnswer, SoakWeb, TestWeb};
+use testweb::{RedisServer, SoakWeb, TestWeb};
 
-use super::{PARTITIONS, WorkerProcess, addresses, expected_of, pending, stored};
+use super::{PARTITIONS, WorkerProcess, addresses, expected_of, page_fetches, pending, stored};
 use crate::faults::child::{path_arg, spawn};
 
 /// A bigger web than the first test's: the kills need a crawl that lasts a few seconds.
@@ -122,11 +121,14 @@ async fn workers_killed_at_any_moment_lose_nothing() {
             Stdio::from(log),
         ))
     };
-    // Three workers: one crashes after sending links, before deleting them from its outbox;
+    // Three workers: one crashes after sending parcels, before taking in the confirmations;
     // one after applying links, before acknowledging them; one is killed from outside.
     let mut workers = vec![
         start(true, ""),
-        start(false, "crawler::cluster::sent::before_delete=2*off->return"),
+        start(
+            false,
+            "crawler::cluster::sent::before_confirmed=2*off->return",
+        ),
         start(false, "crawler::cluster::links::before_ack=2*off->return"),
     ];
     let started = Instant::now();
@@ -223,23 +225,8 @@ async fn workers_killed_at_any_moment_lose_nothing() {
     assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
 
     // Fetched again: only pages that were in flight at a kill.
-    let mut fetches: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for request in web.requests() {
-        if WEB.host_number(&request.host).is_some() && request.path_and_query != "/robots.txt" {
-            *fetches
-                .entry((request.host.clone(), request.path_and_query.clone()))
-                .or_default() += 1;
-        }
-    }
-    let again: usize = fetches
-        .iter()
-        .filter(|((host, path), _)| {
-            let n = WEB.host_number(host).expect("a soak host");
-            (0..WEB.pages_of(n))
-                .any(|i| SoakWeb::path(i) == *path && WEB.answer_of(n, i) == SoakAnswer::Page)
-        })
-        .map(|(_, &count)| count.saturating_sub(1))
-        .sum();
+    let fetches = page_fetches(&web, WEB);
+    let again: usize = fetches.values().map(|&count| count.saturating_sub(1)).sum();
     assert!(
         again <= kills * MAX_IN_FLIGHT,
         "{again} pages fetched again after {kills} kills of workers with {MAX_IN_FLIGHT} fetches in flight"

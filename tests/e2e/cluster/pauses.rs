@@ -13,7 +13,7 @@ use super::{WorkerProcess, addresses, expected_of, pending, stored};
 use crate::faults::child::{spawn, spawn_logging};
 
 /// Sends `signal` (`STOP`, `CONT`) to a child.
-fn signal(worker: &mut WorkerProcess, signal: &str) {
+pub(super) fn signal(worker: &mut WorkerProcess, signal: &str) {
     let status = std::process::Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(worker.child().id().to_string())
@@ -23,7 +23,7 @@ fn signal(worker: &mut WorkerProcess, signal: &str) {
 }
 
 /// Waits until the test web has had `count` requests.
-async fn until_requests(web: &TestWeb, count: usize) {
+pub(super) async fn until_requests(web: &TestWeb, count: usize) {
     let started = Instant::now();
     while web.requests().len() < count {
         assert!(
@@ -35,7 +35,7 @@ async fn until_requests(web: &TestWeb, count: usize) {
 }
 
 /// Waits for every child to exit 0.
-async fn until_done(workers: &mut [WorkerProcess]) {
+pub(super) async fn until_done(workers: &mut [WorkerProcess]) {
     let started = Instant::now();
     for worker in workers {
         loop {
