@@ -94,10 +94,12 @@ async fn send(
         .arg("GET");
     let ((confirmed, instance), connection): ((HashMap<String, u64>, Option<String>), u64) =
         redis.pipe_on(&pipe, parcels.len() + 2).await?;
-    let confirmed = confirmed
+    // By target: two receipts with the same confirmations compare equal.
+    let confirmed: BTreeMap<PartitionId, u64> = confirmed
         .into_iter()
         .filter_map(|(target, mark)| Some((PartitionId::from_dir_name(&target)?, mark)))
         .collect();
+    let confirmed = confirmed.into_iter().collect();
     Ok(Receipt {
         confirmed,
         sent_on: SentOn {

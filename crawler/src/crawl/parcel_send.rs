@@ -8,8 +8,10 @@
 //! (`sift:instance`). So each send says where it went ([`SentOn`]: the connection and the
 //! token); when a send goes elsewhere than every unconfirmed parcel went, a *pass* sends every
 //! unconfirmed parcel again, in order, before anything new. A pass is also made when the
-//! partition is taken (what was sent before may be lost) and after a failed send. The
-//! targets skip what they applied before, and confirm again.
+//! partition is taken (what was sent before may be lost), after a failed send, and when no
+//! confirmation has come for [`STALLED`] (a parcel lost some way no one saw: the crawl is
+//! never left waiting for ever). The targets skip what they applied before, and confirm
+//! again.
 
 use std::sync::Arc;
 
@@ -29,6 +31,8 @@ const SEND_BATCH: usize = 1024;
 const SEND_RETRY: Duration = Duration::from_millis(500);
 /// How often a partition with nothing to send asks for its parcels' confirmations.
 const CONFIRM_POLL: Duration = Duration::from_millis(300);
+/// Unconfirmed parcels whose confirmations have not moved for this long are sent again.
+const STALLED: Duration = Duration::from_secs(30);
 
 /// Why parcels were not sent: they stay in `sent` and are sent again.
 pub(crate) type SendError = Box<dyn std::error::Error + Send + Sync>;
@@ -46,7 +50,7 @@ pub(crate) struct SentOn {
 /// What a send brought back.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Receipt {
-    /// Per target, the number up to which it applied this partition's parcels.
+    /// Per target, in order, the number up to which it applied this partition's parcels.
     pub(crate) confirmed: Marks,
     pub(crate) sent_on: SentOn,
 }
@@ -101,6 +105,9 @@ pub(crate) struct ParcelSender {
     pass: Option<Pass>,
     /// Where every unconfirmed parcel went (`None`: none waits).
     sent_on: Option<SentOn>,
+    /// The confirmations last read, and since when they stand still.
+    confirmed: Marks,
+    confirmed_since: Instant,
 }
 
 impl ParcelSender {
@@ -119,6 +126,8 @@ impl ParcelSender {
             poll_at: Instant::now(),
             pass: store.has_unconfirmed().then(Pass::default),
             sent_on: None,
+            confirmed: Marks::new(),
+            confirmed_since: Instant::now(),
         }
     }
 
@@ -202,6 +211,14 @@ impl ParcelSender {
             std::process::abort()
         });
         store.confirmed(&receipt.confirmed)?;
+        if receipt.confirmed != self.confirmed || !store.has_unconfirmed() {
+            self.confirmed = receipt.confirmed;
+            self.confirmed_since = now;
+        } else if self.pass.is_none() && now - self.confirmed_since >= STALLED {
+            warn!(partition = %self.partition, "no confirmation of its parcels for {STALLED:?}: every unconfirmed one goes again");
+            self.pass = Some(Pass::default());
+            self.confirmed_since = now;
+        }
         let on = receipt.sent_on;
         match (carrying, self.pass.as_mut()) {
             (Carrying::Again(last), Some(pass)) => {
