@@ -11,7 +11,8 @@
 //!    there: [`IndexParcel`]s of contributions (source page URL, source
 //!    document identity, PageRank share, target URLs and anchors), one `XADD` each, pipelined;
 //!    then marks its partitions sent.
-//! 3. It waits until every partition of the crawl is sent, reads its partitions' streams
+//! 3. It waits until every partition of the crawl is sent (a machine whose [`heartbeat`]
+//!    ran out meanwhile is named at once), reads its partitions' streams
 //!    whole (`XRANGE`), deletes them and marks them read ([`Round::finish`]); the last
 //!    machine deletes the round's keys.
 //! 4. The link graph is built from the local outlinks and the arrived contributions, merged
@@ -22,6 +23,7 @@
 //! `redis-server` of their own (`test_redis`).
 
 mod connection;
+mod heartbeat;
 mod parcel;
 mod round;
 #[cfg(test)]
@@ -40,6 +42,7 @@ use crate::Error;
 use crate::linkgraph::Contribution;
 use crate::linkgraph::outgoing::{Outgoing, apply_shares};
 use connection::Redis;
+use heartbeat::Heartbeat;
 use parcel::{IndexParcel, ShareParcel, parcels};
 use round::Round;
 use shared::docplan::DocPlan;
@@ -81,6 +84,8 @@ pub(crate) struct Exchanging {
     redis: Redis,
     round: Round,
     partitions: Partitions,
+    /// The machine's heartbeat in the round, for as long as it takes part.
+    _heartbeat: Heartbeat,
 }
 
 /// Connects and joins a round with the partitions `local`. The crawl's partition count is
@@ -117,11 +122,13 @@ pub(crate) fn join(
     }
     let machine = machine_name();
     let round = Round::join(&mut redis, &machine, partitions, local, exchange.deadline)?;
+    let heartbeat = Heartbeat::start(&exchange.redis, keys::alive(round.number, &machine))?;
     info!(round = round.number, %machine, partitions = local.len(), "joined the index exchange");
     Ok(Exchanging {
         redis,
         round,
         partitions,
+        _heartbeat: heartbeat,
     })
 }
 

@@ -11,26 +11,33 @@
 //!    steps).
 //! 3. **Wait** until every partition 0..P is in `sent:K` (so everything of the step is in its
 //!    stream), looking every 50 ms until the deadline; then fail naming the partitions never
-//!    announced and those announced but not sent (with their machine).
+//!    announced and those announced but not sent (with their machine). A machine whose
+//!    heartbeat ran out (`alive:MACHINE`, see `heartbeat.rs`; the join writes the first)
+//!    while its partitions are not sent fails the wait at once, naming it.
 //! 4. **Read, then finish** (one Lua script after the last step): the machine deletes its
 //!    partitions' streams (each also deleted as soon as it is read) and adds them to `read`;
 //!    the script that finds all P read deletes the round's keys and marks it `done`.
 //!
 //! A machine holding every partition fills a round by itself (and sends nothing).
 
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use shared::partition::{PartitionId, Partitions};
 
 use super::connection::Redis;
+use super::heartbeat::ALIVE;
 use crate::Error;
 use shared::partition::redis_keys::index as keys;
 
 /// How often a waiting machine looks at the round.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
+/// How often it looks whether the machines it waits for are alive.
+const LIVES_EVERY: Duration = Duration::from_millis(500);
 
 /// Joins the open round or opens the next; announces the machine's partitions.
-/// KEYS: round hash. ARGV: machine, P, deadline (ms), partitions... Answers `joined N`,
+/// KEYS: round hash. ARGV: machine, P, deadline (ms), heartbeat life (ms), partitions...
+/// Writes the machine's first heartbeat. Answers `joined N`,
 /// `partitions P` (the round's P differs) or `claimed PARTITION MACHINE N`.
 const JOIN: &str = r"
 local t = redis.call('TIME')
@@ -51,22 +58,24 @@ else
   redis.call('HSET', KEYS[1], 'number', n, 'partitions', ARGV[2], 'expires', now + life, 'done', '0')
 end
 local announced = 'sift:index:' .. n .. ':announced'
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local holder = redis.call('HGET', announced, ARGV[i])
   if holder and holder ~= ARGV[1] then return {'claimed', ARGV[i], holder, tostring(n)} end
 end
-for i = 4, #ARGV do redis.call('HSET', announced, ARGV[i], ARGV[1]) end
+for i = 5, #ARGV do redis.call('HSET', announced, ARGV[i], ARGV[1]) end
 redis.call('PEXPIRE', announced, 2 * life)
+redis.call('SET', 'sift:index:' .. n .. ':alive:' .. ARGV[1], 1, 'PX', ARGV[4])
 return {'joined', tostring(n)}
 ";
 
-/// Marks the machine's partitions read: deletes their streams; the last one deletes the
-/// round's keys and marks it done. KEYS: round hash. ARGV: N, P, deadline (ms), the last
-/// step, partitions... Answers 1 when the round is done.
+/// Marks the machine's partitions read: deletes their streams and its first heartbeat; the
+/// last one deletes the round's keys and marks it done. KEYS: round hash. ARGV: N, P,
+/// deadline (ms), the last step, machine, partitions... Answers 1 when the round is done.
 const FINISH: &str = r"
 local prefix = 'sift:index:' .. ARGV[1] .. ':'
 local steps = tonumber(ARGV[4])
-for i = 5, #ARGV do
+redis.call('DEL', prefix .. 'alive:' .. ARGV[5])
+for i = 6, #ARGV do
   redis.call('DEL', prefix .. 'links:' .. ARGV[i])
   for k = 1, steps do redis.call('DEL', prefix .. 'shares:' .. k .. ':' .. ARGV[i]) end
   redis.call('SADD', prefix .. 'read', ARGV[i])
@@ -87,6 +96,8 @@ return 0
 pub(crate) struct Round {
     /// The round's number.
     pub(crate) number: u64,
+    /// This machine's name.
+    machine: String,
     partitions: Partitions,
     /// The partitions this machine holds.
     local: Vec<PartitionId>,
@@ -111,7 +122,8 @@ impl Round {
         invocation
             .arg(machine)
             .arg(partitions.count())
-            .arg(life.as_millis() as u64);
+            .arg(life.as_millis() as u64)
+            .arg(ALIVE.as_millis() as u64);
         for p in local {
             invocation.arg(p.dir_name());
         }
@@ -120,6 +132,7 @@ impl Round {
         match word(0).as_str() {
             "joined" => Ok(Self {
                 number: word(1).parse().unwrap_or_default(),
+                machine: machine.to_string(),
                 partitions,
                 local: local.to_vec(),
                 life,
@@ -168,30 +181,73 @@ impl Round {
     }
 
     /// Waits until every partition of the crawl is sent in `step`; at the deadline, fails
-    /// naming the partitions missing.
+    /// naming the partitions missing; as soon as a machine holding unsent partitions is
+    /// found dead (its heartbeat ran out), fails naming it.
     pub(crate) fn wait_for_all(&self, redis: &mut Redis, step: u32) -> Result<(), Error> {
+        let mut next_lives = Instant::now();
         loop {
             let sent: Vec<String> =
                 redis.query(redis::cmd("SMEMBERS").arg(keys::sent(self.number, step)))?;
             if sent.len() >= self.partitions.count() as usize {
                 return Ok(());
             }
-            if Instant::now() >= self.deadline {
-                let announced: std::collections::HashMap<String, String> =
+            let now = Instant::now();
+            if now >= self.deadline || now >= next_lives {
+                next_lives = now + LIVES_EVERY;
+                let announced: HashMap<String, String> =
                     redis.query(redis::cmd("HGETALL").arg(keys::announced(self.number)))?;
-                return Err(self.missing(&announced, &sent, step));
+                if now >= self.deadline {
+                    return Err(self.missing(&announced, &sent, step));
+                }
+                self.all_alive(redis, &announced, &sent, step)?;
             }
             std::thread::sleep(LOOK_EVERY);
         }
     }
 
-    /// The error naming the partitions not announced, and those announced but not sent.
-    fn missing(
+    /// Fails naming a machine with partitions not sent in `step` whose heartbeat ran out.
+    fn all_alive(
         &self,
-        announced: &std::collections::HashMap<String, String>,
+        redis: &mut Redis,
+        announced: &HashMap<String, String>,
         sent: &[String],
         step: u32,
-    ) -> Error {
+    ) -> Result<(), Error> {
+        let mut waited_for: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (partition, machine) in announced {
+            if !sent.contains(partition) {
+                waited_for.entry(machine).or_default().push(partition);
+            }
+        }
+        if waited_for.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for machine in waited_for.keys() {
+            pipe.cmd("EXISTS").arg(keys::alive(self.number, machine));
+        }
+        let alive: Vec<bool> = redis.pipe(&pipe, waited_for.len())?;
+        let Some((machine, mut partitions)) = waited_for
+            .into_iter()
+            .zip(alive)
+            .find(|(_, alive)| !alive)
+            .map(|(dead, _)| dead)
+        else {
+            return Ok(());
+        };
+        partitions.sort_unstable();
+        Err(Error::Round(format!(
+            "exchange round {}{}: machine {machine} stopped (no heartbeat for {:?}) before \
+             sending {}; start the builds again, its partitions on a machine that has them",
+            self.number,
+            step_label(step),
+            ALIVE,
+            partitions.join(", ")
+        )))
+    }
+
+    /// The error naming the partitions not announced, and those announced but not sent.
+    fn missing(&self, announced: &HashMap<String, String>, sent: &[String], step: u32) -> Error {
         let mut never = Vec::new();
         let mut unsent = Vec::new();
         for p in self.partitions.all() {
@@ -202,14 +258,11 @@ impl Round {
                 Some(machine) => unsent.push(format!("{name} (on {machine})")),
             }
         }
-        let step = if step > 0 {
-            format!(" (step {step})")
-        } else {
-            String::new()
-        };
         let mut why = format!(
-            "exchange round {}{step} not complete after {:?}:",
-            self.number, self.life
+            "exchange round {}{} not complete after {:?}:",
+            self.number,
+            step_label(step),
+            self.life
         );
         if !never.is_empty() {
             why.push_str(&format!(" no machine announced {}", never.join(", ")));
@@ -232,7 +285,8 @@ impl Round {
             .arg(self.number)
             .arg(self.partitions.count())
             .arg(self.life.as_millis() as u64)
-            .arg(steps);
+            .arg(steps)
+            .arg(&self.machine);
         for p in &self.local {
             invocation.arg(p.dir_name());
         }
@@ -241,11 +295,21 @@ impl Round {
     }
 }
 
+/// ` (step K)` after a round's number, for the steps after the contributions'.
+fn step_label(step: u32) -> String {
+    if step > 0 {
+        format!(" (step {step})")
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
     use super::*;
+    use crate::exchange::heartbeat::Heartbeat;
     use crate::exchange::test_redis::TestRedis;
 
     const LIFE: Duration = Duration::from_millis(300);
@@ -277,6 +341,46 @@ mod tests {
         // Past its deadline the round is closed: the next join opens another.
         let c = Round::join(&mut redis, "c", four, &ids(&[0]), LIFE).unwrap();
         assert_eq!(c.number, a.number + 1);
+    }
+
+    #[test]
+    fn a_machine_that_stops_beating_is_named_within_seconds_and_a_slow_one_is_not() {
+        let server = TestRedis::start();
+        let mut redis = Redis::open(&server.url()).unwrap();
+        let two = Partitions::new(2).unwrap();
+        let life = Duration::from_secs(120);
+        let a = Round::join(&mut redis, "a", two, &ids(&[0]), life).unwrap();
+        let b = Round::join(&mut redis, "b", two, &ids(&[1]), life).unwrap();
+        let b_beats = Heartbeat::start(&server.url(), keys::alive(b.number, "b")).unwrap();
+        // Step 0: b alive but slow, sending after longer than a heartbeat's life.
+        a.sent(&mut redis, 0).unwrap();
+        let url = server.url();
+        let slow = std::thread::spawn(move || {
+            std::thread::sleep(ALIVE + Duration::from_secs(1));
+            b.sent(&mut Redis::open(&url).unwrap(), 0).unwrap();
+            b
+        });
+        a.wait_for_all(&mut redis, 0).unwrap();
+        let b = slow.join().unwrap();
+        // Step 1: b is killed before sending (its heartbeat stops, its key runs out).
+        b_beats.die();
+        a.sent(&mut redis, 1).unwrap();
+        let started = Instant::now();
+        let error = a.wait_for_all(&mut redis, 1).err().unwrap().to_string();
+        let took = started.elapsed();
+        assert_eq!(
+            error,
+            format!(
+                "exchange round {} (step 1): machine b stopped (no heartbeat for 3s) before \
+                 sending p-001; start the builds again, its partitions on a machine that has them",
+                a.number
+            )
+        );
+        assert!(
+            took < ALIVE + LIVES_EVERY + Duration::from_secs(1),
+            "named in {took:?}, not at the deadline"
+        );
+        drop(b);
     }
 
     #[test]

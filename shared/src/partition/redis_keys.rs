@@ -25,6 +25,7 @@
 //! | `sift:index:round` | hash | the last round: `number` (N), `partitions` (P), `expires` (ms, Redis's clock: when a join no longer joins it), `done` (`1` once every partition's stream was read) |
 //! | `sift:index:N:announced` | hash | partition (`p-NNN`) -> the machine that holds it this round |
 //! | `sift:index:N:sent:K` | set | partitions whose machine has sent all it sends in step K (0: contributions, 1 and on: shares) |
+//! | `sift:index:N:alive:MACHINE` | string, expires | the machine's heartbeat in round N, written every second, expiring after 3 s (deleted when its build ends) |
 //! | `sift:index:N:read` | set | partitions whose machine has read its streams (and deleted them) |
 //! | `sift:index:N:links:p-NNN` | stream | contributions to the partition (the indexer's `IndexParcel`, field `p`), step 0 |
 //! | `sift:index:N:shares:K:p-NNN` | stream | PageRank shares sent to the partition again in step K (the indexer's `ShareParcel`, field `p`) |
@@ -111,6 +112,11 @@ pub mod index {
     /// Round `n`'s announcements.
     pub fn announced(n: u64) -> String {
         format!("{}announced", prefix(n))
+    }
+
+    /// A machine's heartbeat in round `n`.
+    pub fn alive(n: u64, machine: &str) -> String {
+        format!("{}alive:{machine}", prefix(n))
     }
 
     /// Round `n`'s partitions sent in step `k`.
