@@ -165,6 +165,15 @@ pub struct WorkerArgs {
     /// How long a partition's lease lasts unrenewed, in ms (renewed every third of it).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub lease_ms: u64,
+    /// Back up every partition this worker holds into BACKUP/p-NNN (a second disk, an NFS
+    /// mount), incrementally; a partition whose store is nowhere here, or older than its
+    /// newest backup, is restored from it. Parcels of links stay with their senders until a
+    /// backup holds them.
+    #[arg(long, value_name = "BACKUP")]
+    pub backup: Option<PathBuf>,
+    /// How often each partition is backed up, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, requires = "backup")]
+    pub backup_interval_ms: u64,
     /// The crawl's flags; DIR holds this machine's partitions, DIR/partitions/p-NNN.
     #[command(flatten)]
     pub crawl: CrawlArgs,
@@ -422,6 +431,10 @@ async fn worker(args: WorkerArgs) -> Result<()> {
         partitions: args.partitions,
         lease: Duration::from_millis(args.lease_ms),
         metrics,
+        backups: args.backup.map(|dir| crate::cluster::Backups {
+            dir,
+            every: Duration::from_millis(args.backup_interval_ms.max(100)),
+        }),
     };
     let shutdown = service::shutdown::requested();
     let summary = crate::cluster::run_worker(options, shutdown).await?;

@@ -3,7 +3,8 @@
 //!
 //! - `worker`: the worker's loop, [`run_worker`] (taking and letting go of partitions,
 //!   renewing leases, knowing when the crawl is done); `held`: one partition held, its store
-//!   opened under its lease and its crawl running.
+//!   opened (restored from its newest backup when that is newer) under its lease and its
+//!   crawl running.
 //! - `settings`: the crawl's partition count and scope, set once in Redis (and again should
 //!   Redis lose them).
 //! - `lease`: leases on partitions with an epoch, and the fence each store checks.
@@ -16,8 +17,9 @@
 //! - every key's name: `shared::partition::redis_keys::crawl`, beside the index exchange's.
 //!
 //! The crawl loop's side (taking links in, sending its parcels) is `crawl/partition.rs` and
-//! `crawl/parcel_send.rs`; the store's is `store/partition.rs` (outbox, fence) and
-//! `store/parcels.rs` (parcels kept until confirmed, marks).
+//! `crawl/parcel_send.rs` (and `crawl/partition_backups.rs` with `--backup`); the store's is
+//! `store/partition.rs` (outbox, fence), `store/parcels.rs` (parcels kept until confirmed,
+//! marks) and `store/backup.rs` (backups, restore).
 
 mod connection;
 mod figures;
@@ -31,4 +33,4 @@ mod settings;
 pub mod status;
 mod worker;
 
-pub use worker::{WorkerOptions, WorkerSummary, run as run_worker};
+pub use worker::{Backups, WorkerOptions, WorkerSummary, run as run_worker};

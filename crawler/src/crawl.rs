@@ -40,6 +40,7 @@ use robots::RobotsPolicy;
 mod job;
 mod parcel_send;
 mod partition;
+mod partition_backups;
 mod rendering;
 mod robots_state;
 
@@ -425,6 +426,12 @@ impl Crawler {
             info!(trapped = ?self.store.trapped(), "URLs kept out by trap rules");
         }
         self.store.flush()?;
+        // A partition let go (or done) leaves a backup of all it holds for its next holder.
+        if let Some(role) = role.as_mut()
+            && matches!(summary.stop, StopReason::LetGo | StopReason::FrontierDone)
+        {
+            role.last_backup(&self.store).await;
+        }
         info!(?summary, "crawl finished");
         Ok(summary)
     }

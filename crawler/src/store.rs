@@ -15,8 +15,8 @@
 //! One file per job, all behind the one writer: [`commit`] a page's batch, [`queue`] the
 //! frontier's persistent half, [`admission`] the trap rules at the door, [`near`] duplicate
 //! lookups, [`revisits`] the re-crawl schedule, [`hosts`] halts and the robots cache,
-//! [`partition`] a distributed crawl's partition (its claim and outbox) and [`parcels`] the
-//! links it sends and applies. The
+//! [`partition`] a distributed crawl's partition (its claim and outbox), [`parcels`] the
+//! links it sends and applies, and [`backup`] its backups and their restore. The
 //! submodules add methods to [`PageStore`], and every one writes through this file's
 //! `write` (or `written`), so a refused write always names the store.
 
@@ -35,6 +35,7 @@ use shared::{CanonicalUrl, StoreError};
 use crate::traps::TrapRules;
 
 mod admission;
+pub(crate) mod backup;
 mod commit;
 mod hosts;
 mod near;

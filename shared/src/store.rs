@@ -533,6 +533,10 @@ pub enum StoreError {
         /// The lease's epoch.
         epoch: u64,
     },
+    /// A partition store's backup (`crawler worker --backup DIR`) could not be written or
+    /// restored; the message names the directory.
+    #[error("backup: {0}")]
+    Backup(String),
 }
 
 /// A read-only view of the store, for the indexer and searchd.

@@ -18,6 +18,7 @@ use testweb::{RedisServer, Request, SoakAnswer, SoakWeb, TestWeb};
 use crate::sends::{Send, SendLog, Sends, micros};
 use crate::support::crawler_config;
 
+mod backups;
 mod failover;
 mod kills;
 mod pauses;
@@ -91,6 +92,7 @@ fn options(web: &TestWeb, redis: &str, data: &Path, seeded: bool) -> WorkerOptio
         partitions: Some(PARTITIONS),
         lease: Duration::from_secs(3),
         metrics: None,
+        backups: None,
     }
 }
 

@@ -270,6 +270,7 @@ fn worker_options(
         partitions: Some(partitions),
         lease: Duration::from_secs(3),
         metrics: Some(metrics),
+        backups: None,
     }
 }
 

@@ -10,12 +10,14 @@ use shared::store::MemoryBudget;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
+use super::Backups;
 use super::connection::Redis;
 use super::lease::Lease;
 use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, Delivery, PartitionRole, PartitionState};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::store::PageStore;
+use crate::store::backup::{self, BackupRecord};
 
 /// Parcels waiting for a partition's crawl (each holds up to a few hundred links).
 const INBOX: usize = 8;
@@ -34,6 +36,8 @@ pub(crate) struct Shared {
     pub(crate) options: CrawlOptions,
     /// Where every partition's crawl counts.
     pub(crate) metrics: crate::metrics::CrawlMetrics,
+    /// Where and how often partitions are backed up.
+    pub(crate) backups: Option<super::Backups>,
 }
 
 /// A partition whose crawl runs.
@@ -49,6 +53,8 @@ pub(crate) struct Held {
     pub(crate) inbox: mpsc::Sender<Delivery>,
     /// The state last written to Redis.
     pub(crate) published: Option<String>,
+    /// The backup its store was restored from, when it was.
+    pub(crate) restored: Option<BackupRecord>,
 }
 
 /// Why a partition did not start.
@@ -70,19 +76,29 @@ impl Held {
     pub(crate) fn start(shared: &Shared, lease: Lease) -> Result<Self, NotStarted> {
         let p = lease.partition;
         let dir = p.data_dir(&shared.data);
-        let store = open(&dir, &shared.budget, shared.partitions, &lease)?;
+        let (store, restored) = open(
+            &dir,
+            &shared.budget,
+            shared.partitions,
+            &lease,
+            shared.backups.as_ref(),
+        )?;
         let (inbox, inbox_rx) = mpsc::channel(INBOX);
         let (state_tx, state) = watch::channel(PartitionState::default());
         let (let_go, let_go_rx) = watch::channel(false);
-        let role = PartitionRole::new(
+        let sink = Arc::new(shared.redis.clone());
+        let mut role = PartitionRole::new(
             p,
-            Arc::new(shared.redis.clone()),
+            sink.clone(),
             &store,
             inbox_rx,
             shared.slots.clone(),
             state_tx,
             let_go_rx,
         );
+        if let Some(backups) = &shared.backups {
+            role = role.with_backups(backup::partition_dir(&backups.dir, p), backups.every, sink);
+        }
         let options = CrawlOptions {
             data: dir,
             ..shared.options.clone()
@@ -108,6 +124,7 @@ impl Held {
             state,
             inbox,
             published: None,
+            restored,
         })
     }
 
@@ -146,18 +163,32 @@ fn open(
     budget: &MemoryBudget,
     partitions: Partitions,
     lease: &Lease,
-) -> Result<PageStore, NotStarted> {
+    backups: Option<&Backups>,
+) -> Result<(PageStore, Option<BackupRecord>), NotStarted> {
     if let Err(e) = std::fs::create_dir_all(dir) {
         return Err(NotStarted::Failed(Error::Cluster(format!(
             "cannot make {}: {e}",
             dir.display()
         ))));
     }
-    let mut store = match PageStore::open_within(dir, budget) {
-        Ok(store) => store,
-        Err(StoreError::Locked(_)) => return Err(NotStarted::StoreBusy),
-        Err(e) => return Err(NotStarted::Failed(e.into())),
-    };
+    let mut store = open_store(dir, budget)?;
+    let mut restored = None;
+    if let Some(backups) = backups {
+        // A store that is not here, or older than the newest backup (another machine held
+        // the partition since): the backup.
+        let from = backup::partition_dir(&backups.dir, lease.partition);
+        if let Some(newest) = backup::newest(&from) {
+            let here = store
+                .stamp_epoch()
+                .map_err(|e| NotStarted::Failed(e.into()))?;
+            if here.is_none_or(|epoch| epoch < newest.epoch) {
+                drop(store);
+                backup::restore(&from, dir).map_err(|e| NotStarted::Failed(e.into()))?;
+                store = open_store(dir, budget)?;
+                restored = Some(newest);
+            }
+        }
+    }
     store
         .claim_partition(
             partitions,
@@ -169,5 +200,14 @@ fn open(
             StoreError::StaleEpoch { stamp, .. } => NotStarted::StaleEpoch { stamp },
             e => NotStarted::Failed(e.into()),
         })?;
-    Ok(store)
+    Ok((store, restored))
+}
+
+/// Opens a partition's store for writing; busy while another process has it.
+fn open_store(dir: &Path, budget: &MemoryBudget) -> Result<PageStore, NotStarted> {
+    match PageStore::open_within(dir, budget) {
+        Ok(store) => Ok(store),
+        Err(StoreError::Locked(_)) => Err(NotStarted::StoreBusy),
+        Err(e) => Err(NotStarted::Failed(e.into())),
+    }
 }

@@ -27,6 +27,7 @@ use tracing::{debug, warn};
 
 use super::connection::Redis;
 use crate::crawl::{Delivery, EntryId, OutboxSink, Receipt, SendError, SentOn};
+use crate::store::backup::BackupRecord;
 use crate::store::{ArrivedParcel, Marks};
 use shared::partition::redis_keys::crawl as keys;
 
@@ -75,6 +76,23 @@ impl OutboxSink for Redis {
                 .map_err(SendError::from)
         })
     }
+
+    fn backed_up(
+        &self,
+        target: PartitionId,
+        record: BackupRecord,
+        marks: Marks,
+    ) -> BoxFuture<'static, Result<(), SendError>> {
+        let redis = self.clone();
+        Box::pin(async move {
+            confirm(&redis, target, &marks).await?;
+            let mut hset = redis::cmd("HSET");
+            hset.arg(keys::BACKUPS)
+                .arg(target.dir_name())
+                .arg(serde_json::to_string(&record).unwrap_or_default());
+            redis.query::<()>(&hset).await.map_err(SendError::from)
+        })
+    }
 }
 
 /// Sends `source`'s parcels to their targets' streams, in order, and reads the targets'
@@ -108,6 +126,15 @@ async fn send(
             instance: instance.unwrap_or(token),
         },
     })
+}
+
+/// Tells every sender that what it sent may be lost (a partition restored from a backup
+/// older than what it applied): a new `sift:instance` token, so each sends its unconfirmed
+/// parcels again.
+pub(crate) async fn all_may_be_lost(redis: &Redis) -> RedisResult<()> {
+    let mut set = redis::cmd("SET");
+    set.arg(keys::INSTANCE).arg(fresh_token());
+    redis.query::<()>(&set).await
 }
 
 /// Sends a worker's seeds to their partitions' streams.
@@ -324,7 +351,24 @@ async fn deliver(
     });
 }
 
-/// Confirms the sources' marks to them, then acknowledges the entries and trims the stream
+/// Confirms to each source in `marks` that target `p` applied its parcels up to the mark.
+async fn confirm(redis: &Redis, p: PartitionId, marks: &Marks) -> RedisResult<()> {
+    if marks.is_empty() {
+        return Ok(());
+    }
+    let mut call = CONFIRM.prepare_invoke();
+    call.arg(p.dir_name());
+    for (source, _) in marks {
+        call.key(keys::confirmed(*source));
+    }
+    for (_, mark) in marks {
+        call.arg(*mark);
+    }
+    redis.script::<()>(&call).await
+}
+
+/// Confirms the sources' marks to them (none when backups hold confirmations back), then
+/// acknowledges the entries and trims the stream
 /// below them: a trimmed parcel was confirmed first.
 async fn acknowledge(
     redis: &Redis,
@@ -333,17 +377,7 @@ async fn acknowledge(
     ids: &[String],
     through: EntryId,
 ) -> RedisResult<()> {
-    if !marks.is_empty() {
-        let mut call = CONFIRM.prepare_invoke();
-        call.arg(p.dir_name());
-        for (source, _) in marks {
-            call.key(keys::confirmed(*source));
-        }
-        for (_, mark) in marks {
-            call.arg(*mark);
-        }
-        redis.script::<()>(&call).await?;
-    }
+    confirm(redis, p, marks).await?;
     let key = keys::links(p);
     let mut pipe = redis::pipe();
     pipe.cmd("XACK")

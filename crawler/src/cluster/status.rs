@@ -73,6 +73,16 @@ pub async fn status(url: &str, json_out: bool, out: &mut impl Write) -> Result<(
             )?;
         }
     }
+    if let Some(backups) = value["backups"].as_array().filter(|b| !b.is_empty()) {
+        let oldest = backups.iter().filter_map(|b| b["age_s"].as_u64()).max();
+        writeln!(
+            out,
+            "backups:      {} of {} partitions, the oldest {} s old",
+            backups.len(),
+            get("partitions"),
+            oldest.unwrap_or(0)
+        )?;
+    }
     for host in value["halted_hosts"].as_array().into_iter().flatten() {
         writeln!(out, "halted {host}")?;
     }
@@ -143,6 +153,23 @@ async fn gather(redis: &Redis) -> redis::RedisResult<Value> {
     let done = CrawlProgressBoard::new(redis.clone())
         .done(partitions)
         .await?;
+    let mut backups_cmd = redis::cmd("HGETALL");
+    backups_cmd.arg(keys::BACKUPS);
+    let backups: HashMap<String, String> = redis.query(&backups_cmd).await?;
+    let now = shared::now_ms();
+    let mut backups: Vec<Value> = backups
+        .into_iter()
+        .filter_map(|(partition, record)| {
+            let record: Value = serde_json::from_str(&record).ok()?;
+            let at = record["at_ms"].as_u64()?;
+            Some(json!({
+                "partition": partition,
+                "epoch": record["epoch"],
+                "age_s": now.saturating_sub(at) / 1000,
+            }))
+        })
+        .collect();
+    backups.sort_by(|a, b| a["partition"].as_str().cmp(&b["partition"].as_str()));
     Ok(json!({
         "pages_stored": sum_own("pages_stored"),
         "frontier": sum_own("frontier"),
@@ -157,6 +184,7 @@ async fn gather(redis: &Redis) -> redis::RedisResult<Value> {
         "unleased": unleased,
         "idle": idle.values().filter(|v| v.starts_with('1')).count(),
         "streams": streams,
+        "backups": backups,
         "done": done,
     }))
 }

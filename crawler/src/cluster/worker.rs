@@ -64,6 +64,17 @@ pub struct WorkerOptions {
     /// Where its partitions' crawls and its own work are counted, and its readiness said
     /// (`--metrics-listen`); `None`: nowhere.
     pub metrics: Option<CrawlMetrics>,
+    /// Where and how often its partitions are backed up (`--backup`); `None`: never.
+    pub backups: Option<Backups>,
+}
+
+/// A worker's backups of its partitions (`--backup DIR`).
+#[derive(Clone, Debug)]
+pub struct Backups {
+    /// Each partition's backups go to `DIR/p-NNN`.
+    pub dir: std::path::PathBuf,
+    /// How often each partition is backed up.
+    pub every: Duration,
 }
 
 /// What a worker did.
@@ -134,6 +145,7 @@ pub async fn run(
         slots: Arc::new(Semaphore::new(config.max_in_flight.get())),
         redis: redis.clone(),
         metrics: metrics.clone(),
+        backups: options.backups.clone(),
         options: CrawlOptions {
             seeds: Vec::new(),
             scope: settings.scope.clone(),
@@ -441,6 +453,17 @@ impl WorkerLoop {
         match Held::start(&self.shared, lease.clone()) {
             Ok(held) => {
                 info!(partition = %p, epoch = lease.epoch, "partition taken");
+                if let Some(backup) = held.restored {
+                    warn!(
+                        partition = %p,
+                        backup_epoch = backup.epoch,
+                        backup_age_ms = shared::now_ms().saturating_sub(backup.at_ms),
+                        "partition restored from its newest backup: the pages fetched since are fetched again, and every sender sends its unconfirmed parcels again"
+                    );
+                    if let Err(error) = links::all_may_be_lost(&self.shared.redis).await {
+                        self.redis_away(&error);
+                    }
+                }
                 let inbox = held.inbox.clone();
                 self.held.insert(p, held);
                 self.readers.send_modify(|r| {

@@ -23,6 +23,7 @@ use tokio::time::{Duration, Instant};
 use tracing::{debug, warn};
 
 use crate::error::Error;
+use crate::store::backup::BackupRecord;
 use crate::store::{Marks, PageStore, SentCursor};
 
 /// Links sent in one go (a parcel may carry fewer; one parcel is sent however large).
@@ -32,7 +33,7 @@ const SEND_RETRY: Duration = Duration::from_millis(500);
 /// How often a partition with nothing to send asks for its parcels' confirmations.
 const CONFIRM_POLL: Duration = Duration::from_millis(300);
 /// Unconfirmed parcels whose confirmations have not moved for this long are sent again.
-const STALLED: Duration = Duration::from_secs(30);
+const STALLED: Duration = Duration::from_secs(120);
 
 /// Why parcels were not sent: they stay in `sent` and are sent again.
 pub(crate) type SendError = Box<dyn std::error::Error + Send + Sync>;
@@ -64,6 +65,15 @@ pub(crate) trait OutboxSink: Send + Sync {
         source: PartitionId,
         parcels: Vec<(PartitionId, LinkParcel)>,
     ) -> BoxFuture<'static, Result<Receipt, SendError>>;
+
+    /// Says that partition `target` holds `record`, a backup holding every parcel up to
+    /// `marks`: confirmed to their senders.
+    fn backed_up(
+        &self,
+        target: PartitionId,
+        record: BackupRecord,
+        marks: Marks,
+    ) -> BoxFuture<'static, Result<(), SendError>>;
 }
 
 /// What a send carries.

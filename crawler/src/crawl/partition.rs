@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use super::CrawlProgress;
 use super::parcel_send::{OutboxSink, ParcelSender, Receipt, SendError};
+use super::partition_backups::{BackupEvent, PartitionBackups};
 use crate::error::Error;
 use crate::frontier::Frontier;
 use crate::store::{ArrivedParcel, Marks, PageStore};
@@ -87,10 +88,14 @@ pub(crate) struct PartitionState {
 
 /// A crawl's role as one partition of a distributed crawl.
 pub(crate) struct PartitionRole {
+    partition: PartitionId,
     /// Where the outbox goes.
     sender: ParcelSender,
     /// When the sender next wants to send, as [`PartitionRole::pump`] left it.
     send_at: Option<Instant>,
+    /// The partition's backups, when the worker makes them: then a parcel is confirmed to
+    /// its sender only once a backup holds it.
+    backups: Option<PartitionBackups>,
     /// Links that arrived, from the worker's stream reader.
     pub(crate) inbox: mpsc::Receiver<Delivery>,
     /// The worker's fetch slots, shared by its partitions.
@@ -111,6 +116,8 @@ pub(crate) enum RoleEvent {
     Slot(OwnedSemaphorePermit),
     /// The sender's wait ended (a pause after a failure, or a poll's time).
     SendAgain,
+    /// A backup is due, or one ended.
+    Backup(BackupEvent),
     LetGo,
 }
 
@@ -125,6 +132,8 @@ impl PartitionRole {
         let_go: watch::Receiver<bool>,
     ) -> Self {
         Self {
+            partition,
+            backups: None,
             sender: ParcelSender::new(partition, outbox, store),
             send_at: None,
             inbox,
@@ -134,6 +143,18 @@ impl PartitionRole {
             spare_slot: None,
             applied_through: None,
         }
+    }
+
+    /// Backs the partition up into `dir` every `every` (the worker's `--backup`); parcels are
+    /// then confirmed to their senders only once a backup holds them.
+    pub(crate) fn with_backups(
+        mut self,
+        dir: std::path::PathBuf,
+        every: std::time::Duration,
+        sink: Arc<dyn OutboxSink>,
+    ) -> Self {
+        self.backups = Some(PartitionBackups::new(self.partition, dir, every, sink));
+        self
     }
 
     /// A fetch slot, if one is free.
@@ -176,6 +197,12 @@ impl PartitionRole {
                     None => std::future::pending().await,
                 }
             } => RoleEvent::SendAgain,
+            event = async {
+                match self.backups.as_mut() {
+                    Some(backups) => backups.next().await,
+                    None => std::future::pending().await,
+                }
+            } => RoleEvent::Backup(event),
         }
     }
 
@@ -197,12 +224,23 @@ impl PartitionRole {
                 let (queued, marks) = store.apply_parcels(parcels)?;
                 frontier.push(queued, now);
                 self.applied_through = self.applied_through.max(Some(through));
-                let _ = applied.send(marks);
+                // With backups, a parcel is confirmed once a backup holds it.
+                let confirm = if self.backups.is_some() {
+                    Marks::new()
+                } else {
+                    marks
+                };
+                let _ = applied.send(confirm);
             }
             RoleEvent::Delivered(Delivery::TakenAt(through)) => {
                 self.applied_through = Some(through);
             }
             RoleEvent::Sent(result) => self.sender.handle(result, store, now)?,
+            RoleEvent::Backup(event) => {
+                if let Some(backups) = self.backups.as_mut() {
+                    backups.handle(event, store)?;
+                }
+            }
             RoleEvent::Slot(slot) => self.spare_slot = Some(slot),
             RoleEvent::SendAgain => {}
             RoleEvent::LetGo => return Ok(true),
@@ -226,6 +264,21 @@ impl PartitionRole {
             state.progress = progress.clone();
             state.hosts = frontier.host_count() as u64;
         });
+    }
+
+    /// Backs the store up once more, as it is at the crawl's end, when the worker makes
+    /// backups.
+    pub(crate) fn last_backup(
+        &mut self,
+        store: &PageStore,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        // Read now: the store stays on the crawl's side.
+        let source = self.backups.as_ref().map(|_| store.backup_source());
+        async move {
+            if let (Some(backups), Some(source)) = (self.backups.as_mut(), source) {
+                backups.last(source).await;
+            }
+        }
     }
 
     /// Keeps the crawl's last monitoring line for the worker's.

@@ -13,6 +13,7 @@
 //! | `sift:links:p-NNN` | stream, group `owners` | links sent to the partition ([`crate::record::LinkParcel`]) |
 //! | `sift:confirmed:p-NNN` | hash | per target partition (`p-MMM`): every parcel p-NNN sent it up to this number is applied there |
 //! | `sift:instance` | string | a token the first sender writes into a Redis without one: another token than before says Redis lost its data (and parcels sent before may be lost) |
+//! | `sift:backups` | hash | per partition: its newest backup (`crawler worker --backup`), JSON of its lease epoch and time (ms) |
 //! | `sift:idle` | hash | per partition: `1 ID` when its owner is idle having applied its stream to `ID`, else `0` |
 //! | `sift:figures:WORKER` | string, expires | the worker's last monitoring line (JSON) |
 //! | `sift:ip:ADDRESS` | string, expires | when the next request to the address may go (µs, Redis's clock) |
@@ -50,6 +51,8 @@ pub mod crawl {
     /// The token of this Redis's data: written by the first sender that finds none, so a
     /// Redis that lost its data (a restart without it, a `FLUSHALL`) has another.
     pub const INSTANCE: &str = "sift:instance";
+    /// Each partition's newest backup.
+    pub const BACKUPS: &str = "sift:backups";
     /// The partitions' idle states.
     pub const IDLE: &str = "sift:idle";
     /// The consumer group of every partition's stream.

@@ -1,0 +1,153 @@
+//! Partitions that outlive their machine: two workers on two data directories back up the
+//! partitions they hold (`--backup`, every 300 ms); one is killed (`kill -9`) and its
+//! directory deleted. The other takes its partitions, restores each from its newest backup
+//! and completes the crawl: every reachable page stored once, and a page fetched twice only
+//! when its first fetch came after its partition's last backup.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use shared::partition::{PartitionId, Partitions};
+
+use super::kills::{Rig, WEB, worker_args};
+use super::pauses::{until_done, until_requests};
+use super::{
+    PARTITIONS, WorkerProcess, assert_status_from_redis_after_the_crawl, expected_of, page_fetches,
+    pending, stored,
+};
+use crate::faults::child::spawn;
+
+/// How often the workers back up each partition.
+const BACKUP_EVERY_MS: u64 = 300;
+
+/// The newest backup of each partition: when it was taken.
+fn backed_up(backups: &Path) -> BTreeMap<PartitionId, SystemTime> {
+    let mut newest = BTreeMap::new();
+    for p in Partitions::new(PARTITIONS).expect("partitions").all() {
+        let latest = backups.join(p.dir_name()).join("latest");
+        let Ok(text) = std::fs::read_to_string(latest) else {
+            continue;
+        };
+        let record: serde_json::Value = serde_json::from_str(&text).expect("a backup record");
+        let at = record["at_ms"].as_u64().expect("at_ms");
+        newest.insert(p, UNIX_EPOCH + Duration::from_millis(at));
+    }
+    newest
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
+    let Rig {
+        web,
+        redis,
+        dir,
+        data: _,
+        config,
+    } = Rig::start().await;
+    let backups = dir.path().join("backups");
+    let machines: Vec<PathBuf> = ["a", "b"].iter().map(|m| dir.path().join(m)).collect();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(&logs).expect("logs dir");
+    let mut workers: Vec<WorkerProcess> = machines
+        .iter()
+        .enumerate()
+        .map(|(i, data)| {
+            let mut args = worker_args(&web, &redis, data, &config, i == 0);
+            args.extend([
+                "--backup".into(),
+                backups.display().to_string(),
+                "--backup-interval-ms".into(),
+                BACKUP_EVERY_MS.to_string(),
+            ]);
+            let log = std::fs::File::create(logs.join(format!("worker-{i}.log"))).expect("log");
+            WorkerProcess(spawn("crawler", &args, "", Stdio::from(log)))
+        })
+        .collect();
+    let expected = expected_of(&web, WEB);
+    until_requests(&web, expected.len() / 3).await;
+    let started = Instant::now();
+    while backed_up(&backups).len() < PARTITIONS as usize {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "every partition backed up: {:?}",
+            backed_up(&backups)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Machine a is lost with its disk: its partitions (by its leases) are restored by b.
+    let pid = workers[0].child().id();
+    let held: Vec<PartitionId> = Partitions::new(PARTITIONS)
+        .expect("partitions")
+        .all()
+        .filter(|p| {
+            let lease = redis.cli(&["GET", &format!("sift:lease:{p}")]);
+            lease.contains(&format!("-{pid}-"))
+        })
+        .collect();
+    workers[0].child().kill().expect("SIGKILL");
+    workers[0].child().wait().expect("killed");
+    let killed_at = Instant::now();
+    let last_backups = backed_up(&backups);
+    std::fs::remove_dir_all(&machines[0]).expect("machine a's disk deleted");
+    assert!(!held.is_empty(), "machine a held partitions");
+    let mut survivors = workers.split_off(1);
+    until_done(&mut survivors).await;
+
+    let pages = stored(&machines[1]);
+    let urls: std::collections::BTreeSet<String> = pages.keys().cloned().collect();
+    let missing: Vec<_> = expected.difference(&urls).collect();
+    assert!(
+        missing.is_empty(),
+        "every reachable page stored: {missing:?} missing"
+    );
+    assert_eq!(urls, expected, "no other page");
+    assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
+
+    // Fetched twice: only pages of a's partitions first fetched after their last backup.
+    let partitions = Partitions::new(PARTITIONS).expect("partitions");
+    let now = (Instant::now(), SystemTime::now());
+    let instant_of = |at: SystemTime| now.0 - now.1.duration_since(at).unwrap_or_default();
+    let twice: Vec<_> = page_fetches(&web, WEB)
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .collect();
+    for ((host, path), n) in &twice {
+        assert_eq!(*n, 2, "{host}{path} fetched {n} times");
+        let p = partitions.of_host(host);
+        assert!(
+            held.contains(&p),
+            "{host}{path} of {p}, which a never held at its death"
+        );
+        let first = web
+            .requests()
+            .iter()
+            .find(|r| r.host == *host && r.path_and_query == *path)
+            .map(|r| r.at)
+            .expect("fetched");
+        let backup = instant_of(last_backups[&p]);
+        assert!(
+            first + Duration::from_millis(100) >= backup && first <= killed_at,
+            "{host}{path} fetched again though its first fetch was {:?} before {p}'s last backup",
+            backup.saturating_duration_since(first)
+        );
+    }
+    eprintln!(
+        "machine a held {held:?}; {} pages, {} fetched again after the restore",
+        pages.len(),
+        twice.len()
+    );
+    assert_status_from_redis_after_the_crawl(&redis, pages.len()).await;
+    let mut out = Vec::new();
+    crawler::cluster::status::status(&redis.url(), true, &mut out)
+        .await
+        .expect("status reads Redis");
+    let status: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+    let listed = status["backups"].as_array().expect("backups").len();
+    assert_eq!(
+        listed, PARTITIONS as usize,
+        "each partition's backup: {status}"
+    );
+}
