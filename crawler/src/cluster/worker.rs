@@ -306,25 +306,10 @@ impl WorkerLoop {
 
     /// Renews every lease held; a partition whose lease is lost stops at once.
     async fn renew(&mut self) {
-        let leases: Vec<Lease> = self
-            .held
-            .values()
-            .map(|h| h.lease.clone())
-            .chain(self.waiting.values().cloned())
-            .collect();
-        match self.leases.renew(&leases).await {
-            Ok(lost) => {
-                self.complained = false;
-                for p in lost {
-                    warn!(partition = %p, "lease lost: its crawl stops and writes nothing more");
-                    self.waiting.remove(&p);
-                    self.stop(p, Ending::Now, false);
-                }
-            }
-            Err(error) => self.redis_away(&error),
-        }
-        // A fence that fell (renewals failing for most of a lease): stop before Redis lets
-        // the lease go.
+        // A fence that fell (renewals failing for most of a lease, or the worker paused past
+        // it): its crawl stops before anything is renewed, so that a renewal finding the
+        // lease still this worker's (a Redis that lost it and gave it back) never raises a
+        // fence that fell.
         let fallen: Vec<PartitionId> = self
             .held
             .iter()
@@ -335,6 +320,44 @@ impl WorkerLoop {
             warn!(partition = %p, "lease not renewed in time: its crawl stops");
             self.stop(p, Ending::Now, false);
         }
+        // Partitions being let go keep their lease until it is given back (their last
+        // backup may take a while).
+        let leases: Vec<Lease> = self
+            .held
+            .values()
+            .map(|h| h.lease.clone())
+            .chain(self.waiting.values().cloned())
+            .chain(
+                self.letting_go
+                    .iter()
+                    .filter(|(held, release)| *release && held.lease.fence.holds())
+                    .map(|(held, _)| held.lease.clone()),
+            )
+            .collect();
+        match self.leases.renew(&leases).await {
+            Ok(lost) => {
+                self.complained = false;
+                for p in lost {
+                    if self.held.contains_key(&p) || self.waiting.contains_key(&p) {
+                        warn!(partition = %p, "lease lost: its crawl stops and writes nothing more");
+                    }
+                    self.waiting.remove(&p);
+                    self.stop(p, Ending::Now, false);
+                }
+            }
+            Err(error) => self.redis_away(&error),
+        }
+    }
+
+    /// Whether this worker has partition `p` in any state: crawling, waiting for its store,
+    /// or letting it go.
+    fn has(&self, p: PartitionId) -> bool {
+        self.held.contains_key(&p)
+            || self.waiting.contains_key(&p)
+            || self
+                .letting_go
+                .iter()
+                .any(|(held, _)| held.partition() == p)
     }
 
     /// Ends `p`'s crawl; `release`: give its lease back once it has ended.
@@ -437,6 +460,9 @@ impl WorkerLoop {
             .take(holders.len())
             .filter(|(_, holder)| holder.is_none())
             .map(|(p, _)| *p)
+            // A lease Redis lost while this worker still has the partition (a Redis that
+            // lost its data): its crawl ends first.
+            .filter(|p| !self.has(*p))
             .collect();
         for p in free.into_iter().take(target - holding) {
             match self.leases.take(p).await {

@@ -95,6 +95,16 @@ impl BackupSource {
             StoreError::Backup(format!("{what} {}: {e}", dir.display()))
         };
         std::fs::create_dir_all(dir).map_err(|e| failed("cannot make", &e))?;
+        if let Some(newer) = newest(dir).filter(|newest| newest.epoch > self.epoch) {
+            // The partition moved on (a later holder backed it up): this store is stale.
+            return Err(StoreError::Backup(format!(
+                "{} holds a backup under lease epoch {}, newer than this store's {}: not \
+                 replaced",
+                dir.display(),
+                newer.epoch,
+                self.epoch
+            )));
+        }
         let mut engine = engine(dir)?;
         engine
             .create_new_backup_flush(&*self.db, true)

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::partition::{PartitionId, Partitions};
 
-use super::kills::{Rig, WEB, worker_args};
+use super::kills::{MAX_IN_FLIGHT, Rig, WEB, worker_args};
 use super::pauses::{until_done, until_requests};
 use super::{
     PARTITIONS, WorkerProcess, assert_status_from_redis_after_the_crawl, expected_of, page_fetches,
@@ -106,38 +106,42 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     assert_eq!(urls, expected, "no other page");
     assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
 
-    // Fetched twice: only pages of a's partitions first fetched after their last backup.
+    // Fetched again: the pages of a's partitions first fetched after their last backup (and
+    // at most the fetches in flight of a lease lost on the way, under load).
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
     let now = (Instant::now(), SystemTime::now());
     let instant_of = |at: SystemTime| now.0 - now.1.duration_since(at).unwrap_or_default();
-    let twice: Vec<_> = page_fetches(&web, WEB)
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .collect();
-    for ((host, path), n) in &twice {
-        assert_eq!(*n, 2, "{host}{path} fetched {n} times");
-        let p = partitions.of_host(host);
-        assert!(
-            held.contains(&p),
-            "{host}{path} of {p}, which a never held at its death"
-        );
-        let first = web
-            .requests()
-            .iter()
-            .find(|r| r.host == *host && r.path_and_query == *path)
-            .map(|r| r.at)
-            .expect("fetched");
-        let backup = instant_of(last_backups[&p]);
-        assert!(
-            first + Duration::from_millis(100) >= backup && first <= killed_at,
-            "{host}{path} fetched again though its first fetch was {:?} before {p}'s last backup",
-            backup.saturating_duration_since(first)
-        );
-    }
+    let fetches = page_fetches(&web, WEB);
+    let most = fetches.iter().max_by_key(|(_, n)| **n);
+    assert!(
+        most.is_none_or(|(_, &n)| n <= 2),
+        "no page fetched more than twice: {most:?}"
+    );
+    let twice = fetches.values().filter(|&&n| n > 1).count();
+    let requests = web.requests();
+    let after_backup = fetches
+        .keys()
+        .filter(|(host, path)| {
+            let p = partitions.of_host(host);
+            let Some(backup) = last_backups.get(&p).filter(|_| held.contains(&p)) else {
+                return false;
+            };
+            requests
+                .iter()
+                .find(|r| r.host == *host && r.path_and_query == *path)
+                .is_some_and(|r| {
+                    r.at + Duration::from_millis(100) >= instant_of(*backup) && r.at <= killed_at
+                })
+        })
+        .count();
+    assert!(
+        twice <= after_backup + MAX_IN_FLIGHT,
+        "{twice} pages fetched twice, {after_backup} fetched after their partition's last backup"
+    );
     eprintln!(
-        "machine a held {held:?}; {} pages, {} fetched again after the restore",
-        pages.len(),
-        twice.len()
+        "machine a held {held:?}; {} pages; {twice} fetched twice, {after_backup} first fetched \
+         after their partition's last backup",
+        pages.len()
     );
     assert_status_from_redis_after_the_crawl(&redis, pages.len()).await;
     let mut out = Vec::new();

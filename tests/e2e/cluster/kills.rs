@@ -20,7 +20,7 @@ pub(super) const WEB: SoakWeb = SoakWeb {
     crawl_delay_ms: 0,
 };
 /// Fetch slots per worker: the most pages a kill can lose in flight.
-const MAX_IN_FLIGHT: usize = 8;
+pub(super) const MAX_IN_FLIGHT: usize = 8;
 pub(super) const LEASE_MS: u64 = 1500;
 
 /// The workers' config file: soak hosts on their addresses.
