@@ -20,7 +20,6 @@ use crate::explain::UrlReport;
 use crate::hit::{Order, Ranking};
 use crate::leaf_token::LeafToken;
 use crate::metrics::GatewayMetrics;
-use crate::remote::LeafHealth;
 use crate::render;
 use crate::search::{SearchResults, Searcher};
 use crate::status::StatusReport;
@@ -79,7 +78,8 @@ impl AppState {
     }
 
     /// Whether it can answer searches (`/readyz`): an index generation loaded here, or
-    /// remote leaves to ask; and every remote leaf answered its last call or probe. A new
+    /// remote leaves to ask; and every group of remote leaves has a replica that answered its
+    /// last call or probe (each replica's state said, see `replicas`). A new
     /// generation loading leaves the old one serving, so the server stays ready meanwhile.
     pub fn readiness(&self) -> Readiness {
         let mut parts = Vec::new();
@@ -93,16 +93,8 @@ impl AppState {
             }
             None => {}
         }
-        for leaf in self.searcher.leaves() {
-            parts.push(match leaf.health() {
-                LeafHealth::Answered => Readiness::Ready(format!("leaf {} answered", leaf.base())),
-                LeafHealth::Unknown => {
-                    Readiness::NotReady(format!("leaf {} not asked yet", leaf.base()))
-                }
-                LeafHealth::Failed(why) => {
-                    Readiness::NotReady(format!("leaf {} failed: {why}", leaf.base()))
-                }
-            });
+        for group in self.searcher.leaves() {
+            parts.push(group.readiness());
         }
         Readiness::all(parts)
     }

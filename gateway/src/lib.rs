@@ -92,8 +92,10 @@ mod explain;
 mod facets;
 mod filters;
 mod handlers;
+mod hedge;
 mod hit;
 mod images;
+mod latency;
 mod lazy_union;
 mod leaf;
 mod leaf_routes;
@@ -105,6 +107,8 @@ mod ranking;
 mod recent;
 mod remote;
 mod render;
+mod replica;
+mod replicas;
 mod rerank;
 mod results;
 mod routes;
@@ -124,6 +128,8 @@ mod user_fields;
 
 #[cfg(test)]
 mod operations_tests;
+#[cfg(test)]
+mod replicas_tests;
 #[cfg(test)]
 mod routes_tests;
 #[cfg(test)]
@@ -153,6 +159,7 @@ pub use metrics::GatewayMetrics;
 pub use query::UserQuery;
 pub use remote::RemoteLeaf;
 pub use render::urlencode;
+pub use replicas::{GroupState, LeafGroup, Pending, REPLICA_SEPARATOR, ReplicaState};
 pub use search::{SearchResults, Searcher};
 pub use search_error::SearchError;
 pub use service::Limits;
@@ -179,7 +186,8 @@ pub async fn serve(
 }
 
 /// [`serve`], asking the remote leaves at `leaves` (the `http://host:port` of each
-/// `searchd leaf`) beside the local shards, each within `[searchd] leaf_timeout_ms`. A leaf
+/// `searchd leaf`, or replicas of the same shards as `URL1|URL2`) beside the local shards,
+/// each within `[searchd] leaf_timeout_ms`; every replica is sent the leaf token. A leaf
 /// address that is not an http URL is an error; a leaf that does not answer is not.
 pub async fn serve_root(
     listener: tokio::net::TcpListener,
@@ -192,9 +200,11 @@ pub async fn serve_root(
     let token = leaf_token(&config.searchd)?;
     let remotes = leaves
         .iter()
-        .map(|url| {
-            RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone())
-                .map(|leaf| leaf.with_token(token.clone()))
+        .map(|spec| {
+            LeafGroup::parse(spec, |url| {
+                RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone())
+                    .map(|leaf| leaf.with_token(token.clone()))
+            })
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(AppError::BadRequest)?;
@@ -315,14 +325,14 @@ async fn reload_loop(state: Arc<AppState>) {
     }
 }
 
-/// Probes every remote leaf at once (each within the leaf timeout) and sets the index
-/// gauges of the generations loaded.
+/// Probes every remote leaf (each replica of each group) at once, each within the leaf
+/// timeout, and sets the index gauges of the generations loaded.
 async fn observe(state: &Arc<AppState>) {
     let probes: Vec<_> = state
         .searcher
         .leaves()
         .iter()
-        .cloned()
+        .flat_map(|group| group.leaves().cloned())
         .map(|leaf| tokio::spawn(async move { leaf.probe().await }))
         .collect();
     for probe in probes {

@@ -1,22 +1,21 @@
 //! [`RemoteLeaf`]: a `searchd leaf` on another machine (or process), asked over HTTP.
 //!
-//! Each call is JSON posted to the leaf's `/leaf/...` routes (see `leaf_routes`), sent on the
-//! server's runtime while the root's own shards work, and waited for at most the leaf timeout
-//! (`[searchd] leaf_timeout_ms`). A call that fails, answers other than 2xx or is late is
-//! an [`Err`] naming the leaf: the root leaves that leaf out and marks its answer partial.
+//! Each call is JSON posted to the leaf's `/leaf/...` routes (see `leaf_routes`), waited for
+//! at most the leaf timeout (`[searchd] leaf_timeout_ms`). A call that fails, answers other
+//! than 2xx or is late is an [`Err`] naming the leaf. A root asks a leaf only through its
+//! group of replicas (`replicas`' [`crate::LeafGroup`], one leaf or several holding the same
+//! shards), which chooses the replica, fails over and hedges.
 //!
 //! Every call is timed and counted (`searchd_leaf_request_duration_seconds`,
 //! `searchd_leaf_failures_total`), and its outcome is the leaf's [`LeafHealth`], which the
 //! root's `/readyz` reads: the server probes each leaf's `/leaf/status` every second, so an
 //! idle root knows too.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::metrics::SearchMetrics;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::runtime::Handle;
 
@@ -111,7 +110,11 @@ impl RemoteLeaf {
 
     /// Counts a call that took `took` and keeps its outcome as the leaf's health.
     fn record(&self, took: Duration, failure: Option<String>) {
-        record(&self.metrics, &self.health, &self.base, took, failure);
+        self.metrics.leaf_call(&self.base, took, failure.is_some());
+        *self.health.lock().unwrap_or_else(PoisonError::into_inner) = match failure {
+            None => LeafHealth::Answered,
+            Some(why) => LeafHealth::Failed(why),
+        };
     }
 
     /// Its base URL.
@@ -119,61 +122,33 @@ impl RemoteLeaf {
         &self.base
     }
 
-    /// Posts `body` to `path` (`/leaf/stats` ...) and returns at once; `Pending::wait`
-    /// gives the answer.
-    pub fn ask<A: DeserializeOwned + Send + 'static>(
+    /// The longest it waits for an answer.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The runtime its calls are sent on.
+    pub(crate) fn runtime(&self) -> &Handle {
+        &self.runtime
+    }
+
+    /// Posts `body` (JSON) to `path` (`/leaf/stats` ...) within the leaf timeout: the answer,
+    /// or why there is none, naming the leaf. The call is counted and its outcome kept as
+    /// the leaf's health; a call dropped before its end (a hedge that lost) is neither.
+    pub(crate) async fn call<A: DeserializeOwned>(
         &self,
         path: &str,
-        body: &impl Serialize,
-    ) -> Pending<A> {
-        let (sender, receiver) = sync_channel(1);
+        body: Vec<u8>,
+    ) -> Result<A, String> {
+        let started = Instant::now();
         let url = format!("{}{path}", self.base);
-        let pending = Pending {
-            receiver,
-            deadline: Instant::now() + self.timeout + Duration::from_millis(50),
-            leaf: self.base.clone(),
-        };
-        let body = match serde_json::to_vec(body) {
-            Ok(body) => body,
-            Err(error) => {
-                let _ = sender.send(Err(error.to_string()));
-                return pending;
-            }
-        };
-        let client = self.client.clone();
         let token = self.token.as_ref().map(LeafToken::header);
-        let (metrics, health, base) = (
-            self.metrics.clone(),
-            Arc::clone(&self.health),
-            self.base.clone(),
-        );
-        let timeout = self.timeout;
-        self.runtime.spawn(async move {
-            let started = Instant::now();
-            let answer = tokio::time::timeout(timeout, post(&client, &url, token, body))
-                .await
-                .unwrap_or_else(|_| Err("no answer in time".into()));
-            let failure = answer.as_ref().err().cloned();
-            record(&metrics, &health, &base, started.elapsed(), failure);
-            let _ = sender.send(answer);
-        });
-        pending
+        let answer = tokio::time::timeout(self.timeout, post(&self.client, &url, token, body))
+            .await
+            .unwrap_or_else(|_| Err("no answer in time".into()));
+        self.record(started.elapsed(), answer.as_ref().err().cloned());
+        answer.map_err(|error| format!("leaf {}: {error}", self.base))
     }
-}
-
-/// Counts a call to the leaf at `base` and keeps its outcome in `health`.
-fn record(
-    metrics: &SearchMetrics,
-    health: &Mutex<LeafHealth>,
-    base: &str,
-    took: Duration,
-    failure: Option<String>,
-) {
-    metrics.leaf_call(base, took, failure.is_some());
-    *health.lock().unwrap_or_else(PoisonError::into_inner) = match failure {
-        None => LeafHealth::Answered,
-        Some(why) => LeafHealth::Failed(why),
-    };
 }
 
 async fn post<A: DeserializeOwned>(
@@ -205,25 +180,4 @@ async fn post<A: DeserializeOwned>(
         return Err(format!("answered {status}: {text}"));
     }
     serde_json::from_slice(&bytes).map_err(|e| format!("answer not understood: {e}"))
-}
-
-/// A call on its way.
-pub struct Pending<A> {
-    receiver: Receiver<Result<A, String>>,
-    deadline: Instant,
-    leaf: String,
-}
-
-impl<A> Pending<A> {
-    /// The answer, or why there is none (naming the leaf), by the call's deadline.
-    pub fn wait(self) -> Result<A, String> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        match self.receiver.recv_timeout(left) {
-            Ok(answer) => answer.map_err(|e| format!("leaf {}: {e}", self.leaf)),
-            Err(RecvTimeoutError::Timeout) => Err(format!("leaf {}: no answer in time", self.leaf)),
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(format!("leaf {}: the call was dropped", self.leaf))
-            }
-        }
-    }
 }

@@ -1,7 +1,8 @@
 //! [`Searcher`]: runs queries over every index shard it reaches and follows new generations.
 //!
 //! The shards are the local ones ([`LocalShards`]: `DATA/index`, or one per partition of a
-//! partitioned `DATA`) and any remote leaves ([`RemoteLeaf`], `searchd serve --leaf URL`).
+//! partitioned `DATA`) and any remote leaves, each a group of replicas ([`LeafGroup`],
+//! `searchd serve --leaf URL` or `--leaf URL1|URL2`) asked as one.
 //! A query goes to all of them in three rounds, so the answer is the one a single index
 //! holding every document would give:
 //!
@@ -19,8 +20,10 @@
 //! key) fold into one result at the best one's rank, shown in the language the browser asks
 //! for first ([`Preferred`]), the others in [`Hit::also_in`].
 //!
-//! A remote leaf that fails or is late (`[searchd] leaf_timeout_ms`) is left out and named
-//! in [`SearchResults::missing_shards`]: the answer is partial, never an error.
+//! A group of remote leaves none of whose replicas answers in time (`[searchd]
+//! leaf_timeout_ms`) is left out and named in [`SearchResults::missing_shards`]: the answer
+//! is partial, never an error. Each round's call to a group may go to another of its
+//! replicas (see `replicas`): they hold the same shards.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,7 +41,7 @@ use crate::merge::{Found, demotions, merge, translations};
 use crate::metrics::SearchMetrics;
 use crate::query::{Matching, UserQuery};
 use crate::ranking::Candidate;
-use crate::remote::{Pending, RemoteLeaf};
+use crate::replicas::{LeafGroup, Pending};
 use crate::search_error::SearchError;
 use crate::shard::{IndexFacts, shards_of};
 use crate::stats::{Hosts, ShardStats};
@@ -50,7 +53,7 @@ pub use crate::results::{MAX_OFFSET, MAX_PER_PAGE, SearchResults};
 pub struct Searcher {
     data: PathBuf,
     local: LocalShards,
-    leaves: Vec<RemoteLeaf>,
+    leaves: Vec<LeafGroup>,
     answers: Answers,
     metrics: SearchMetrics,
     /// The synonyms file, if any, and the groups last read from it.
@@ -106,11 +109,12 @@ impl Searcher {
         self
     }
 
-    /// Adds remote leaves, asked beside the local shards.
-    pub fn with_leaves(mut self, leaves: Vec<RemoteLeaf>) -> Self {
+    /// Adds remote leaves, asked beside the local shards: groups of replicas, or single
+    /// leaves (each a group of one).
+    pub fn with_leaves<G: Into<LeafGroup>>(mut self, leaves: Vec<G>) -> Self {
         let counted = leaves
             .into_iter()
-            .map(|l| l.counted_in(self.metrics.clone()));
+            .map(|l| l.into().counted_in(self.metrics.clone()));
         self.leaves.extend(counted.collect::<Vec<_>>());
         self
     }
@@ -141,8 +145,8 @@ impl Searcher {
         &self.local
     }
 
-    /// The remote leaves.
-    pub fn leaves(&self) -> &[RemoteLeaf] {
+    /// The remote leaves, each a group of replicas.
+    pub fn leaves(&self) -> &[LeafGroup] {
         &self.leaves
     }
 
@@ -593,17 +597,17 @@ impl Searcher {
     }
 }
 
-/// A leaf's answer, or `None` with the leaf noted as missing (and the reason logged).
+/// A group's answer, or `None` with the group noted as missing (and the reason logged).
 fn answered<A>(
     answer: Result<A, String>,
     missing: &mut Vec<String>,
-    leaf: &RemoteLeaf,
+    leaf: &LeafGroup,
 ) -> Option<A> {
     match answer {
         Ok(answer) => Some(answer),
         Err(error) => {
             tracing::warn!(%error, "a leaf is left out of this answer");
-            missing.push(leaf.base().to_string());
+            missing.push(leaf.name().to_string());
             None
         }
     }

@@ -23,7 +23,7 @@ const PARTITIONS: u32 = 3;
 /// Documents over many hosts. "heron" is skewed: nearly every page of the first hosts says
 /// it, one page elsewhere; "river" is everywhere; "grey heron" is a phrase on a few. Every
 /// page but the fifth of each host has a date, a few share one.
-fn documents() -> Vec<Doc> {
+pub(crate) fn documents() -> Vec<Doc> {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let mut docs = Vec::new();
     for h in 0..12u64 {
@@ -59,7 +59,7 @@ fn documents() -> Vec<Doc> {
 
 /// A partitioned data directory holding `docs`, each in its host's partition, keeping only
 /// the partitions `keep` says.
-fn partitioned(docs: &[Doc], keep: impl Fn(u32) -> bool) -> tempfile::TempDir {
+pub(crate) fn partitioned(docs: &[Doc], keep: impl Fn(u32) -> bool) -> tempfile::TempDir {
     let data = tempfile::tempdir().expect("tempdir");
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
     let mut by_partition: BTreeMap<u32, Vec<Doc>> = BTreeMap::new();
@@ -80,7 +80,12 @@ fn partitioned(docs: &[Doc], keep: impl Fn(u32) -> bool) -> tempfile::TempDir {
     data
 }
 
-const QUERIES: &[&str] = &[
+/// [`partitioned`] twice: the root's partition 0, and the far leaf's others.
+pub(crate) fn split(docs: &[Doc]) -> (tempfile::TempDir, tempfile::TempDir) {
+    (partitioned(docs, |p| p == 0), partitioned(docs, |p| p != 0))
+}
+
+pub(crate) const QUERIES: &[&str] = &[
     "heron",
     "river",
     "heron river",
@@ -105,7 +110,7 @@ fn compare_completions(single: &Searcher, sharded: &Searcher) {
     }
 }
 
-fn searcher(data: &Path) -> Searcher {
+pub(crate) fn searcher(data: &Path) -> Searcher {
     Searcher::open(data, RankingConfig::default()).expect("searcher")
 }
 
@@ -135,7 +140,7 @@ fn assert_same(query: &str, expected: &SearchResults, found: &SearchResults) {
     }
 }
 
-fn compare(single: &Searcher, sharded: &Searcher) {
+pub(crate) fn compare(single: &Searcher, sharded: &Searcher) {
     for query in QUERIES {
         for ranking in [Ranking::Full, Ranking::Bm25Body] {
             for order in [Order::Relevance, Order::Date] {
@@ -189,12 +194,12 @@ fn local_shards_answer_as_one_index() {
 }
 
 /// Starts a leaf serving `data` on loopback; the server stops when the sender is dropped.
-async fn leaf(data: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
+pub(crate) async fn leaf(data: &Path) -> (String, tokio::sync::oneshot::Sender<()>) {
     leaf_with_token(data, None).await
 }
 
 /// [`leaf`], answering only callers that show `token` when there is one.
-async fn leaf_with_token(
+pub(crate) async fn leaf_with_token(
     data: &Path,
     token: Option<LeafToken>,
 ) -> (String, tokio::sync::oneshot::Sender<()>) {
@@ -212,7 +217,15 @@ async fn leaf_with_token(
     (format!("http://{addr}"), stop)
 }
 
-fn remote(url: &str, timeout_ms: u64) -> RemoteLeaf {
+/// The token `a-token-of-thirty-two-bytes-long`, read from a file as a server reads it.
+pub(crate) fn test_token() -> LeafToken {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("leaf-token");
+    std::fs::write(&file, "a-token-of-thirty-two-bytes-long\n").expect("token written");
+    LeafToken::read(&file).expect("the token")
+}
+
+pub(crate) fn remote(url: &str, timeout_ms: u64) -> RemoteLeaf {
     let handle = tokio::runtime::Handle::current();
     RemoteLeaf::new(url, Duration::from_millis(timeout_ms), handle).expect("leaf")
 }
@@ -333,7 +346,7 @@ async fn root_with_leaf(data: &Path, leaf: &str) -> crate::routes_tests::Server 
 }
 
 /// `/readyz` of the server at `base` until it answers `status`, within 10 s: its body.
-async fn readyz_until(base: &str, status: u16) -> String {
+pub(crate) async fn readyz_until(base: &str, status: u16) -> String {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let answer = reqwest::get(format!("{base}/readyz"))
@@ -418,10 +431,7 @@ async fn a_leaf_with_a_token_answers_only_a_root_that_shows_it() {
     let docs = documents();
     let local = partitioned(&docs, |p| p == 0);
     let far = partitioned(&docs, |p| p != 0);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("leaf-token");
-    std::fs::write(&file, "a-token-of-thirty-two-bytes-long\n").expect("token written");
-    let token = LeafToken::read(&file).expect("the token");
+    let token = test_token();
     let (url, _stop) = leaf_with_token(far.path(), Some(token.clone())).await;
 
     // A bare call, or one with another token: 401, and nothing said but that.

@@ -19,7 +19,7 @@ use tantivy::tokenizer::TokenStream;
 use crate::accept_language::Preferred;
 use crate::hit::{Hit, Order, Ranking, SimilarTo, TermsRequest};
 use crate::leaf::{LocalShards, find};
-use crate::remote::Pending;
+use crate::replicas::Pending;
 use crate::search::{MAX_PER_PAGE, SearchResults, Searcher};
 use crate::search_error::SearchError;
 use crate::shard::Shard;

@@ -4,7 +4,11 @@
 //! `{"generation": "gen-000003" | null, "docs": 1234, "index_bytes": 5600000 | null,
 //! "last_commit": "2026-11-23T07:10:02Z" | null, "pages_stored": 1500 | null,
 //! "frontier": 0 | null, "store_change": 1620 | null, "indexed_change": 1580 | null,
-//! "unindexed_writes": 40 | null}` — `null` when there is no index, or no readable store.
+//! "unindexed_writes": 40 | null, "leaves": [{"group": "URL1|URL2", "replicas": [{"url",
+//! "state": "up" | "down" | "unknown", "failure": null | "why", "outstanding": 0,
+//! "p95_ms": 3.1 | null}]}]}` — `null` when there is no index, or no readable store;
+//! `leaves` lists the root's groups of remote leaves (`[]` without), each replica's state as
+//! the root sees it (its last call or probe, calls under way, recent p95).
 //! Every page write in the store gets the next change number; the index remembers the newest
 //! it holds, so their difference is the page writes the next build will pick up. The store
 //! is opened read-only, so a running crawl is not disturbed.
@@ -12,11 +16,12 @@
 use serde::Serialize;
 use shared::StoreReader;
 
+use crate::replicas::GroupState;
 use crate::search::Searcher;
 use crate::shard::generation_files;
 
 /// What `/status` reports.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct StatusReport {
     /// The index generation being served.
     pub generation: Option<String>,
@@ -36,6 +41,8 @@ pub struct StatusReport {
     pub indexed_change: Option<u64>,
     /// Page writes since the served index was built: what the next build picks up.
     pub unindexed_writes: Option<u64>,
+    /// The remote leaves' groups and each replica's state.
+    pub leaves: Vec<GroupState>,
 }
 
 impl StatusReport {
@@ -46,6 +53,11 @@ impl StatusReport {
     pub fn gather(searcher: &Searcher) -> Self {
         let mut report = StatusReport {
             generation: searcher.index_facts().map(|facts| facts.generation),
+            leaves: searcher
+                .leaves()
+                .iter()
+                .map(|group| group.state())
+                .collect(),
             ..StatusReport::default()
         };
         for dir in searcher.data_dirs() {
@@ -82,6 +94,7 @@ impl StatusReport {
             unindexed_writes: store_change
                 .zip(indexed_change)
                 .map(|(store, index)| store.saturating_sub(index)),
+            leaves: Vec::new(),
         }
     }
 
@@ -105,7 +118,7 @@ impl StatusReport {
     /// The rows of the HTML page.
     pub fn rows(&self) -> Vec<(&'static str, String)> {
         let or_none = |value: Option<u64>| value.map_or("—".to_string(), |v| v.to_string());
-        vec![
+        let mut rows = vec![
             (
                 "index generation",
                 self.generation
@@ -128,6 +141,15 @@ impl StatusReport {
                 "page writes not yet indexed",
                 or_none(self.unindexed_writes),
             ),
-        ]
+        ];
+        for group in &self.leaves {
+            for replica in &group.replicas {
+                rows.push((
+                    "remote leaf",
+                    format!("{} of {}", replica.said(), group.group),
+                ));
+            }
+        }
+        rows
     }
 }

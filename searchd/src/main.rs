@@ -26,9 +26,12 @@ enum Command {
         /// The data directory of a crawl (DIR/store, DIR/index, or DIR/partitions/p-NNN).
         #[arg(long, value_name = "DIR")]
         data: PathBuf,
-        /// A remote `searchd leaf` to search beside the local shards (repeatable); one that
-        /// does not answer in time leaves the answer partial.
-        #[arg(long = "leaf", value_name = "URL")]
+        /// A remote `searchd leaf` to search beside the local shards (repeatable), or
+        /// replicas of the same shards as URL1|URL2: each call goes to the replica with the
+        /// fewest calls outstanding, fails over to another, and is hedged after the
+        /// replica's recent p95. A group none of whose replicas answers in time leaves the
+        /// answer partial.
+        #[arg(long = "leaf", value_name = "URL[|URL...]")]
         leaves: Vec<String>,
         /// Address to listen on [default: the config's searchd.listen, 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR")]
@@ -248,13 +251,13 @@ mod tests {
             "--leaf",
             "http://a:1",
             "--leaf",
-            "http://b:2",
+            "http://b:2|http://c:3",
         ])
         .expect("serve parses");
         let Command::Serve { leaves, .. } = cli.command else {
             panic!("not serve");
         };
-        assert_eq!(leaves, ["http://a:1", "http://b:2"]);
+        assert_eq!(leaves, ["http://a:1", "http://b:2|http://c:3"]);
         let cli =
             Cli::try_parse_from(["searchd", "leaf", "--data", "d", "--listen", "127.0.0.1:9"])
                 .expect("leaf parses");
@@ -295,6 +298,11 @@ mod tests {
             line.contains("not an http:// or https:// address"),
             "{line}"
         );
+        // A group of replicas: each address checked, none left empty.
+        let line = failed_root(dir.path(), "http://127.0.0.1:9|ftp://x", None).await;
+        assert!(line.contains("leaf \"ftp://x\": not an http://"), "{line}");
+        let line = failed_root(dir.path(), "http://127.0.0.1:9|", None).await;
+        assert!(line.contains("an empty replica address"), "{line}");
     }
 
     #[tokio::test]

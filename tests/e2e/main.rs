@@ -54,6 +54,9 @@
 //! - [`shards`]: the test web crawled into one store and into partitions, indexed: shards in
 //!   one process and a root with a `searchd leaf` over HTTP give one index's results and
 //!   scores; a leaf that is down leaves the answer partial.
+//! - [`replicas`]: a root over two `searchd leaf` processes holding the same 4 shards, under
+//!   load from several clients: one killed with SIGKILL midway, no answer partial, every
+//!   answer the one given with both up.
 //! - [`index_exchange`]: the indexer across machines: partitions split over two data
 //!   directories, built at once exchanging link contributions through Redis, give every
 //!   shard the in-links and anchor words one machine's build gives; the round leaves no keys.
@@ -93,6 +96,7 @@ mod pdfs;
 mod query_fuzz;
 mod ranking;
 mod render;
+mod replicas;
 mod resume;
 mod robot_http;
 mod sends;
