@@ -377,7 +377,7 @@ impl Crawler {
                 () = sleep_until_opt(deadline), if stop.is_none() => {
                     stop = Some(StopReason::MaxTime);
                 }
-                event = role_event(&mut role, slot_wanted) => {
+                event = PartitionRole::next_event_of(&mut role, slot_wanted) => {
                     if let Some(role) = role.as_mut()
                         && role.handle(event, &mut self.store, &mut frontier)?
                         && stop.is_none()
@@ -689,14 +689,6 @@ impl Crawler {
 /// A render's request failed: no answer, or a 429 or 5xx.
 fn is_failed_status(status: Option<u16>) -> bool {
     status.is_none_or(|status| status == 429 || status >= 500)
-}
-
-/// The role's next event; never, on one machine.
-async fn role_event(role: &mut Option<PartitionRole>, slot_wanted: bool) -> partition::RoleEvent {
-    match role {
-        Some(role) => role.next_event(slot_wanted).await,
-        None => std::future::pending().await,
-    }
 }
 
 async fn sleep_until_opt(at: Option<Instant>) {

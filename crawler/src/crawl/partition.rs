@@ -172,6 +172,14 @@ impl PartitionRole {
         Ok(())
     }
 
+    /// The next event of `role`; never, on one machine (no role).
+    pub(crate) async fn next_event_of(role: &mut Option<Self>, slot_wanted: bool) -> RoleEvent {
+        match role {
+            Some(role) => role.next_event(slot_wanted).await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Waits for the next thing the role must handle; `slot_wanted`: the loop is held up for
     /// want of a fetch slot.
     pub(crate) async fn next_event(&mut self, slot_wanted: bool) -> RoleEvent {
