@@ -33,7 +33,7 @@ use crate::complete::CompleteRequest;
 use crate::error::{AppError, recover_json, reject};
 use crate::handlers::{AppState, blocking};
 use crate::hit::{QuerySpec, TermsRequest};
-use crate::leaf::{DocumentRequest, HitsRequest, TopRequest};
+use crate::leaf::{DocumentRequest, HitsRequest, LocalShards, TopRequest};
 use crate::leaf_token::LeafToken;
 use crate::search_error::SearchError;
 
@@ -59,7 +59,7 @@ pub fn leaf_routes(
         .and(warp::body::json::<QuerySpec>())
         .and(state.clone())
         .and_then(|spec: QuerySpec, state: Arc<AppState>| async move {
-            let stats = blocking(&state, move |s| s.searcher.local().stats(&spec)).await?;
+            let stats = blocking(&state, move |s| indexed(s)?.stats(&spec)).await?;
             Ok::<_, warp::Rejection>(json(&stats))
         });
     let top = warp::path!("top")
@@ -67,7 +67,7 @@ pub fn leaf_routes(
         .and(warp::body::json::<TopRequest>())
         .and(state.clone())
         .and_then(|request: TopRequest, state: Arc<AppState>| async move {
-            let top = blocking(&state, move |s| s.searcher.local().top(&request)).await?;
+            let top = blocking(&state, move |s| indexed(s)?.top(&request)).await?;
             Ok::<_, warp::Rejection>(json(&top))
         });
     let hits = warp::path!("hits")
@@ -75,7 +75,7 @@ pub fn leaf_routes(
         .and(warp::body::json::<HitsRequest>())
         .and(state.clone())
         .and_then(|request: HitsRequest, state: Arc<AppState>| async move {
-            let hits = blocking(&state, move |s| s.searcher.local().hits(&request)).await?;
+            let hits = blocking(&state, move |s| indexed(s)?.hits(&request)).await?;
             Ok::<_, warp::Rejection>(json(&hits))
         });
     let document = warp::path!("document")
@@ -183,6 +183,14 @@ fn authorized(
             }
         })
         .untuple_one()
+}
+
+/// The leaf's shards, or [`SearchError::NoIndex`] (a 503) while none has an index: a root
+/// then counts the leaf missing, or asks another replica, where empty answers would leave
+/// its shards out of every answer unsaid.
+fn indexed(state: &AppState) -> Result<&LocalShards, SearchError> {
+    let local = state.searcher.local();
+    local.facts().map(|_| local).ok_or(SearchError::NoIndex)
 }
 
 fn json(value: &impl serde::Serialize) -> Response {

@@ -485,3 +485,25 @@ async fn a_leaf_with_a_token_answers_only_a_root_that_shows_it() {
     assert!(with.missing_shards.is_empty());
     assert!(with.total > without.total, "the leaf's pages are in");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leaf_without_an_index_answers_503_and_its_root_counts_it_missing() {
+    let docs = documents();
+    let local = partitioned(&docs, |p| p == 0);
+    let empty = tempfile::tempdir().expect("tempdir");
+    let (url, _stop) = leaf(empty.path()).await;
+    let (root_dir, leaf_url) = (local.path().to_path_buf(), url.clone());
+    let results = tokio::task::spawn_blocking(move || {
+        searcher(&root_dir)
+            .with_leaves(vec![remote(&leaf_url, 2_000)])
+            .search("river", 1, 50)
+            .expect("partial, not an error")
+    })
+    .await
+    .expect("searched");
+    assert_eq!(
+        results.missing_shards,
+        vec![url],
+        "a leaf with no index is missing, not empty"
+    );
+}
