@@ -409,7 +409,8 @@ fn page_fetches(web: &TestWeb, soak: SoakWeb) -> BTreeMap<(String, String), usiz
 }
 
 /// Asserts no page of `soak` was fetched more than twice; says how many were fetched twice.
-fn assert_fetched_at_most_twice(web: &TestWeb, soak: SoakWeb) {
+/// Returns how often each page was fetched.
+fn assert_fetched_at_most_twice(web: &TestWeb, soak: SoakWeb) -> BTreeMap<(String, String), usize> {
     let fetches = page_fetches(web, soak);
     let most = fetches.iter().max_by_key(|(_, n)| **n);
     assert!(
@@ -418,6 +419,26 @@ fn assert_fetched_at_most_twice(web: &TestWeb, soak: SoakWeb) {
     );
     let again = fetches.values().filter(|&&n| n > 1).count();
     eprintln!("{} pages fetched, {again} of them twice", fetches.len());
+    fetches
+}
+
+/// Asserts the partitions under `data` store every page of `expected` and no other, and that
+/// every link sent was applied and acknowledged; returns the pages stored.
+fn assert_stored_every_page(
+    data: &Path,
+    expected: &BTreeSet<String>,
+    redis: &RedisServer,
+) -> BTreeMap<String, u32> {
+    let pages = stored(data);
+    let urls: BTreeSet<String> = pages.keys().cloned().collect();
+    let missing: Vec<_> = expected.difference(&urls).collect();
+    assert!(
+        missing.is_empty(),
+        "every reachable page stored: {missing:?} missing"
+    );
+    assert_eq!(&urls, expected, "no other page");
+    assert_eq!(pending(redis), 0, "every link applied and acknowledged");
+    pages
 }
 
 /// `crawler status --redis --json` once every worker has gone: the crawl is done, and the

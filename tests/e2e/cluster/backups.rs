@@ -14,8 +14,8 @@ use shared::partition::{PartitionId, Partitions};
 use super::kills::{MAX_IN_FLIGHT, Rig, WEB, worker_args};
 use super::pauses::{until_done, until_requests};
 use super::{
-    PARTITIONS, WorkerProcess, assert_status_from_redis_after_the_crawl, expected_of, page_fetches,
-    pending, stored,
+    PARTITIONS, WorkerProcess, assert_fetched_at_most_twice,
+    assert_status_from_redis_after_the_crawl, assert_stored_every_page, expected_of,
 };
 use crate::faults::child::spawn;
 
@@ -96,27 +96,14 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     let mut survivors = workers.split_off(1);
     until_done(&mut survivors).await;
 
-    let pages = stored(&machines[1]);
-    let urls: std::collections::BTreeSet<String> = pages.keys().cloned().collect();
-    let missing: Vec<_> = expected.difference(&urls).collect();
-    assert!(
-        missing.is_empty(),
-        "every reachable page stored: {missing:?} missing"
-    );
-    assert_eq!(urls, expected, "no other page");
-    assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
+    let pages = assert_stored_every_page(&machines[1], &expected, &redis);
 
     // Fetched again: the pages of a's partitions first fetched after their last backup (and
     // at most the fetches in flight of a lease lost on the way, under load).
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
     let now = (Instant::now(), SystemTime::now());
     let instant_of = |at: SystemTime| now.0 - now.1.duration_since(at).unwrap_or_default();
-    let fetches = page_fetches(&web, WEB);
-    let most = fetches.iter().max_by_key(|(_, n)| **n);
-    assert!(
-        most.is_none_or(|(_, &n)| n <= 2),
-        "no page fetched more than twice: {most:?}"
-    );
+    let fetches = assert_fetched_at_most_twice(&web, WEB);
     let twice = fetches.values().filter(|&&n| n > 1).count();
     let requests = web.requests();
     let after_backup = fetches

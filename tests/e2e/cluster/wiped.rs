@@ -13,7 +13,7 @@ use super::kills::{Rig, WEB, worker_args};
 use super::pauses::{signal, until_requests};
 use super::{
     WorkerProcess, assert_fetched_at_most_twice, assert_status_from_redis_after_the_crawl,
-    coordination, expected_of, pending, stored,
+    assert_stored_every_page, coordination, expected_of,
 };
 use crate::faults::child::spawn;
 
@@ -101,15 +101,7 @@ async fn a_redis_restarted_empty_mid_crawl_loses_no_page() {
         assert!(status.success(), "a worker failed: {status}");
     }
 
-    let pages = stored(&data);
-    let urls: std::collections::BTreeSet<String> = pages.keys().cloned().collect();
-    let missing: Vec<_> = expected.difference(&urls).collect();
-    assert!(
-        missing.is_empty(),
-        "every reachable page stored: {missing:?} missing"
-    );
-    assert_eq!(urls, expected, "no other page");
-    assert_eq!(pending(&redis), 0, "every link applied and acknowledged");
+    let pages = assert_stored_every_page(&data, &expected, &redis);
     assert_fetched_at_most_twice(&web, WEB);
     // The settings the workers wrote again: `crawler status` reads the crawl as done.
     assert_status_from_redis_after_the_crawl(&redis, pages.len()).await;
