@@ -233,10 +233,12 @@ impl PartitionRole {
                 frontier.push(queued, now);
                 self.applied_through = self.applied_through.max(Some(through));
                 // With backups, a parcel is confirmed once a backup holds it.
-                let confirm = if self.backups.is_some() {
-                    Marks::new()
-                } else {
-                    marks
+                let confirm = match self.backups.as_mut() {
+                    Some(backups) => {
+                        backups.applied();
+                        Marks::new()
+                    }
+                    None => marks,
                 };
                 let _ = applied.send(confirm);
             }
@@ -257,14 +259,18 @@ impl PartitionRole {
     }
 
     /// Tells the worker the crawl's state, just before the loop waits; `settled`: nothing in
-    /// flight and nothing scheduled.
+    /// flight and nothing scheduled. A settled partition's parcels not yet in a backup get
+    /// one soon (their senders wait for it).
     pub(crate) fn report(
-        &self,
+        &mut self,
         settled: bool,
         store: &PageStore,
         frontier: &Frontier,
         progress: &CrawlProgress,
     ) {
+        if let (true, Some(backups)) = (settled, self.backups.as_mut()) {
+            backups.settled(Instant::now());
+        }
         let idle = settled && self.sender.is_done(store) && self.inbox.is_empty();
         self.state.send_modify(|state| {
             state.idle = idle;

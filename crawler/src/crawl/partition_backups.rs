@@ -3,6 +3,11 @@
 //! written, the parcels it holds are confirmed to their senders and the backup recorded in
 //! Redis (the sink's [`OutboxSink::backed_up`]). A backup that fails is said and tried again
 //! an interval later.
+//!
+//! Senders wait for those confirmations, and the crawl ends only when nothing is left
+//! unconfirmed, so a partition that settles (nothing to fetch, nothing in flight) with
+//! parcels applied since its last backup is backed up within [`SETTLED_BACKUP`] rather than
+//! at its next interval: the crawl's end waits about a second, not up to an interval.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,6 +22,11 @@ use super::parcel_send::OutboxSink;
 use crate::error::Error;
 use crate::store::backup::{BackupRecord, BackupSource};
 use crate::store::{Marks, PageStore};
+
+/// How soon a partition that settled with parcels applied since its last backup is backed
+/// up (and never sooner than this after the last one ended, so the trickle of a crawl's last
+/// links makes at most one backup a second).
+pub(crate) const SETTLED_BACKUP: Duration = Duration::from_secs(1);
 
 /// A backup written, and the marks of the parcels it holds; or why not.
 type Written = Result<(BackupRecord, Marks), String>;
@@ -34,10 +44,52 @@ pub(crate) struct PartitionBackups {
     partition: PartitionId,
     /// The partition's backup directory (`BACKUP/p-NNN`).
     dir: PathBuf,
-    every: Duration,
-    next: Instant,
+    schedule: Schedule,
     writing: Option<JoinHandle<Written>>,
     sink: Arc<dyn OutboxSink>,
+}
+
+/// When a partition's next backup is due.
+#[derive(Debug)]
+struct Schedule {
+    every: Duration,
+    next: Instant,
+    /// Parcels were applied since the last backup started.
+    unsaved: bool,
+    /// When the last backup ended (or the backups began).
+    last_ended: Instant,
+}
+
+impl Schedule {
+    /// The first backup an interval from `now`.
+    fn new(every: Duration, now: Instant) -> Self {
+        Self {
+            every,
+            next: now + every,
+            unsaved: false,
+            last_ended: now,
+        }
+    }
+
+    /// The partition settled at `now`: with parcels applied since the last backup, the
+    /// next one is brought forward to [`SETTLED_BACKUP`] after the last one ended.
+    fn settled(&mut self, now: Instant) {
+        if self.unsaved {
+            let soon = (self.last_ended + SETTLED_BACKUP).max(now);
+            self.next = self.next.min(soon);
+        }
+    }
+
+    /// A backup starts: it holds every parcel applied so far.
+    fn started(&mut self) {
+        self.unsaved = false;
+    }
+
+    /// The backup under way ended at `now` (written or not): the next an interval later.
+    fn ended(&mut self, now: Instant) {
+        self.last_ended = now;
+        self.next = now + self.every;
+    }
 }
 
 impl PartitionBackups {
@@ -51,10 +103,21 @@ impl PartitionBackups {
         Self {
             partition,
             dir,
-            every,
-            next: Instant::now() + every,
+            schedule: Schedule::new(every, Instant::now()),
             writing: None,
             sink,
+        }
+    }
+
+    /// Parcels were applied: the next backup has something senders wait for.
+    pub(crate) fn applied(&mut self) {
+        self.schedule.unsaved = true;
+    }
+
+    /// The partition settled at `now`: parcels applied since the last backup get one soon.
+    pub(crate) fn settled(&mut self, now: Instant) {
+        if self.writing.is_none() {
+            self.schedule.settled(now);
         }
     }
 
@@ -67,7 +130,7 @@ impl PartitionBackups {
                 BackupEvent::Written(written)
             }
             None => {
-                tokio::time::sleep_until(self.next).await;
+                tokio::time::sleep_until(self.schedule.next).await;
                 BackupEvent::Due
             }
         }
@@ -107,6 +170,7 @@ impl PartitionBackups {
     pub(crate) fn handle(&mut self, event: BackupEvent, store: &PageStore) -> Result<(), Error> {
         match event {
             BackupEvent::Due => {
+                self.schedule.started();
                 let source = store.backup_source()?;
                 let dir = self.dir.clone();
                 self.writing = Some(tokio::task::spawn_blocking(move || write(&source, &dir)));
@@ -121,11 +185,11 @@ impl PartitionBackups {
                         debug!(%partition, %error, "a backup not yet said in Redis");
                     }
                 });
-                self.next = Instant::now() + self.every;
+                self.schedule.ended(Instant::now());
             }
             BackupEvent::Written(Err(error)) => {
                 warn!(partition = %self.partition, %error, "partition not backed up: trying again at the next interval");
-                self.next = Instant::now() + self.every;
+                self.schedule.ended(Instant::now());
             }
         }
         Ok(())
@@ -138,4 +202,39 @@ fn write(source: &BackupSource, dir: &std::path::Path) -> Written {
         .write(dir, shared::now_ms())
         .map_err(|e| e.to_string())?;
     Ok((record, source.marks.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_settled_partition_with_parcels_not_backed_up_is_backed_up_within_a_second() {
+        let every = Duration::from_secs(600);
+        let start = Instant::now();
+        let mut schedule = Schedule::new(every, start);
+        schedule.settled(start);
+        assert_eq!(schedule.next, start + every, "nothing applied: no hurry");
+
+        schedule.unsaved = true;
+        schedule.settled(start);
+        assert_eq!(
+            schedule.next,
+            start + SETTLED_BACKUP,
+            "a second after the start"
+        );
+        schedule.started();
+        let ended = start + Duration::from_secs(3);
+        schedule.ended(ended);
+        assert_eq!(schedule.next, ended + every);
+
+        // The trickle of a crawl's last links: one backup a second at most.
+        schedule.unsaved = true;
+        let soon = ended + Duration::from_millis(100);
+        schedule.settled(soon);
+        assert_eq!(schedule.next, ended + SETTLED_BACKUP);
+        let later = ended + Duration::from_secs(5);
+        schedule.settled(later);
+        assert_eq!(schedule.next, ended + SETTLED_BACKUP, "never put back");
+    }
 }

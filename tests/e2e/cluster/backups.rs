@@ -142,3 +142,31 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
         "each partition's backup: {status}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_ends_without_waiting_for_its_backup_interval() {
+    // An hour between backups: the crawl ends only if a settled partition is backed up at
+    // once, its senders waiting for the confirmations only a backup gives.
+    let web = testweb::TestWeb::start_on(super::WEB, &super::addresses()).await;
+    let redis = testweb::RedisServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let backups = dir.path().join("backups");
+    let mut options = super::options(&web, &redis.url(), &data, true);
+    options.backups = Some(crawler::cluster::Backups {
+        dir: backups.clone(),
+        every: Duration::from_secs(3600),
+    });
+    let worker = crawler::cluster::run_worker(options, std::future::pending());
+    tokio::time::timeout(Duration::from_secs(90), worker)
+        .await
+        .expect("the crawl ends long before its first interval")
+        .expect("the worker crawls");
+    let urls: std::collections::BTreeSet<String> = super::stored(&data).into_keys().collect();
+    assert_eq!(urls, super::expected(&web), "every reachable page stored");
+    assert_eq!(
+        backed_up(&backups).len(),
+        PARTITIONS as usize,
+        "every partition backed up"
+    );
+}
