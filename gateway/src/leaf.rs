@@ -199,6 +199,15 @@ impl LocalShards {
             .collect()
     }
 
+    /// The shards without an index loaded, by directory name (`p-001`).
+    pub(crate) fn unindexed(&self) -> Vec<String> {
+        self.shards
+            .iter()
+            .filter(|shard| shard.current().is_none())
+            .filter_map(|shard| Some(shard.data().file_name()?.to_string_lossy().into_owned()))
+            .collect()
+    }
+
     /// Whether any shard has an index loaded.
     pub(crate) fn any_loaded(&self) -> bool {
         self.shards.iter().any(|s| s.current().is_some())
@@ -308,6 +317,7 @@ impl LocalShards {
                 .map_err(|error| SearchError::of_query(&spec.text, error))?;
             sum = sum.plus(stats);
         }
+        sum.unindexed = self.unindexed();
         Ok(sum)
     }
 
@@ -320,6 +330,7 @@ impl LocalShards {
         match shards.as_slice() {
             [only] => Ok(ShardStats {
                 hosts: hosts(&only.searcher, &only.loaded.fields),
+                unindexed: self.unindexed(),
                 ..ShardStats::default()
             }),
             _ => self.stats(spec),

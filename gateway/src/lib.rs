@@ -98,6 +98,7 @@ mod images;
 mod latency;
 mod lazy_union;
 mod leaf;
+mod leaf_ca;
 mod leaf_routes;
 mod leaf_token;
 mod merge;
@@ -154,6 +155,7 @@ pub use images::handlers::images_json;
 pub use images::query::{FilterError, ImageRequest};
 pub use images::search::{ImageHit, ImageResults, thumbnail_path};
 pub use leaf::{DocumentRequest, HitsRequest, LocalShards, TopAnswer, TopHit, TopRequest};
+pub use leaf_ca::LeafCa;
 pub use leaf_token::LeafToken;
 pub use metrics::GatewayMetrics;
 pub use query::UserQuery;
@@ -198,16 +200,29 @@ pub async fn serve_root(
 ) -> Result<(), AppError> {
     let runtime = tokio::runtime::Handle::current();
     let token = leaf_token(&config.searchd)?;
+    let ca = config
+        .searchd
+        .leaf_ca_file
+        .as_deref()
+        .map(LeafCa::read)
+        .transpose()
+        .map_err(AppError::Config)?;
     let remotes = leaves
         .iter()
         .map(|spec| {
             LeafGroup::parse(spec, |url| {
-                RemoteLeaf::new(url, config.searchd.leaf_timeout, runtime.clone())
-                    .map(|leaf| leaf.with_token(token.clone()))
+                RemoteLeaf::new(
+                    url,
+                    config.searchd.leaf_timeout,
+                    runtime.clone(),
+                    ca.as_ref(),
+                )
+                .map(|leaf| leaf.with_token(token.clone()))
             })
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(AppError::BadRequest)?;
+    let listener = with_tls(listener, &config.searchd)?;
     let state = open_state(data, &config).await?;
     let state = AppState {
         searcher: state.searcher.with_leaves(remotes),
@@ -232,6 +247,7 @@ pub async fn serve_leaf(
             "this leaf answers any caller: set [searchd] leaf_token_file (and the same on its roots), or keep it on a private network"
         );
     }
+    let listener = with_tls(listener, &config.searchd)?;
     let state = open_state(data, &config).await?.with_leaf_token(token);
     let limits = limits(&config.searchd);
     run_leaf(listener, Arc::new(state), limits, shutdown).await;
@@ -249,6 +265,21 @@ fn leaf_token(config: &shared::config::SearchdConfig) -> Result<Option<LeafToken
         .map_err(AppError::Config)
 }
 
+/// `listener`, answering HTTPS with `[searchd] tls_cert_file` and `tls_key_file` when set;
+/// files that cannot be used stop the server with one line saying why.
+fn with_tls(
+    listener: tokio::net::TcpListener,
+    config: &shared::config::SearchdConfig,
+) -> Result<service::Listener, AppError> {
+    let tls = config
+        .tls
+        .as_ref()
+        .map(|files| service::ServerTls::from_pem_files(&files.cert, &files.key))
+        .transpose()
+        .map_err(AppError::Config)?;
+    Ok(service::Listener::from(listener).with_tls(tls))
+}
+
 /// The handlers' state over the shards of `data`, opened off the async threads.
 async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, AppError> {
     let ranking = config.ranking.clone();
@@ -262,7 +293,7 @@ async fn open_state(data: PathBuf, config: &shared::Config) -> Result<AppState, 
 
 /// [`run`] for a leaf: `state`'s shards on the `/leaf/...` routes, reloaded as [`run`] does.
 pub async fn run_leaf(
-    listener: tokio::net::TcpListener,
+    listener: impl Into<service::Listener>,
     state: Arc<AppState>,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -278,7 +309,7 @@ pub async fn run_leaf(
 /// Serves `state` on `listener` within `limits` until `shutdown` completes, checking every
 /// [`RELOAD_EVERY`] for a new index generation. Connections in flight are finished first.
 pub async fn run(
-    listener: tokio::net::TcpListener,
+    listener: impl Into<service::Listener>,
     state: Arc<AppState>,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,

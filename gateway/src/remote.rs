@@ -19,6 +19,7 @@ use crate::metrics::SearchMetrics;
 use serde::de::DeserializeOwned;
 use tokio::runtime::Handle;
 
+use crate::leaf_ca::LeafCa;
 use crate::leaf_token::LeafToken;
 
 /// Largest answer read from a leaf.
@@ -49,19 +50,28 @@ pub enum LeafHealth {
 }
 
 impl RemoteLeaf {
-    /// The leaf at `base` (`http://host:port`), each call cut off after `timeout`, sent on
-    /// `runtime`. Fails on an address that is not an `http` or `https` URL.
-    pub fn new(base: &str, timeout: Duration, runtime: Handle) -> Result<Self, String> {
+    /// The leaf at `base` (`http://host:port`, or `https://` with TLS), each call cut off
+    /// after `timeout`, sent on `runtime`; over `https`, its certificate must be signed by
+    /// one of `ca` when given, else by one the system trusts. Fails on an address that is
+    /// not an `http` or `https` URL.
+    pub fn new(
+        base: &str,
+        timeout: Duration,
+        runtime: Handle,
+        ca: Option<&LeafCa>,
+    ) -> Result<Self, String> {
         let parsed = url::Url::parse(base).map_err(|e| format!("leaf {base:?}: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
             return Err(format!("leaf {base:?}: not an http:// or https:// address"));
         }
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        let mut client = reqwest::Client::builder()
             .timeout(timeout)
-            .connect_timeout(timeout)
-            .build()
-            .map_err(|e| format!("leaf {base}: {e}"))?;
+            .connect_timeout(timeout);
+        if let Some(ca) = ca {
+            client = client.tls_certs_only(ca.certificates().iter().cloned());
+        }
+        let client = client.build().map_err(|e| format!("leaf {base}: {e}"))?;
         Ok(Self {
             base: base.trim_end_matches('/').to_string(),
             client,
@@ -103,7 +113,7 @@ impl RemoteLeaf {
         let answer = match request.send().await {
             Ok(response) if response.status().is_success() => Ok(()),
             Ok(response) => Err(format!("answered {}", response.status())),
-            Err(error) => Err(error.to_string()),
+            Err(error) => Err(with_causes(&error)),
         };
         self.record(started.elapsed(), answer.err());
     }
@@ -164,7 +174,7 @@ async fn post<A: DeserializeOwned>(
     if let Some(token) = token {
         request = request.header("authorization", token);
     }
-    let response = request.send().await.map_err(|e| e.to_string())?;
+    let response = request.send().await.map_err(|e| with_causes(&e))?;
     let status = response.status();
     // Read a chunk at a time, so that an answer over the limit is cut off, not held.
     let mut response = response;
@@ -180,4 +190,20 @@ async fn post<A: DeserializeOwned>(
         return Err(format!("answered {status}: {text}"));
     }
     serde_json::from_slice(&bytes).map_err(|e| format!("answer not understood: {e}"))
+}
+
+/// An error and its causes, in one line: reqwest's own says only "error sending request",
+/// while the cause says why (refused, a certificate not trusted, ...).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !line.contains(&said) {
+            line.push_str(": ");
+            line.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    line
 }

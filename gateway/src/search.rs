@@ -468,10 +468,19 @@ impl Searcher {
         } else {
             self.local.stats(spec)?
         };
+        // Shards without an index yet: their documents are in no answer, said as missing.
+        missing.append(&mut stats.unindexed);
         let mut answering = Vec::new();
         for (i, pending) in asked.into_iter().enumerate() {
             match answered(pending.wait(), missing, &self.leaves[i]) {
-                Some(leaf_stats) => {
+                Some(mut leaf_stats) => {
+                    let leaf = self.leaves[i].name();
+                    missing.extend(
+                        leaf_stats
+                            .unindexed
+                            .drain(..)
+                            .map(|p| format!("{leaf}/{p}")),
+                    );
                     stats = stats.plus(leaf_stats);
                     answering.push(i);
                 }

@@ -227,7 +227,7 @@ pub(crate) fn test_token() -> LeafToken {
 
 pub(crate) fn remote(url: &str, timeout_ms: u64) -> RemoteLeaf {
     let handle = tokio::runtime::Handle::current();
-    RemoteLeaf::new(url, Duration::from_millis(timeout_ms), handle).expect("leaf")
+    RemoteLeaf::new(url, Duration::from_millis(timeout_ms), handle, None).expect("leaf")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -506,4 +506,47 @@ async fn a_leaf_without_an_index_answers_503_and_its_root_counts_it_missing() {
         vec![url],
         "a leaf with no index is missing, not empty"
     );
+}
+
+/// Lists partition `p` of `data` by its store, as a crawl does, with no index built yet.
+fn crawled_not_indexed(data: &Path, p: u32) {
+    let dir = shared::partition::PartitionId::new(p).data_dir(data);
+    let store = shared::store::store_dir(&dir);
+    std::fs::create_dir_all(&store).expect("store dir");
+    std::fs::write(store.join("CURRENT"), "MANIFEST-000001\n").expect("store CURRENT");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shards_not_yet_indexed_are_named_missing_by_the_root_and_through_a_leaf() {
+    let docs = documents();
+    // The root: partition 0 indexed, 2 crawled and not indexed yet.
+    let near = partitioned(&docs, |p| p == 0);
+    crawled_not_indexed(near.path(), 2);
+    // The leaf: partition 2 indexed, 1 crawled and not indexed yet.
+    let far = partitioned(&docs, |p| p == 2);
+    crawled_not_indexed(far.path(), 1);
+    let (url, _stop) = leaf(far.path()).await;
+    let (root_dir, leaf_url) = (near.path().to_path_buf(), url.clone());
+    let (alone, with_leaf) = tokio::task::spawn_blocking(move || {
+        let alone = searcher(&root_dir).search("river", 1, 50).expect("partial");
+        let with_leaf = searcher(&root_dir)
+            .with_leaves(vec![remote(&leaf_url, 2_000)])
+            .search("river", 1, 50)
+            .expect("partial, not an error");
+        (alone, with_leaf)
+    })
+    .await
+    .expect("searched");
+    assert_eq!(alone.missing_shards, ["p-002"], "the root's own");
+    assert!(alone.total > 0, "the indexed shard answers");
+    assert_eq!(
+        with_leaf.missing_shards,
+        [format!("{url}/p-001"), "p-002".to_string()],
+        "the leaf's, named by the leaf"
+    );
+    assert!(
+        with_leaf.total > alone.total,
+        "the leaf's indexed shard answers"
+    );
+    assert_eq!(crate::results_json(&with_leaf)["partial"], true);
 }

@@ -50,6 +50,10 @@ pub struct ShardStats {
     pub doc_freqs: BTreeMap<String, u64>,
     /// The hosts of its documents.
     pub hosts: Hosts,
+    /// The shards of a leaf (or of the root) that have no index yet, by directory name
+    /// (`p-001`): their documents are in none of the answers, which the root says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unindexed: Vec<String>,
 }
 
 impl ShardStats {
@@ -82,6 +86,7 @@ impl ShardStats {
             *self.doc_freqs.entry(term).or_default() += freq;
         }
         self.hosts = std::mem::take(&mut self.hosts).and(other.hosts);
+        self.unindexed.extend(other.unindexed);
         self
     }
 }
@@ -177,6 +182,7 @@ mod tests {
             tokens: BTreeMap::from([(3, docs * 10)]),
             doc_freqs: BTreeMap::from([("00ab".to_string(), freq)]),
             hosts: one("a"),
+            unindexed: Vec::new(),
         };
         let sum = stats(5, 2).plus(stats(7, 1));
         assert_eq!(

@@ -104,8 +104,9 @@ async fn serve(
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     println!(
-        "searchd: serving {} at http://{}/",
+        "searchd: serving {} at {}://{}/",
         data.display(),
+        scheme(&config),
         listener.local_addr()?
     );
     gateway::serve_root(
@@ -126,6 +127,15 @@ fn holds_a_crawl(data: &std::path::Path) -> anyhow::Result<bool> {
         || !shared::partition::local_partitions(data)?.is_empty())
 }
 
+/// `https` when `[searchd]` names a certificate, else `http`.
+fn scheme(config: &shared::Config) -> &'static str {
+    if config.searchd.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    }
+}
+
 /// `searchd leaf`: this directory's shards, to a remote root.
 async fn leaf(data: PathBuf, listen: SocketAddr, config: Option<PathBuf>) -> anyhow::Result<()> {
     let config = shared::Config::load(config.as_deref())?;
@@ -139,8 +149,9 @@ async fn leaf(data: PathBuf, listen: SocketAddr, config: Option<PathBuf>) -> any
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     println!(
-        "searchd: leaf serving {} at http://{}/leaf/",
+        "searchd: leaf serving {} at {}://{}/leaf/",
         data.display(),
+        scheme(&config),
         listener.local_addr()?
     );
     gateway::serve_leaf(listener, data, config, service::shutdown::requested()).await?;

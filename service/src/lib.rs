@@ -7,6 +7,7 @@
 //!   `prometheus-client`'s (each program registers its own, with the workspace's version);
 //! - [`health`]: `/healthz` (the process answers) and `/readyz` (it can take work, or the
 //!   one-line reason it cannot), plain 200 or 503;
+//! - [`tls`]: HTTPS on a listener, from PEM files, renewed certificates taken as they come;
 //! - [`shutdown`]: SIGINT or SIGTERM, either one the orderly stop Ctrl-C starts;
 //! - [`listen`]: the `--metrics-listen` address (a port alone is loopback) and its listener,
 //!   serving `/metrics`, `/healthz` and `/readyz` for a program with no HTTP of its own.
@@ -23,5 +24,9 @@ pub mod listen;
 pub mod metrics;
 pub mod server;
 pub mod shutdown;
+pub mod tls;
+#[cfg(test)]
+mod tls_tests;
 
-pub use server::Limits;
+pub use server::{Limits, Listener};
+pub use tls::ServerTls;

@@ -8,6 +8,8 @@
 //! - A request (its body read and its answer built) gets [`Limits::request_timeout`]; past
 //!   that it is answered `503` (searchd's searches also wait for a slot within that time).
 //! - On shutdown the listener closes and the connections in flight finish first.
+//! - A [`Listener`] with TLS answers HTTPS (see `tls`); the handshake is a connection's
+//!   first step, within the header timeout.
 //!
 //! Every answer, a timed-out request's included, is counted by [`HttpMetrics`] when given:
 //! by route and status, and its time by route.
@@ -19,13 +21,14 @@ use std::time::{Duration, Instant};
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_service::Service;
 use warp::reply::Response;
 
 use crate::metrics::HttpMetrics;
+use crate::tls::ServerTls;
 
 /// The bounds of `serve`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,11 +53,38 @@ impl Limits {
     }
 }
 
+/// Where a server listens: a bound TCP listener, answering HTTPS when it has TLS.
+#[derive(Debug)]
+pub struct Listener {
+    tcp: TcpListener,
+    tls: Option<ServerTls>,
+}
+
+impl From<TcpListener> for Listener {
+    fn from(tcp: TcpListener) -> Self {
+        Self { tcp, tls: None }
+    }
+}
+
+impl Listener {
+    /// The same listener, answering HTTPS with `tls` (plain HTTP with `None`).
+    pub fn with_tls(self, tls: Option<ServerTls>) -> Self {
+        Self { tls, ..self }
+    }
+
+    /// `https` or `http`.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() { "https" } else { "http" }
+    }
+}
+
 /// Serves `routes` on `listener` within `limits` until `shutdown` completes; connections in
 /// flight are finished first. `overloaded` answers a request (given its path) that ran out
-/// of time. `metrics`, when given, counts every answer.
+/// of time. `metrics`, when given, counts every answer. With TLS, a client gets
+/// [`Limits::header_timeout`] for its handshake too, and the certificate files are watched
+/// for a renewal (see `tls`).
 pub async fn serve<F>(
-    listener: TcpListener,
+    listener: impl Into<Listener>,
     routes: F,
     limits: Limits,
     overloaded: fn(&str) -> Response,
@@ -63,19 +93,77 @@ pub async fn serve<F>(
 ) where
     F: warp::Filter<Extract = (Response,), Error = Infallible> + Clone + Send + Sync + 'static,
 {
+    let Listener { tcp, tls } = listener.into();
+    let reloader = tls.clone().map(|tls| tokio::spawn(tls.reload_forever()));
     let graceful = GracefulShutdown::new();
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
             () = &mut shutdown => break,
-            accepted = accept(&listener, &connections) => accepted,
+            accepted = accept(&tcp, &connections) => accepted,
         };
         let Some((stream, permit)) = accepted else {
             continue;
         };
-        let service = warp::service(routes.clone());
-        let metrics = metrics.clone();
+        let answering = Answering {
+            service: warp::service(routes.clone()),
+            limits,
+            overloaded,
+            metrics: metrics.clone(),
+        };
+        let watcher = graceful.watcher();
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            match tls {
+                None => answering.serve(TokioIo::new(stream), watcher).await,
+                Some(tls) => {
+                    let handshake = tls.acceptor().accept(stream);
+                    match tokio::time::timeout(limits.header_timeout, handshake).await {
+                        Ok(Ok(stream)) => answering.serve(TokioIo::new(stream), watcher).await,
+                        Ok(Err(error)) => tracing::debug!(%error, "TLS handshake failed"),
+                        Err(_elapsed) => tracing::debug!("TLS handshake timed out"),
+                    }
+                }
+            }
+            drop(permit);
+        });
+    }
+    drop(tcp);
+    if let Some(reloader) = reloader {
+        reloader.abort();
+    }
+    graceful.shutdown().await;
+}
+
+/// What answers the requests of one connection.
+struct Answering<S> {
+    service: S,
+    limits: Limits,
+    overloaded: fn(&str) -> Response,
+    metrics: Option<HttpMetrics>,
+}
+
+impl<S> Answering<S>
+where
+    S: Service<hyper::Request<Incoming>, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    /// Serves the connection `io` until it ends, within the limits; a graceful shutdown
+    /// seen by `watcher` ends it after the request in flight.
+    async fn serve<I>(self, io: I, watcher: Watcher)
+    where
+        I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+    {
+        let Self {
+            service,
+            limits,
+            overloaded,
+            metrics,
+        } = self;
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let mut service = service.clone();
             let path = request.uri().path().to_string();
@@ -97,17 +185,11 @@ pub async fn serve<F>(
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
-            .serve_connection(TokioIo::new(stream), service);
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended");
-            }
-            drop(permit);
-        });
+            .serve_connection(io, service);
+        if let Err(error) = watcher.watch(connection).await {
+            tracing::debug!(%error, "connection ended");
+        }
     }
-    drop(listener);
-    graceful.shutdown().await;
 }
 
 /// The next connection, once one of `connections` is free (`None`: a failed accept, after a

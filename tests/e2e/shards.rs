@@ -1,8 +1,9 @@
 //! Index and search over shards: the test web's hosts crawled once into one store, and once
 //! per partition (each partition crawling the hosts `Partitions::of_host` gives it), both
-//! indexed by the indexer; searched in-process and through `searchd leaf` over HTTP, the
-//! shards give one index's results and scores, and a leaf that is down leaves the answer
-//! partial with the other shards' hits.
+//! indexed by the indexer; searched in-process and through `searchd leaf` over HTTPS with
+//! the leaf token (a certificate the test's own CA signed), the shards give one index's
+//! results and scores; a leaf that is down, or asked without the token, in clear or without
+//! trusting its CA, leaves the answer partial with the other shards' hits.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -88,13 +89,22 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
-    let leaf_url = format!("http://{}", listener.local_addr().expect("addr"));
-    // The leaf answers only a root that shows the token of its `leaf_token_file`.
-    let token_file = leaf_data.path().join("leaf-token");
+    let address = listener.local_addr().expect("addr");
+    let leaf_url = format!("https://{address}");
+    // The leaf answers only a root that shows the token of its `leaf_token_file`, over TLS
+    // with a certificate the root's `leaf_ca_file` signed.
+    let secrets = tempfile::tempdir().expect("tempdir");
+    let token_file = secrets.path().join("leaf-token");
     std::fs::write(&token_file, "shared-by-the-root-and-its-leaf\n").expect("token written");
+    let certs = testweb::TestCerts::write(secrets.path());
     let mut config = shared::Config::load(None).expect("the default config");
     config.searchd.leaf_token_file = Some(token_file.clone());
+    config.searchd.tls = Some(shared::config::TlsFiles {
+        cert: certs.cert.clone(),
+        key: certs.key.clone(),
+    });
     let token = gateway::LeafToken::read(&token_file).expect("the token");
+    let ca = gateway::LeafCa::read(&certs.ca).expect("the CA");
     tokio::spawn(gateway::serve_leaf(
         listener,
         leaf_data.path().to_path_buf(),
@@ -107,13 +117,21 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
     };
     let handle = tokio::runtime::Handle::current();
     let leaf = |url: &str| {
-        RemoteLeaf::new(url, Duration::from_secs(2), handle.clone())
+        RemoteLeaf::new(url, Duration::from_secs(2), handle.clone(), Some(&ca))
             .expect("leaf")
             .with_token(Some(token.clone()))
     };
-    // Without the token: refused, so missing from the answer.
+    // Without the token, in clear, or not trusting the leaf's CA: missing from the answer.
     let stranger = open(sharded.path()).with_leaves(vec![
-        RemoteLeaf::new(&leaf_url, Duration::from_secs(2), handle.clone()).expect("leaf"),
+        RemoteLeaf::new(&leaf_url, Duration::from_secs(2), handle.clone(), Some(&ca))
+            .expect("leaf"),
+    ]);
+    let in_clear = format!("http://{address}");
+    let clear = open(sharded.path()).with_leaves(vec![leaf(&in_clear)]);
+    let untrusting = open(sharded.path()).with_leaves(vec![
+        RemoteLeaf::new(&leaf_url, Duration::from_secs(2), handle.clone(), None)
+            .expect("leaf")
+            .with_token(Some(token.clone())),
     ]);
     let root = open(sharded.path()).with_leaves(vec![leaf(&leaf_url)]);
     let root_with_down = open(sharded.path()).with_leaves(vec![leaf(&leaf_url), leaf(&down)]);
@@ -136,6 +154,16 @@ async fn shards_crawled_apart_answer_as_one_index_and_a_down_leaf_is_partial() {
             refused.missing_shards,
             vec![leaf_url.clone()],
             "no token, no leaf"
+        );
+        let refused = clear.search("page", 1, 10).expect("partial, not an error");
+        assert_eq!(refused.missing_shards, vec![in_clear], "no clear text");
+        let refused = untrusting
+            .search("page", 1, 10)
+            .expect("partial, not an error");
+        assert_eq!(
+            refused.missing_shards,
+            vec![leaf_url.clone()],
+            "a certificate no trusted CA signed"
         );
         let page = alone.search("page", 1, 10).expect("the root's shard alone");
         let everything = one.search("page", 1, 10).expect("one index");

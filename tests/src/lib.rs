@@ -49,6 +49,7 @@
 //! ```
 
 pub mod big;
+mod certs;
 pub mod charsets;
 pub mod copies;
 pub mod dated;
@@ -89,6 +90,7 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 pub use big::{BIG_SITE_PAGES, big_site_paths};
+pub use certs::TestCerts;
 pub use charsets::{CHARSET_PATHS, LATIN1_META_TEXT, SJIS_HEADER_TEXT, SJIS_META_TEXT};
 pub use copies::{
     COPIES_BEHIND_NEAR_DUPLICATE, COPIES_CANONICAL, COPIES_CANONICAL_COPIES, COPIES_CANONICAL_WORD,

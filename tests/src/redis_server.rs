@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::certs::TestCerts;
+
 /// A running `redis-server` of one test.
 #[derive(Debug)]
 pub struct RedisServer {
@@ -17,44 +19,6 @@ pub struct RedisServer {
     password: Option<String>,
     /// The TLS port and the CA's certificate, when it speaks TLS.
     tls: Option<(u16, PathBuf)>,
-}
-
-/// The PEM files of a TLS server: its certificate and key, and the CA that signed it.
-struct TlsFiles {
-    ca: PathBuf,
-    cert: PathBuf,
-    key: PathBuf,
-}
-
-impl TlsFiles {
-    /// Makes a CA and a certificate for `127.0.0.1` and `localhost` signed by it, in `dir`.
-    fn write(dir: &Path) -> TlsFiles {
-        use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
-        let ca_key = KeyPair::generate().expect("a CA key");
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca = ca_params.self_signed(&ca_key).expect("the CA");
-        let key = KeyPair::generate().expect("a server key");
-        let params = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".into()])
-            .expect("server params");
-        let issuer = rcgen::Issuer::new(ca_params, ca_key);
-        let cert = params
-            .signed_by(&key, &issuer)
-            .expect("the server certificate");
-        let files = TlsFiles {
-            ca: dir.join("ca.pem"),
-            cert: dir.join("server.pem"),
-            key: dir.join("server.key"),
-        };
-        for (file, pem) in [
-            (&files.ca, ca.pem()),
-            (&files.cert, cert.pem()),
-            (&files.key, key.serialize_pem()),
-        ] {
-            std::fs::write(file, pem).expect("a PEM file written");
-        }
-        files
-    }
 }
 
 fn path(file: &Path) -> String {
@@ -77,7 +41,7 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let files = TlsFiles::write(&server.dir);
+        let files = TestCerts::write(&server.dir);
         server.extra = vec![
             "--tls-port".into(),
             port.to_string(),

@@ -49,7 +49,7 @@ pub use patterns::UrlPatterns;
 pub use ranking::RankingConfig;
 pub use raw::{RawConfig, RawCrawlerConfig, RawHostOverride, RawSearchdConfig};
 pub use render::{RenderMode, RenderSettings, Resource, ResourceSet};
-pub use searchd::SearchdConfig;
+pub use searchd::{SearchdConfig, TlsFiles};
 
 /// The whole configuration, checked and typed: what the programs use.
 #[derive(Clone, Debug)]

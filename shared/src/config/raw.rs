@@ -282,6 +282,14 @@ pub struct RawSearchdConfig {
     /// A file holding the token a root and its leaves share (`searchd serve --leaf` sends
     /// it, `searchd leaf` requires it); none by default: a leaf then answers any caller.
     pub leaf_token_file: Option<std::path::PathBuf>,
+    /// The PEM file of this server's certificate chain: with `tls_key_file`, `searchd serve`
+    /// and `searchd leaf` answer HTTPS only; none by default (plain HTTP).
+    pub tls_cert_file: Option<std::path::PathBuf>,
+    /// The PEM file of the private key of `tls_cert_file`'s certificate.
+    pub tls_key_file: Option<std::path::PathBuf>,
+    /// The PEM file of the certificate authorities a root trusts for its `https://` leaves,
+    /// in place of the system's; none by default.
+    pub leaf_ca_file: Option<std::path::PathBuf>,
 }
 
 impl Default for RawSearchdConfig {
@@ -298,6 +306,9 @@ impl Default for RawSearchdConfig {
             answer_cache: 1_000,
             synonyms: None,
             leaf_token_file: None,
+            tls_cert_file: None,
+            tls_key_file: None,
+            leaf_ca_file: None,
         }
     }
 }

@@ -34,6 +34,21 @@ pub struct SearchdConfig {
     pub synonyms: Option<std::path::PathBuf>,
     /// The file of the token a root and its leaves share, if any.
     pub leaf_token_file: Option<std::path::PathBuf>,
+    /// The certificate and key files this server answers HTTPS with, if any.
+    pub tls: Option<TlsFiles>,
+    /// The certificate authorities a root trusts for its `https://` leaves, if not the
+    /// system's.
+    pub leaf_ca_file: Option<std::path::PathBuf>,
+}
+
+/// A server's certificate chain and its private key, PEM files (`[searchd] tls_cert_file`
+/// and `tls_key_file`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, the server's own first.
+    pub cert: std::path::PathBuf,
+    /// The private key of the first certificate.
+    pub key: std::path::PathBuf,
 }
 
 impl RawSearchdConfig {
@@ -62,6 +77,26 @@ impl RawSearchdConfig {
             answer_cache: s.answer_cache,
             synonyms: s.synonyms.clone(),
             leaf_token_file: s.leaf_token_file.clone(),
+            tls: match (&s.tls_cert_file, &s.tls_key_file) {
+                (Some(cert), Some(key)) => Some(TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                }),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(BadValue::new(
+                        key("tls_key_file"),
+                        "missing: tls_cert_file needs the key of its certificate",
+                    ));
+                }
+                (None, Some(_)) => {
+                    return Err(BadValue::new(
+                        key("tls_cert_file"),
+                        "missing: tls_key_file needs the certificate it is the key of",
+                    ));
+                }
+            },
+            leaf_ca_file: s.leaf_ca_file.clone(),
         })
     }
 }
