@@ -345,7 +345,10 @@ impl Sender<'_> {
 impl Sending for Sender<'_> {
     fn send(&mut self, partition: u32, contribution: Contribution) -> Result<(), Error> {
         self.bytes += size_of(&contribution);
-        self.pending.entry(partition).or_default().push(contribution);
+        self.pending
+            .entry(partition)
+            .or_default()
+            .push(contribution);
         if self.bytes >= self.exchanging.budget {
             self.flush()?;
         }

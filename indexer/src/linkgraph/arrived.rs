@@ -175,14 +175,23 @@ mod tests {
     #[test]
     fn a_sources_contributions_are_joined_in_order_with_its_share_and_counted_once() {
         let (a, b) = ("http://a.test/a", "http://a.test/b");
-        let plan = DocPlan::new([meta(a, PageKind::Indexable, 1), meta(b, PageKind::Indexable, 2)]);
+        let plan = DocPlan::new([
+            meta(a, PageKind::Indexable, 1),
+            meta(b, PageKind::Indexable, 2),
+        ]);
         let dir = tempfile::tempdir().unwrap();
         // One contribution a run: the source's two (sent to two partitions of this machine)
         // come from different runs.
         let mut arrived = Arrived::new(dir.path(), 1);
-        arrived.add(&plan, contribution("http://z.test/", 9, &[b])).unwrap();
-        arrived.add(&plan, contribution("http://y.test/", 7, &[a, b])).unwrap();
-        arrived.add(&plan, contribution("http://z.test/", 9, &[a, b])).unwrap();
+        arrived
+            .add(&plan, contribution("http://z.test/", 9, &[b]))
+            .unwrap();
+        arrived
+            .add(&plan, contribution("http://y.test/", 7, &[a, b]))
+            .unwrap();
+        arrived
+            .add(&plan, contribution("http://z.test/", 9, &[a, b]))
+            .unwrap();
         arrived.set_share(9, 0.5);
         arrived.set_share(7, 0.25);
         arrived.set_share(1234, 1.0);

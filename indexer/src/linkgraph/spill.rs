@@ -336,12 +336,19 @@ mod tests {
         assert!(files <= MAX_RUNS, "{files} run files");
         let read: Vec<Contribution> = spill.into_sorted().unwrap().map(Result::unwrap).collect();
         pushed.sort_by(|a, b| a.source.cmp(&b.source));
-        assert_eq!(read, pushed, "sorted stably: a source's in the order pushed");
+        assert_eq!(
+            read, pushed,
+            "sorted stably: a source's in the order pushed"
+        );
 
         let mut small = Spill::new(dir.path(), usize::MAX);
         small.push(contribution("http://b/", 1)).unwrap();
         small.push(contribution("http://a/", 2)).unwrap();
-        let read: Vec<u64> = small.into_sorted().unwrap().map(|c| c.unwrap().identity).collect();
+        let read: Vec<u64> = small
+            .into_sorted()
+            .unwrap()
+            .map(|c| c.unwrap().identity)
+            .collect();
         assert_eq!(read, [2, 1]);
         drop(dir);
         assert!(!path.exists(), "removed when dropped");
