@@ -28,8 +28,10 @@
 //! When the crawl's partitions live on several machines ([`build_exchanging`] with an
 //! [`Exchange`], `indexer build --redis`), the machine joins the exchange round before pass 1;
 //! pass 2 reads the local outlinks once to send other machines' partitions their
-//! contributions ([`outgoing`]), waits for theirs, refines PageRank shares with them, then
-//! builds the link graph from the local outlinks and what arrived, merged in URL order.
+//! contributions ([`outgoing`]) in batches as it goes, waits for theirs, spills them to
+//! `DATA/exchange-spill` within a memory budget (removed when the build ends, or by the next
+//! build after a killed one), refines PageRank shares with them, then builds the link graph
+//! from the local outlinks and what arrived, merged in URL order.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -43,6 +45,7 @@ use crate::exchange::{self, Exchange};
 use crate::held::Held;
 use crate::images::{ImageInputs, Showings, write_images};
 use crate::linkgraph::outgoing::outgoing;
+use crate::linkgraph::spill::{self, SpillDir};
 use crate::linkgraph::{LinkGraph, host, merged};
 use crate::progress::BuildProgress;
 use crate::source::Source;
@@ -139,6 +142,9 @@ fn build_passes(
             changes: Vec::new(),
         });
     }
+    // What an exchanging build killed on this data directory left (the shards are locked:
+    // no build runs here).
+    spill::remove_leftover(&data.join(exchange::SPILL_DIR))?;
     let found: Vec<(PartitionId, &Source)> = ids
         .iter()
         .copied()
@@ -190,11 +196,14 @@ fn build_passes(
                 let p = crawl.of_host(host(url));
                 (!held.ids.contains(&p)).then_some(p.get())
             };
-            let outgoing = outgoing(&plan, outlinks(), elsewhere)?;
-            exchanging.send(&outgoing)?;
-            let mut arrived = exchanging.receive()?;
-            exchanging.refine(&plan, &outgoing, &mut arrived)?;
-            LinkGraph::build_from(&plan, merged(outlinks(), arrived), &outgoing.remote_degree)?
+            let spill = SpillDir::create(data.join(exchange::SPILL_DIR))?;
+            shared::fail_point!("indexer::exchange::before_send");
+            let mut sender = exchanging.sender();
+            let outgoing = outgoing(&plan, outlinks(), elsewhere, &mut sender)?;
+            sender.flush()?;
+            let arrived = exchanging.exchange(&plan, &outgoing, spill.path())?;
+            let sources = merged(outlinks(), arrived.sources()?);
+            LinkGraph::build_from(&plan, sources, &outgoing.remote_degree)?
         }
     };
     info!("link graph built");

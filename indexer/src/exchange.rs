@@ -7,16 +7,28 @@
 //! 1. [`round`]: the machine joins the round of the crawl's Redis ([`Round::join`]),
 //!    announcing its partitions.
 //! 2. After its plan, it reads its outlinks once ([`outgoing`](crate::linkgraph::outgoing))
-//!    and sends, to the stream of each partition held elsewhere, the links its pages make
-//!    there: [`IndexParcel`]s of contributions (source page URL, source
-//!    document identity, PageRank share, target URLs and anchors), one `XADD` each, pipelined;
-//!    then marks its partitions sent.
+//!    and, as it reads them, sends to the stream of each partition held elsewhere the links
+//!    its pages make there: [`IndexParcel`]s of contributions (source page URL, source
+//!    document identity, target URLs and anchors), one `XADD` each, pipelined, whenever
+//!    the contributions buffered reach the budget ([`Exchange::budget`]). Then each source's
+//!    PageRank share ([`ShareParcel`]s, step 0's) and it marks its partitions sent.
 //! 3. It waits until every partition of the crawl is sent (a machine whose [`heartbeat`]
-//!    ran out meanwhile is named at once), reads its partitions' streams
-//!    whole (`XRANGE`), deletes them and marks them read ([`Round::finish`]); the last
-//!    machine deletes the round's keys.
-//! 4. The link graph is built from the local outlinks and the arrived contributions, merged
-//!    in source URL order (see [`LinkGraph`](crate::linkgraph::LinkGraph)).
+//!    ran out meanwhile is named at once), reads its partitions' streams in batches
+//!    (`XRANGE ... COUNT`), deleting each once read: the contributions go to disk within the
+//!    budget ([`Arrived`], sorted runs in `DATA/exchange-spill`, removed when the build
+//!    ends), the shares stay as numbers. Then [`SHARE_STEPS`] steps send the shares again,
+//!    and the round is finished ([`Round::finish`]); the last machine deletes the round's
+//!    keys.
+//! 4. The link graph is built from the local outlinks and the arrived contributions, read
+//!    back merged in source URL order (see [`LinkGraph`](crate::linkgraph::LinkGraph)).
+//!
+//! **Memory.** What the exchange holds of URLs and anchors is bounded by the budget on each
+//! side (sending: the contributions buffered, then cut into parcels, about twice it at
+//! most; receiving: one batch read and the spill's buffer). What grows with the corpus are
+//! numbers: per remote source sending here, its identity and share (16 bytes, and a table
+//! entry); per distinct link arriving, 8 bytes; per source sending from here, 16 bytes per
+//! partition it sends to and 16 per distinct remote target; and, as on one machine, the
+//! plan and the link graph (see [`crate::linkgraph`]).
 //!
 //! Keys: `shared::partition::redis_keys::index`. What is sent: [`parcel`], versioned. The
 //! connection: [`connection`], deadlines on every answer. Tests run against a
@@ -30,6 +42,7 @@ mod round;
 mod test_redis;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use redis::streams::StreamRangeReply;
@@ -40,7 +53,9 @@ use tracing::info;
 
 use crate::Error;
 use crate::linkgraph::Contribution;
-use crate::linkgraph::outgoing::{Outgoing, apply_shares};
+use crate::linkgraph::arrived::Arrived;
+use crate::linkgraph::outgoing::{Outgoing, Sending, Shares};
+use crate::linkgraph::spill::size_of;
 use connection::Redis;
 use heartbeat::Heartbeat;
 use parcel::{IndexParcel, ShareParcel, parcels};
@@ -49,14 +64,19 @@ use shared::docplan::DocPlan;
 
 /// How long a round may take by default: every machine must have joined and sent by then.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(600);
+/// Bytes of contributions (URLs and anchors, estimated) a machine buffers by default before
+/// it sends them, and before it spills what arrived to disk.
+pub const DEFAULT_BUDGET: usize = 16 << 20;
 /// Steps after the contributions' in which the senders' PageRank shares are sent again
 /// (each a barrier): two bring every level within 1 of one machine's on the lattices of
 /// `linkgraph/split_tests.rs`, where one exchange alone left some 7 levels off.
 pub const SHARE_STEPS: u32 = 2;
+/// The directory under a build's data directory where arrived contributions are spilled.
+pub(crate) const SPILL_DIR: &str = "exchange-spill";
 /// Shares sent at most in one parcel.
 const SHARES_PER_PARCEL: usize = 4096;
-/// Stream entries read at once.
-const READ_COUNT: usize = 256;
+/// Stream entries read at once (parcels of at most `PARCEL_LINKS` links each).
+const READ_COUNT: usize = 32;
 /// Parcels sent in one pipeline.
 const PIPELINE: usize = 64;
 
@@ -67,14 +87,18 @@ pub struct Exchange {
     pub redis: String,
     /// How long the round may take before the build fails naming the missing partitions.
     pub deadline: Duration,
+    /// Bytes of contributions buffered in memory, sending and receiving each (see the
+    /// module's docs): [`DEFAULT_BUDGET`].
+    pub budget: usize,
 }
 
 impl Exchange {
-    /// Through the Redis at `url`, within [`DEFAULT_DEADLINE`].
+    /// Through the Redis at `url`, within [`DEFAULT_DEADLINE`] and [`DEFAULT_BUDGET`].
     pub fn new(url: &str) -> Self {
         Self {
             redis: url.to_string(),
             deadline: DEFAULT_DEADLINE,
+            budget: DEFAULT_BUDGET,
         }
     }
 }
@@ -84,6 +108,7 @@ pub(crate) struct Exchanging {
     redis: Redis,
     round: Round,
     partitions: Partitions,
+    budget: usize,
     /// The machine's heartbeat in the round, for as long as it takes part.
     _heartbeat: Heartbeat,
 }
@@ -128,6 +153,7 @@ pub(crate) fn join(
         redis,
         round,
         partitions,
+        budget: exchange.budget,
         _heartbeat: heartbeat,
     })
 }
@@ -138,89 +164,61 @@ impl Exchanging {
         self.partitions
     }
 
-    /// Step 0: sends every contribution to its partition's stream, then marks this
-    /// machine's partitions sent.
-    pub(crate) fn send(&mut self, outgoing: &Outgoing) -> Result<(), Error> {
-        let mut all: Vec<(String, Vec<u8>)> = Vec::new();
-        for (&p, contributions) in &outgoing.by_partition {
-            let key = keys::links(self.round.number, PartitionId::new(p));
-            let encoded = parcels(contributions).into_iter().map(|c| c.encode());
-            all.extend(encoded.map(|bytes| (key.clone(), bytes)));
+    /// Step 0, while the outlinks are read: sends contributions to their partitions' streams
+    /// whenever those buffered reach the budget ([`Sender::flush`] sends the rest).
+    pub(crate) fn sender(&mut self) -> Sender<'_> {
+        Sender {
+            exchanging: self,
+            pending: BTreeMap::new(),
+            bytes: 0,
         }
-        self.add(&all)?;
-        self.round.sent(&mut self.redis, 0)?;
-        info!(
-            round = self.round.number,
-            links = outgoing.links(),
-            parcels = all.len(),
-            "contributions sent"
-        );
-        Ok(())
     }
 
-    /// Step 0: waits for every partition to be sent, then reads this machine's streams
-    /// whole and deletes them: every arrived source, by URL (a source's links in several
-    /// parcels joined).
-    pub(crate) fn receive(&mut self) -> Result<BTreeMap<String, Contribution>, Error> {
-        self.round.wait_for_all(&mut self.redis, 0)?;
-        let mut arrived: BTreeMap<String, Contribution> = BTreeMap::new();
-        let mut parcels_read = 0;
-        for p in self.round.local().to_vec() {
-            for bytes in self.take_stream(&keys::links(self.round.number, p))? {
-                parcels_read += 1;
-                for source in IndexParcel::decode(&bytes)?.sources {
-                    match arrived.get_mut(&source.source) {
-                        Some(known) => known.links.extend(source.links),
-                        None => {
-                            arrived.insert(source.source.clone(), source);
-                        }
-                    }
-                }
-            }
-        }
-        info!(
-            round = self.round.number,
-            sources = arrived.len(),
-            parcels = parcels_read,
-            "contributions read"
-        );
-        Ok(arrived)
-    }
-
-    /// Steps 1 to [`SHARE_STEPS`]: each machine's PageRank again with what arrived, and the
-    /// senders' new shares exchanged (one `(identity, share)` per source and partition), so
-    /// the rank flowing between machines settles as on one machine. Then the round is
-    /// finished: this machine's streams gone, the round's keys deleted by the last machine.
-    pub(crate) fn refine(
+    /// The rest of the round, once `outgoing`'s contributions are sent: step 0's shares,
+    /// then everything that arrived read in batches into an [`Arrived`] spilling to `spill`
+    /// (an existing directory), then [`SHARE_STEPS`] steps in which each machine computes
+    /// its PageRank again with what arrived and sends its senders' new shares (one
+    /// `(identity, share)` per source and partition), so the rank flowing between machines
+    /// settles as on one machine. Then the round is finished: this machine's streams gone,
+    /// the round's keys deleted by the last machine.
+    pub(crate) fn exchange(
         mut self,
         plan: &DocPlan,
         outgoing: &Outgoing,
-        arrived: &mut BTreeMap<String, Contribution>,
-    ) -> Result<(), Error> {
+        spill: &Path,
+    ) -> Result<Arrived, Error> {
+        self.send_shares(0, &outgoing.first_shares(plan))?;
+        info!(
+            round = self.round.number,
+            contributions = outgoing.contributions,
+            links = outgoing.links,
+            "contributions sent"
+        );
+        self.round.wait_for_all(&mut self.redis, 0)?;
+        let mut arrived = Arrived::new(spill, self.budget);
+        let mut parcels_read = 0;
+        for p in self.round.local().to_vec() {
+            parcels_read += self.take_stream(&keys::links(self.round.number, p), |bytes| {
+                for contribution in IndexParcel::decode(bytes)?.sources {
+                    arrived.add(plan, contribution)?;
+                }
+                Ok(())
+            })?;
+        }
+        self.take_shares(0, &mut arrived)?;
+        let (contributions, bytes, runs) = arrived.counts();
+        info!(
+            round = self.round.number,
+            contributions,
+            bytes,
+            parcels = parcels_read,
+            spilled_runs = runs,
+            "contributions read"
+        );
         for step in 1..=SHARE_STEPS {
-            let refreshed = outgoing.refreshed_shares(plan, arrived);
-            let mut all: Vec<(String, Vec<u8>)> = Vec::new();
-            for (&p, shares) in &refreshed {
-                let key = keys::shares(self.round.number, step, PartitionId::new(p));
-                let shares: Vec<(u64, f64)> = shares.iter().map(|(&i, &s)| (i, s)).collect();
-                for chunk in shares.chunks(SHARES_PER_PARCEL) {
-                    let parcel = ShareParcel {
-                        shares: chunk.to_vec(),
-                    };
-                    all.push((key.clone(), parcel.encode()));
-                }
-            }
-            self.add(&all)?;
-            self.round.sent(&mut self.redis, step)?;
-            self.round.wait_for_all(&mut self.redis, step)?;
-            let mut shares = BTreeMap::new();
-            for p in self.round.local().to_vec() {
-                let key = keys::shares(self.round.number, step, p);
-                for bytes in self.take_stream(&key)? {
-                    shares.extend(ShareParcel::decode(&bytes)?.shares);
-                }
-            }
-            apply_shares(arrived, &shares);
+            let refreshed = outgoing.refreshed_shares(plan, &mut arrived);
+            self.send_shares(step, &refreshed)?;
+            self.take_shares(step, &mut arrived)?;
         }
         let done = self.round.finish(&mut self.redis, SHARE_STEPS)?;
         info!(
@@ -230,6 +228,39 @@ impl Exchanging {
             redis_commands = self.redis.commands(),
             "exchange done"
         );
+        Ok(arrived)
+    }
+
+    /// Sends `shares` to their partitions' streams of `step`, then marks this machine's
+    /// partitions sent in it.
+    fn send_shares(&mut self, step: u32, shares: &Shares) -> Result<(), Error> {
+        let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+        for (&p, shares) in shares {
+            let key = keys::shares(self.round.number, step, PartitionId::new(p));
+            for chunk in shares.chunks(SHARES_PER_PARCEL) {
+                let parcel = ShareParcel {
+                    shares: chunk.to_vec(),
+                };
+                all.push((key.clone(), parcel.encode()));
+            }
+        }
+        self.add(&all)?;
+        self.round.sent(&mut self.redis, step)
+    }
+
+    /// Waits for every partition to be sent in `step`, then reads this machine's streams of
+    /// the step's shares into `arrived`.
+    fn take_shares(&mut self, step: u32, arrived: &mut Arrived) -> Result<(), Error> {
+        self.round.wait_for_all(&mut self.redis, step)?;
+        for p in self.round.local().to_vec() {
+            let key = keys::shares(self.round.number, step, p);
+            self.take_stream(&key, |bytes| {
+                for (identity, share) in ShareParcel::decode(bytes)?.shares {
+                    arrived.set_share(identity, share);
+                }
+                Ok(())
+            })?;
+        }
         Ok(())
     }
 
@@ -252,10 +283,14 @@ impl Exchanging {
         Ok(())
     }
 
-    /// Every entry of a stream (every sender is done with it: the step's barrier passed),
-    /// then the stream deleted.
-    fn take_stream(&mut self, key: &str) -> Result<Vec<Vec<u8>>, Error> {
-        let mut entries = Vec::new();
+    /// Hands every entry of a stream to `each` (every sender is done with it: the step's
+    /// barrier passed), [`READ_COUNT`] at a time, then deletes the stream. The entries read.
+    fn take_stream(
+        &mut self,
+        key: &str,
+        mut each: impl FnMut(&[u8]) -> Result<(), Error>,
+    ) -> Result<usize, Error> {
+        let mut read = 0;
         let mut start = "-".to_string();
         loop {
             let reply: StreamRangeReply = self.redis.query(
@@ -267,15 +302,57 @@ impl Exchanging {
                     .arg(READ_COUNT),
             )?;
             for entry in &reply.ids {
-                entries.push(entry.get::<Vec<u8>>("p").unwrap_or_default());
+                each(&entry.get::<Vec<u8>>("p").unwrap_or_default())?;
             }
+            read += reply.ids.len();
             match reply.ids.last() {
                 Some(last) if reply.ids.len() == READ_COUNT => start = format!("({}", last.id),
                 _ => break,
             }
         }
         self.redis.query::<()>(redis::cmd("DEL").arg(key))?;
-        Ok(entries)
+        Ok(read)
+    }
+}
+
+/// Step 0's contributions on their way: buffered per partition, in source order, and sent
+/// as parcels whenever their estimated bytes reach the budget.
+pub(crate) struct Sender<'a> {
+    exchanging: &'a mut Exchanging,
+    pending: BTreeMap<u32, Vec<Contribution>>,
+    bytes: usize,
+}
+
+impl Sender<'_> {
+    /// Sends every contribution buffered.
+    pub(crate) fn flush(&mut self) -> Result<(), Error> {
+        let mut batch: Vec<(String, Vec<u8>)> = Vec::new();
+        for (p, contributions) in std::mem::take(&mut self.pending) {
+            let key = keys::links(self.exchanging.round.number, PartitionId::new(p));
+            for parcel in parcels(&contributions) {
+                batch.push((key.clone(), parcel.encode()));
+                if batch.len() == PIPELINE {
+                    self.exchanging.add(&std::mem::take(&mut batch))?;
+                }
+            }
+        }
+        self.exchanging.add(&batch)?;
+        self.bytes = 0;
+        Ok(())
+    }
+}
+
+impl Sending for Sender<'_> {
+    fn send(&mut self, partition: u32, contribution: Contribution) -> Result<(), Error> {
+        self.bytes += size_of(&contribution);
+        self.pending
+            .entry(partition)
+            .or_default()
+            .push(contribution);
+        if self.bytes >= self.exchanging.budget {
+            self.flush()?;
+        }
+        Ok(())
     }
 }
 

@@ -27,9 +27,10 @@
 //! **On several machines** (`indexer build --redis`, `crate::exchange`), each machine's plan
 //! holds only its own partitions' pages. What other machines' pages say arrives as
 //! [`Contribution`]s ([`outgoing`] makes them: the sender's plan resolves its sources, its
-//! nofollow rules apply, a copy group is one identity), merged with the local outlinks in
-//! source URL order ([`merged`]), so counts, external counts and anchors follow the rules
-//! above exactly, with these differences:
+//! nofollow rules apply, a copy group is one identity), held within a memory budget
+//! ([`arrived`]: spilled to disk in sorted runs, [`spill`], their sources' shares kept as
+//! numbers) and merged with the local outlinks in source URL order ([`merged`]), so counts,
+//! external counts and anchors follow the rules above exactly, with these differences:
 //!
 //! - A link's target is resolved through the receiving machine's plan: a redirect or a
 //!   `rel=canonical` pointing to a host of a third machine's partition is not followed (the
@@ -48,7 +49,7 @@
 //!   1 level off, 0-0.8% of documents moved (without the share steps, up to 7 levels and
 //!   22% moved with the hub).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -58,8 +59,10 @@ use crate::Error;
 use crate::by_url::ByUrl;
 use shared::docplan::{DocId, DocPlan};
 
+pub(crate) mod arrived;
 pub(crate) mod outgoing;
 mod pagerank;
+pub(crate) mod spill;
 #[cfg(test)]
 mod split_tests;
 
@@ -164,6 +167,7 @@ pub(crate) struct Contribution {
     /// The source's document (xxh3 of its URL): pages of one document are one source.
     pub(crate) identity: u64,
     /// The source's PageRank share: its rank (1 is an average page) over its out-degree.
+    /// Sent apart (0 in a parcel and in a spill), set again when read back.
     pub(crate) share: f64,
     /// Target URL and anchor text of each link.
     pub(crate) links: Vec<(String, String)>,
@@ -173,16 +177,17 @@ pub(crate) struct Contribution {
 type Sources<'a> = Box<dyn Iterator<Item = Result<(String, Linking), Error>> + 'a>;
 
 /// One machine's sources of links: its stores' outlinks (in URL order) and the contributions
-/// that arrived from other machines (by source URL), merged in source URL order as one store
+/// that arrived from other machines (in source URL order, a source's contributions joined:
+/// [`Arrived::sources`](arrived::Arrived::sources)), merged in source URL order as one store
 /// holding every page would give them.
 pub(crate) fn merged<'a>(
     local: impl Iterator<Item = Result<(String, Outlinks), Error>> + 'a,
-    arrived: BTreeMap<String, Contribution>,
+    arrived: impl Iterator<Item = Result<Contribution, Error>> + 'a,
 ) -> impl Iterator<Item = Result<(String, Linking), Error>> + 'a {
     let local = local.map(|item| item.map(|(url, links)| (url, Linking::Local(links))));
-    let remote = arrived
-        .into_iter()
-        .map(|(url, contribution)| Ok((url, Linking::Remote(contribution))));
+    let remote = arrived.map(|item| {
+        item.map(|contribution| (contribution.source.clone(), Linking::Remote(contribution)))
+    });
     let sources: Vec<Sources<'a>> = vec![Box::new(local), Box::new(remote)];
     ByUrl::new(sources)
 }

@@ -8,7 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use indexer::{BuildMode, BuildProgress, Exchange};
 use shared::partition::{PartitionId, Partitions};
@@ -16,6 +17,7 @@ use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument};
 use testweb::{RedisServer, SoakWeb, TestWeb};
 
+use crate::faults::child::{self, build_args};
 use crate::support::{crawl, crawler_config, index};
 
 /// Eight hosts of 40 pages (one of 160); one page in ten links to another host.
@@ -28,6 +30,9 @@ const WEB: SoakWeb = SoakWeb {
 const PARTITIONS: u32 = 3;
 /// The partitions of the first machine; the second holds the rest.
 const FIRST: [u32; 2] = [0, 1];
+/// The builds' `--exchange-deadline` in the test of a killed machine: far longer than the
+/// seconds it takes to name it.
+const DEADLINE: Duration = Duration::from_secs(60);
 
 /// What the index says of one document: in-links, external in-links, the words of its
 /// anchor texts.
@@ -35,32 +40,9 @@ type Signals = (u64, u64, BTreeSet<String>);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_machines_exchanging_links_index_what_one_machine_does() {
-    let web = TestWeb::start_with(WEB).await;
-    let mut config = crawler_config(&web);
-    for host in WEB.host_names() {
-        config
-            .resolve
-            .insert(host, "127.0.0.1".parse().expect("an address"));
-    }
-    let partitions = Partitions::new(PARTITIONS).expect("partitions");
-    let mut owned: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for host in WEB.host_names() {
-        let p = partitions.of_host(&host).get();
-        owned.entry(p).or_default().push(web.url(&host, "/"));
-    }
-    assert_eq!(owned.len(), 3, "every partition holds hosts: {owned:?}");
-    let one = tempfile::tempdir().expect("tempdir");
-    for (p, seeds) in &owned {
-        crawl(
-            &PartitionId::new(*p).data_dir(one.path()),
-            seeds,
-            config.clone(),
-        )
-        .await;
-    }
+    let (partitions, one) = crawled_partitions().await;
     // Each machine's data directory, and a copy of it indexed alone (without --redis).
     let machines = [[tempdir(), tempdir()], [tempdir(), tempdir()]];
-    let machine_of = |p: PartitionId| usize::from(!FIRST.contains(&p.get()));
     for p in partitions.all() {
         for dir in &machines[machine_of(p)] {
             copy_dir(&p.data_dir(one.path()), &p.data_dir(dir.path()));
@@ -143,6 +125,149 @@ async fn two_machines_exchanging_links_index_what_one_machine_does() {
     let keys = redis.cli(&["KEYS", "sift:index:*"]);
     assert_eq!(keys.trim(), "sift:index:round", "the round's keys are gone");
     assert_eq!(redis.cli(&["HGET", "sift:index:round", "done"]).trim(), "1");
+}
+
+/// The machine holding partition `p`: 0 holds [`FIRST`], 1 the rest.
+fn machine_of(p: PartitionId) -> usize {
+    usize::from(!FIRST.contains(&p.get()))
+}
+
+/// The soak hosts crawled into the [`PARTITIONS`] partitions of one data directory, each
+/// partition's hosts by a crawl of its own.
+async fn crawled_partitions() -> (Partitions, tempfile::TempDir) {
+    let web = TestWeb::start_with(WEB).await;
+    let mut config = crawler_config(&web);
+    for host in WEB.host_names() {
+        config
+            .resolve
+            .insert(host, "127.0.0.1".parse().expect("an address"));
+    }
+    let partitions = Partitions::new(PARTITIONS).expect("partitions");
+    let mut owned: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for host in WEB.host_names() {
+        let p = partitions.of_host(&host).get();
+        owned.entry(p).or_default().push(web.url(&host, "/"));
+    }
+    assert_eq!(owned.len(), 3, "every partition holds hosts: {owned:?}");
+    let one = tempfile::tempdir().expect("tempdir");
+    for (p, seeds) in &owned {
+        crawl(
+            &PartitionId::new(*p).data_dir(one.path()),
+            seeds,
+            config.clone(),
+        )
+        .await;
+    }
+    (partitions, one)
+}
+
+/// A machine's build killed (`kill -9`) in the round, before it sends: the other machine's
+/// build, waiting for it, fails within seconds (not at its deadline) with one line naming
+/// the dead machine (its process) and its partitions, and removes its spill; the builds run
+/// again complete, the killed one's leftover spill removed, with the index of a clean run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_killed_in_the_round_is_named_within_seconds_and_a_rerun_completes() {
+    let (partitions, one) = crawled_partitions().await;
+    let clean = [tempdir(), tempdir()];
+    let killed = [tempdir(), tempdir()];
+    for p in partitions.all() {
+        for machine in [&clean, &killed] {
+            let dir = machine[machine_of(p)].path();
+            copy_dir(&p.data_dir(one.path()), &p.data_dir(dir));
+        }
+    }
+    let redis = RedisServer::start();
+    redis.cli(&["HSET", "sift:crawl", "partitions", &PARTITIONS.to_string()]);
+    let build = |data: &Path| {
+        let mut args = build_args(data);
+        args.extend(["--redis".into(), redis.url()]);
+        args.extend(["--exchange-deadline".into(), DEADLINE.as_secs().to_string()]);
+        args
+    };
+    let both = |dirs: &[tempfile::TempDir; 2]| {
+        let (a, b) = (build(dirs[0].path()), build(dirs[1].path()));
+        async move { tokio::join!(child::run("indexer", &a, ""), child::run("indexer", &b, "")) }
+    };
+    let (a, b) = both(&clean).await;
+    assert!(a.succeeded() && b.succeeded(), "a clean run: {a:?} {b:?}");
+
+    // Machine 0 stops before it sends (a failpoint: it has joined, beats, and waits).
+    let mut victim = child::spawn(
+        "indexer",
+        &build(killed[0].path()),
+        "indexer::exchange::before_send=sleep(60000)",
+        Stdio::null(),
+    );
+    let clean_round: u64 = redis
+        .cli(&["HGET", "sift:index:round", "number"])
+        .trim()
+        .parse()
+        .expect("the clean run's round");
+    let round = clean_round + 1;
+    let announced = format!("sift:index:{round}:announced");
+    let sent = format!("sift:index:{round}:sent:0");
+    let mut waited = 0;
+    while redis.cli(&["HLEN", &announced]).trim() != "2" {
+        waited += 1;
+        assert!(waited < 600, "machine 0 never joined round {round}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let survivor = child::spawn("indexer", &build(killed[1].path()), "", Stdio::piped());
+    while redis.cli(&["SISMEMBER", &sent, "p-002"]).trim() != "1" {
+        waited += 1;
+        assert!(waited < 600, "machine 1 never sent in round {round}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        redis.cli(&["SCARD", &sent]).trim(),
+        "1",
+        "machine 0 has not sent"
+    );
+    let victim_pid = victim.id();
+    victim.kill().expect("kill -9");
+    victim.wait().expect("the victim ends");
+    let killed_at = Instant::now();
+    let ended = tokio::task::spawn_blocking(move || survivor.wait_with_output())
+        .await
+        .expect("the wait")
+        .expect("the survivor's output");
+    let took = killed_at.elapsed();
+    let ended = child::Ended {
+        status: ended.status,
+        stderr: String::from_utf8_lossy(&ended.stderr).into_owned(),
+    };
+    let line = ended.failed_in_one_line("indexer");
+    assert!(
+        line.contains(&format!(
+            "exchange round {round}: machine {}:{victim_pid}:",
+            host_name()
+        )) && line.contains("stopped (no heartbeat for 3s) before sending p-000, p-001"),
+        "{line}"
+    );
+    assert!(took < Duration::from_secs(8), "named after {took:?}");
+    let spill = |data: &Path| data.join("exchange-spill");
+    assert!(spill(killed[0].path()).exists(), "the killed build's spill");
+    assert!(!spill(killed[1].path()).exists(), "removed on failure");
+
+    let (a, b) = both(&killed).await;
+    assert!(a.succeeded() && b.succeeded(), "the rerun: {a:?} {b:?}");
+    for p in partitions.all() {
+        let m = machine_of(p);
+        assert!(!spill(killed[m].path()).exists());
+        assert_eq!(
+            signals(&p.data_dir(killed[m].path())),
+            signals(&p.data_dir(clean[m].path())),
+            "{p}: the rerun's index is the clean run's"
+        );
+    }
+}
+
+/// This machine's host name, as the exchange names a machine.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .expect("the host name")
+        .trim()
+        .to_string()
 }
 
 fn tempdir() -> tempfile::TempDir {

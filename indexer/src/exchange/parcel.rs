@@ -1,5 +1,5 @@
 //! `IndexParcel`: contributions sent to one partition's stream in one `XADD` (and
-//! `ShareParcel`: PageRank shares sent again in a later step), versioned like
+//! `ShareParcel`: their sources' PageRank shares, sent in each step), versioned like
 //! the store's records (`[version] ++ postcard`). Only indexers write and read them, so the
 //! type lives here rather than in `shared`.
 
@@ -11,7 +11,9 @@ use crate::linkgraph::Contribution;
 /// Links sent at most in one parcel (a source's links to one partition are never split).
 pub(crate) const PARCEL_LINKS: usize = 1024;
 
-/// Contributions of one machine's pages to one partition.
+/// Contributions of one machine's pages to one partition. Version 2: each contribution's
+/// `share` is left 0, its source's share comes in step 0's [`ShareParcel`]s (version 1
+/// carried it, and step 0 sent no shares).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct IndexParcel {
     /// Each source page's links to the partition, with its identity and rank share.
@@ -20,11 +22,11 @@ pub(crate) struct IndexParcel {
 
 impl Record for IndexParcel {
     const KIND: &'static str = "index parcel";
-    const VERSION: u8 = 1;
+    const VERSION: u8 = 2;
 }
 
-/// PageRank shares sent again to one partition in a later step of the round: each source's
-/// identity and its new share.
+/// PageRank shares sent to one partition in a step of the round: each source's identity and
+/// its share (step 0: the first, then each step's new one).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ShareParcel {
     /// (source identity, share).

@@ -7,8 +7,8 @@
 //!    machine announced first is an error naming both, and nothing is announced. A crawl of
 //!    another P is an error too.
 //! 2. **Sent**: once its parcels of a step are in the streams, the machine adds its
-//!    partitions to the step's `sent:K` set (step 0: contributions; then the PageRank share
-//!    steps).
+//!    partitions to the step's `sent:K` set (step 0: contributions and their sources' first
+//!    shares; then the PageRank share steps).
 //! 3. **Wait** until every partition 0..P is in `sent:K` (so everything of the step is in its
 //!    stream), looking every 50 ms until the deadline; then fail naming the partitions never
 //!    announced and those announced but not sent (with their machine). A machine whose
@@ -77,7 +77,7 @@ local steps = tonumber(ARGV[4])
 redis.call('DEL', prefix .. 'alive:' .. ARGV[5])
 for i = 6, #ARGV do
   redis.call('DEL', prefix .. 'links:' .. ARGV[i])
-  for k = 1, steps do redis.call('DEL', prefix .. 'shares:' .. k .. ':' .. ARGV[i]) end
+  for k = 0, steps do redis.call('DEL', prefix .. 'shares:' .. k .. ':' .. ARGV[i]) end
   redis.call('SADD', prefix .. 'read', ARGV[i])
 end
 redis.call('PEXPIRE', prefix .. 'read', 2 * tonumber(ARGV[3]))

@@ -4,9 +4,12 @@
 //! [`LinkGraph`](super::LinkGraph) (nofollow pages and links left out, a source's copies one
 //! source): every followed link whose target is not a local document and whose host belongs to
 //! a partition held elsewhere becomes part of a [`Contribution`] to that partition, one per
-//! source page and partition. Each carries the source's PageRank share, taken from a PageRank
-//! over the local links alone (rank leaving for other machines included in each page's
-//! out-degree, nothing arriving yet).
+//! source page and partition, handed to a [`Sending`] as soon as its source is read (the
+//! exchange sends them in bounded batches): nothing of them is kept but numbers. The sources'
+//! PageRank shares come apart, once every outlink is read ([`Outgoing::first_shares`]: a
+//! PageRank over the local links alone, rank leaving for other machines included in each
+//! page's out-degree, nothing arriving yet), and again with what arrived
+//! ([`Outgoing::refreshed_shares`]).
 
 use std::collections::BTreeMap;
 
@@ -15,67 +18,73 @@ use shared::record::Outlinks;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::Contribution;
+use super::arrived::Arrived;
 use super::pagerank::{self, Inflow};
 use crate::Error;
 
-/// The local pages' links to other machines.
+/// Where contributions go as the outlinks are read.
+pub(crate) trait Sending {
+    /// Takes a source's links to `partition` (its share is sent apart, once known).
+    fn send(&mut self, partition: u32, contribution: Contribution) -> Result<(), Error>;
+}
+
+/// Per partition held elsewhere, its senders' (identity, share), by identity.
+pub(crate) type Shares = BTreeMap<u32, Vec<(u64, f64)>>;
+
+/// The local pages' links to other machines, as numbers: what the shares need.
 #[derive(Debug, Default)]
 pub(crate) struct Outgoing {
     /// The local links, distinct (source page, target document).
     edges: Vec<(u32, DocId)>,
-    /// Each source sending contributions: its page, its identity and the partitions.
-    senders: Vec<(u32, u64, Vec<u32>)>,
+    /// Each (partition, source identity, source page) that sent contributions, distinct.
+    senders: Vec<(u32, u64, u32)>,
     /// Per local page (by page number), the distinct targets it links to on other machines.
     pub(crate) remote_degree: Vec<u32>,
-    /// Per partition held elsewhere, the sources linking there, in source URL order.
-    pub(crate) by_partition: BTreeMap<u32, Vec<Contribution>>,
+    /// Contributions sent.
+    pub(crate) contributions: u64,
+    /// Links sent, over every partition.
+    pub(crate) links: u64,
 }
 
 impl Outgoing {
-    /// The senders' shares again, from a PageRank with what `arrived` sends in: per
-    /// partition, each source's identity and new share.
-    pub(crate) fn refreshed_shares(
-        &self,
-        plan: &DocPlan,
-        arrived: &BTreeMap<String, Contribution>,
-    ) -> BTreeMap<u32, BTreeMap<u64, f64>> {
-        let inflow = inflow(plan, arrived.values());
-        let ranks = pagerank::ranks(
-            plan,
-            &self.edges,
-            &self.remote_degree,
-            Inflow::Arriving(&inflow),
-        );
-        let shares = pagerank::shares(&ranks, &self.edges, &self.remote_degree);
-        let mut out: BTreeMap<u32, BTreeMap<u64, f64>> = BTreeMap::new();
-        for (source_key, identity, parts) in &self.senders {
-            for p in parts {
-                out.entry(*p)
-                    .or_default()
-                    .insert(*identity, shares[*source_key as usize]);
-            }
-        }
-        out
+    /// The senders' shares before anything arrived: the rank leaving for other machines is
+    /// assumed to come back evenly.
+    pub(crate) fn first_shares(&self, plan: &DocPlan) -> Shares {
+        self.shares(plan, Inflow::Returning)
     }
 
-    /// Links sent, over every partition.
-    pub(crate) fn links(&self) -> usize {
-        let contributions = self.by_partition.values().flatten();
-        contributions.map(|c| c.links.len()).sum()
+    /// The senders' shares again, from a PageRank with what `arrived` sends in.
+    pub(crate) fn refreshed_shares(&self, plan: &DocPlan, arrived: &mut Arrived) -> Shares {
+        let inflow = arrived.inflow(plan);
+        self.shares(plan, Inflow::Arriving(&inflow))
+    }
+
+    /// Per partition, each source's identity and share under `inflow`.
+    fn shares(&self, plan: &DocPlan, inflow: Inflow<'_>) -> Shares {
+        let ranks = pagerank::ranks(plan, &self.edges, &self.remote_degree, inflow);
+        let shares = pagerank::shares(&ranks, &self.edges, &self.remote_degree);
+        let mut out: Shares = BTreeMap::new();
+        for &(p, identity, source_key) in &self.senders {
+            let share = shares[source_key as usize];
+            out.entry(p).or_default().push((identity, share));
+        }
+        out
     }
 }
 
 /// Reads the local outlinks (in URL order); `elsewhere` gives the partition of a target URL
-/// held on another machine, `None` for a local one.
+/// held on another machine, `None` for a local one. Each source's contributions go to
+/// `sending` as it is read.
 pub(crate) fn outgoing(
     plan: &DocPlan,
     outlinks: impl IntoIterator<Item = Result<(String, Outlinks), Error>>,
     elsewhere: impl Fn(&str) -> Option<u32>,
+    sending: &mut impl Sending,
 ) -> Result<Outgoing, Error> {
     let mut edges: Vec<(u32, DocId)> = Vec::new();
     let mut remote_targets: Vec<(u32, u64)> = Vec::new();
-    let mut pending: Vec<(u32, BTreeMap<u32, Contribution>)> = Vec::new();
     let mut senders = Vec::new();
+    let (mut contributions, mut sent_links) = (0, 0);
     for item in outlinks {
         let (source, links) = item?;
         let Some(source_key) = plan.source_key(&source) else {
@@ -91,7 +100,7 @@ pub(crate) fn outgoing(
                 .as_bytes(),
         );
         let mut parts: BTreeMap<u32, Contribution> = BTreeMap::new();
-        for link in links.0.iter().filter(|l| !l.nofollow) {
+        for link in links.0.into_iter().filter(|l| !l.nofollow) {
             if let Some(target) = plan.resolve(&link.target) {
                 if Some(target) != own_doc {
                     edges.push((source_key, target));
@@ -103,14 +112,14 @@ pub(crate) fn outgoing(
                     identity,
                     ..Contribution::default()
                 });
-                contribution
-                    .links
-                    .push((link.target.clone(), link.anchor.clone()));
+                contribution.links.push((link.target, link.anchor));
             }
         }
-        if !parts.is_empty() {
-            senders.push((source_key, identity, parts.keys().copied().collect()));
-            pending.push((source_key, parts));
+        for (p, contribution) in parts {
+            senders.push((p, identity, source_key));
+            contributions += 1;
+            sent_links += contribution.links.len() as u64;
+            sending.send(p, contribution)?;
         }
     }
     edges.sort_unstable();
@@ -121,58 +130,13 @@ pub(crate) fn outgoing(
     for (source, _) in remote_targets {
         remote_degree[source as usize] += 1;
     }
-    let ranks = pagerank::ranks(plan, &edges, &remote_degree, Inflow::Returning);
-    let shares = pagerank::shares(&ranks, &edges, &remote_degree);
-    let mut by_partition: BTreeMap<u32, Vec<Contribution>> = BTreeMap::new();
-    for (source_key, parts) in pending {
-        for (p, mut contribution) in parts {
-            contribution.share = shares[source_key as usize];
-            by_partition.entry(p).or_default().push(contribution);
-        }
-    }
+    senders.sort_unstable();
+    senders.dedup_by_key(|&mut (p, identity, _)| (p, identity));
     Ok(Outgoing {
         edges,
         senders,
         remote_degree,
-        by_partition,
+        contributions,
+        links: sent_links,
     })
-}
-
-/// Per local page, the rank contributions send in (relative units): each source's share
-/// once per distinct document it links to.
-pub(crate) fn inflow<'a>(
-    plan: &DocPlan,
-    contributions: impl Iterator<Item = &'a Contribution>,
-) -> Vec<f64> {
-    let mut shares: BTreeMap<u64, f64> = BTreeMap::new();
-    let mut edges: Vec<(u64, DocId)> = Vec::new();
-    for contribution in contributions {
-        shares
-            .entry(contribution.identity)
-            .or_insert(contribution.share);
-        for (target, _) in &contribution.links {
-            if let Some(doc) = plan.resolve(target) {
-                edges.push((contribution.identity, doc));
-            }
-        }
-    }
-    edges.sort_unstable();
-    edges.dedup();
-    let mut inflow = vec![0.0; plan.num_pages()];
-    for (identity, doc) in edges {
-        inflow[plan.doc_page(doc) as usize] += shares[&identity];
-    }
-    inflow
-}
-
-/// Sets the share of every arrived contribution whose source `shares` names.
-pub(crate) fn apply_shares(
-    arrived: &mut BTreeMap<String, Contribution>,
-    shares: &BTreeMap<u64, f64>,
-) {
-    for contribution in arrived.values_mut() {
-        if let Some(&share) = shares.get(&contribution.identity) {
-            contribution.share = share;
-        }
-    }
 }

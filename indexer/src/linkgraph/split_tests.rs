@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 use shared::docplan::{DocPlan, PageKind, PageMeta};
 use shared::record::Outlinks;
 
-use super::outgoing::{apply_shares, outgoing};
+use super::arrived::Arrived;
+use super::outgoing::{Outgoing, Sending, Shares, outgoing};
 use super::{Contribution, Inbound, LinkGraph, host, merged};
-use crate::exchange::SHARE_STEPS;
+use crate::exchange::{DEFAULT_BUDGET, SHARE_STEPS};
 use crate::testutil::{link, meta};
 
 /// Machine 0 holds `a.test`, machine 1 `b.test`.
@@ -91,6 +92,14 @@ fn inbound_by_url(plan: &DocPlan, mut graph: LinkGraph) -> BTreeMap<String, Inbo
         .collect()
 }
 
+/// Contributions as the exchange sends them, with the partition each goes to.
+impl Sending for Vec<(u32, Contribution)> {
+    fn send(&mut self, partition: u32, contribution: Contribution) -> Result<(), crate::Error> {
+        self.push((partition, contribution));
+        Ok(())
+    }
+}
+
 /// The graph built on `machines` machines, each holding the pages `machine_of` gives it (one
 /// partition each), exchanging contributions, then shares again `steps` times (as the
 /// exchange does through Redis); every document's in-links.
@@ -101,6 +110,25 @@ fn split(
     machine_of: impl Fn(&str) -> usize,
     steps: u32,
 ) -> BTreeMap<String, Inbound> {
+    split_within(
+        pages,
+        outlinks,
+        (machines, machine_of),
+        steps,
+        DEFAULT_BUDGET,
+    )
+    .0
+}
+
+/// [`split`], each machine holding what arrived within `budget` bytes (the rest spilled to
+/// disk), and the runs the machines spilled.
+fn split_within(
+    pages: &[PageMeta],
+    outlinks: &[(String, Outlinks)],
+    (machines, machine_of): (usize, impl Fn(&str) -> usize),
+    steps: u32,
+    budget: usize,
+) -> (BTreeMap<String, Inbound>, usize) {
     let plans: Vec<DocPlan> = (0..machines)
         .map(|m| DocPlan::new(pages.iter().filter(|p| machine_of(&p.url) == m).cloned()))
         .collect();
@@ -112,43 +140,61 @@ fn split(
             .cloned()
             .map(Ok)
     };
-    let sent: Vec<_> = (0..machines)
+    let mut contributions: Vec<Vec<(u32, Contribution)>> = Vec::new();
+    let sent: Vec<Outgoing> = (0..machines)
         .map(|m| {
             let elsewhere = |url: &str| (machine_of(url) != m).then_some(machine_of(url) as u32);
-            outgoing(&plans[m], local(m), elsewhere).unwrap()
+            let mut sending = Vec::new();
+            let outgoing = outgoing(&plans[m], local(m), elsewhere, &mut sending).unwrap();
+            contributions.push(sending);
+            outgoing
         })
         .collect();
-    let mut arrivals: Vec<BTreeMap<String, Contribution>> = (0..machines)
+    let spill = tempfile::tempdir().unwrap();
+    let mut arrivals: Vec<Arrived> = (0..machines)
         .map(|m| {
-            let mut arrived = BTreeMap::new();
-            for from in &sent {
-                for contribution in from.by_partition.get(&(m as u32)).into_iter().flatten() {
-                    arrived.insert(contribution.source.clone(), contribution.clone());
+            let dir = spill.path().join(m.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut arrived = Arrived::new(&dir, budget);
+            for from in &contributions {
+                for (_, contribution) in from.iter().filter(|(p, _)| *p == m as u32) {
+                    arrived.add(&plans[m], contribution.clone()).unwrap();
                 }
             }
             arrived
         })
         .collect();
+    let first: Vec<Shares> = (0..machines)
+        .map(|m| sent[m].first_shares(&plans[m]))
+        .collect();
+    set_shares(&mut arrivals, &first);
     for _ in 0..steps {
-        let refreshed: Vec<_> = (0..machines)
-            .map(|m| sent[m].refreshed_shares(&plans[m], &arrivals[m]))
+        let refreshed: Vec<Shares> = arrivals
+            .iter_mut()
+            .enumerate()
+            .map(|(m, arrived)| sent[m].refreshed_shares(&plans[m], arrived))
             .collect();
-        for (m, arrived) in arrivals.iter_mut().enumerate() {
-            for from in &refreshed {
-                if let Some(shares) = from.get(&(m as u32)) {
-                    apply_shares(arrived, shares);
-                }
+        set_shares(&mut arrivals, &refreshed);
+    }
+    let runs = arrivals.iter().map(|arrived| arrived.counts().2).sum();
+    let mut all = BTreeMap::new();
+    for (m, arrived) in arrivals.into_iter().enumerate() {
+        let sources = merged(local(m), arrived.sources().unwrap());
+        let graph = LinkGraph::build_from(&plans[m], sources, &sent[m].remote_degree).unwrap();
+        all.extend(inbound_by_url(&plans[m], graph));
+    }
+    (all, runs)
+}
+
+/// Each machine's shares, sent to the machines (partitions) they name.
+fn set_shares(arrivals: &mut [Arrived], shares: &[Shares]) {
+    for from in shares {
+        for (&p, shares) in from {
+            for &(identity, share) in shares {
+                arrivals[p as usize].set_share(identity, share);
             }
         }
     }
-    let mut all = BTreeMap::new();
-    for (m, arrived) in arrivals.into_iter().enumerate() {
-        let graph =
-            LinkGraph::build_from(&plans[m], merged(local(m), arrived), &sent[m].remote_degree)
-                .unwrap();
-        all.extend(inbound_by_url(&plans[m], graph));
-    }
-    all
 }
 
 /// The graph on one machine: every document's in-links.
@@ -289,5 +335,44 @@ fn pagerank_per_machine_stays_near_one_machines() {
                 }
             }
         }
+    }
+}
+
+/// With a budget of a few contributions, what arrives (on 4 machines, from 3 senders each)
+/// is spilled to disk in many runs and merged back: the graph is the one built within the default budget (in memory), exactly,
+/// PageRank levels included, and its counts and anchors are one machine's.
+#[test]
+fn a_tiny_budget_spills_runs_and_builds_the_same_graph() {
+    let (pages, mut outlinks) = lattice(16, 200, 0.5, true);
+    // Anchors named after their source's last digits: a document's anchors, most of them
+    // used once, come in the order its sources are read.
+    for (source, links) in &mut outlinks {
+        for link in &mut links.0 {
+            link.anchor = format!("from {}", &source[source.len() - 2..]);
+        }
+    }
+    let machine_of = |url: &str| {
+        let host = host(url);
+        host[1..host.len() - 5].parse::<usize>().unwrap() % 4
+    };
+    let (unspilled, none) = split_within(
+        &pages,
+        &outlinks,
+        (4, machine_of),
+        SHARE_STEPS,
+        DEFAULT_BUDGET,
+    );
+    assert_eq!(none, 0, "the default budget holds it all");
+    let (spilled, runs) = split_within(&pages, &outlinks, (4, machine_of), SHARE_STEPS, 4096);
+    assert!(runs > 10, "{runs} runs");
+    assert_eq!(spilled, unspilled);
+    let one = whole(&pages, &outlinks);
+    for (url, expected) in &one {
+        let found = &spilled[url];
+        assert_eq!(
+            (found.count, found.external, &found.anchors),
+            (expected.count, expected.external, &expected.anchors),
+            "{url}"
+        );
     }
 }

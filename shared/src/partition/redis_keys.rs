@@ -25,11 +25,11 @@
 //! | `sift:crawl` | hash | the crawl's (read only): `partitions` (P), when no store is stamped |
 //! | `sift:index:round` | hash | the last round: `number` (N), `partitions` (P), `expires` (ms, Redis's clock: when a join no longer joins it), `done` (`1` once every partition's stream was read) |
 //! | `sift:index:N:announced` | hash | partition (`p-NNN`) -> the machine that holds it this round |
-//! | `sift:index:N:sent:K` | set | partitions whose machine has sent all it sends in step K (0: contributions, 1 and on: shares) |
+//! | `sift:index:N:sent:K` | set | partitions whose machine has sent all it sends in step K (0: contributions and their first shares, 1 and on: shares again) |
 //! | `sift:index:N:alive:MACHINE` | string, expires | the machine's heartbeat in round N, written every second, expiring after 3 s (deleted when its build ends) |
 //! | `sift:index:N:read` | set | partitions whose machine has read its streams (and deleted them) |
 //! | `sift:index:N:links:p-NNN` | stream | contributions to the partition (the indexer's `IndexParcel`, field `p`), step 0 |
-//! | `sift:index:N:shares:K:p-NNN` | stream | PageRank shares sent to the partition again in step K (the indexer's `ShareParcel`, field `p`) |
+//! | `sift:index:N:shares:K:p-NNN` | stream | PageRank shares of its senders in step K (0: the first, then again; the indexer's `ShareParcel`, field `p`) |
 //!
 //! Every key of a round expires twice the round's deadline after it was written, so a round
 //! a machine abandoned leaves nothing for long; a round every machine finished is deleted

@@ -66,19 +66,28 @@ fn run_crawler(args: &[String]) -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(crawler::cli::run(cli))
 }
 
-/// `indexer build --data DIR [--full]`, as the indexer's `main` runs it.
+/// `indexer build --data DIR [--full] [--redis URL [--exchange-deadline SECONDS]]`, as the
+/// indexer's `main` runs it.
 fn run_indexer(args: &[String]) -> anyhow::Result<()> {
-    let data = args
-        .iter()
-        .skip_while(|a| *a != "--data")
-        .nth(1)
-        .context("--data DIR")?;
+    let value = |flag: &str| args.iter().skip_while(|a| *a != flag).nth(1);
+    let data = value("--data").context("--data DIR")?;
     let mode = if args.iter().any(|a| a == "--full") {
         indexer::BuildMode::Full
     } else {
         indexer::BuildMode::Incremental
     };
-    indexer::build(Path::new(data), mode)
+    let exchange = match value("--redis") {
+        None => None,
+        Some(url) => Some(indexer::Exchange {
+            deadline: match value("--exchange-deadline") {
+                Some(seconds) => Duration::from_secs(seconds.parse()?),
+                None => indexer::DEFAULT_DEADLINE,
+            },
+            ..indexer::Exchange::new(url)
+        }),
+    };
+    let progress = indexer::BuildProgress::new();
+    indexer::build_exchanging(Path::new(data), mode, &progress, exchange.as_ref())
         .map(|_| ())
         .with_context(|| format!("cannot index {data}"))
 }
