@@ -199,11 +199,13 @@ impl LocalShards {
             .collect()
     }
 
-    /// The shards without an index loaded, by directory name (`p-001`).
+    /// The shards crawled (a store) without an index loaded, by directory name (`p-001`):
+    /// a root's own directory holding nothing, its leaves holding the shards, is none.
     pub(crate) fn unindexed(&self) -> Vec<String> {
         self.shards
             .iter()
             .filter(|shard| shard.current().is_none())
+            .filter(|shard| shared::store::store_dir(shard.data()).is_dir())
             .filter_map(|shard| Some(shard.data().file_name()?.to_string_lossy().into_owned()))
             .collect()
     }
