@@ -101,7 +101,7 @@ pub use build::{build, build_beside, build_exchanging, build_with_progress};
 pub use completions::write as write_completions;
 pub use document::{DocHtml, DocInput};
 pub use error::Error;
-pub use exchange::{DEFAULT_DEADLINE, Exchange};
+pub use exchange::{DEFAULT_BUDGET, DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use stemmed::Analyzers;

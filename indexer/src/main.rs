@@ -53,6 +53,16 @@ enum Command {
         /// partitions missing (with --redis).
         #[arg(long, value_name = "SECONDS", default_value_t = indexer::DEFAULT_DEADLINE.as_secs())]
         exchange_deadline: u64,
+        /// Mebibytes of link contributions (URLs and anchor texts) the exchange holds in
+        /// memory, sending and receiving each; what arrives past it is spilled to sorted runs
+        /// in DIR/exchange-spill, removed when the build ends (with --redis).
+        #[arg(
+            long,
+            value_name = "MIB",
+            default_value_t = (indexer::DEFAULT_BUDGET >> 20) as u64,
+            value_parser = clap::value_parser!(u64).range(1..=1 << 20),
+        )]
+        exchange_memory: u64,
     },
 }
 
@@ -72,6 +82,7 @@ fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
         config,
         redis,
         exchange_deadline,
+        exchange_memory,
     } = cli.command;
     shared::Config::load(config.as_deref())?;
     let mode = if full {
@@ -82,6 +93,7 @@ fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
     let progress = BuildProgress::new();
     let exchange = redis.map(|url| Exchange {
         deadline: Duration::from_secs(exchange_deadline),
+        budget: usize::try_from(exchange_memory << 20).unwrap_or(usize::MAX),
         ..Exchange::new(&url)
     });
     let build = || indexer::build_exchanging(&data, mode, &progress, exchange.as_ref());
