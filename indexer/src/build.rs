@@ -188,6 +188,7 @@ fn build_passes(
         "pages read"
     );
     let outlinks = || ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
+    let mut exchanged = None;
     let mut graph = match exchanging.take() {
         None => LinkGraph::build(&plan, outlinks())?,
         Some(mut exchanging) => {
@@ -201,7 +202,8 @@ fn build_passes(
             let mut sender = exchanging.sender();
             let outgoing = outgoing(&plan, outlinks(), elsewhere, &mut sender)?;
             sender.flush()?;
-            let arrived = exchanging.exchange(&plan, &outgoing, spill.path())?;
+            let (arrived, summary) = exchanging.exchange(&plan, &outgoing, spill.path())?;
+            exchanged = Some(summary);
             let sources = merged(outlinks(), arrived.sources()?);
             LinkGraph::build_from(&plan, sources, &outgoing.remote_degree)?
         }
@@ -246,6 +248,7 @@ fn build_passes(
     summary.skipped_duplicates = plan.duplicates();
     summary.skipped_other += plan.skipped();
     summary.elapsed = started.elapsed();
+    summary.exchange = exchanged;
     info!(%summary, "build done");
     Ok(summary)
 }

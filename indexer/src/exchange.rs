@@ -56,6 +56,7 @@ use crate::linkgraph::Contribution;
 use crate::linkgraph::arrived::Arrived;
 use crate::linkgraph::outgoing::{Outgoing, Sending, Shares};
 use crate::linkgraph::spill::size_of;
+use crate::summary::ExchangeSummary;
 use connection::Redis;
 use heartbeat::Heartbeat;
 use parcel::{IndexParcel, ShareParcel, parcels};
@@ -109,6 +110,8 @@ pub(crate) struct Exchanging {
     round: Round,
     partitions: Partitions,
     budget: usize,
+    /// The most bytes of contributions the sender buffered at once.
+    most_sending: usize,
     /// The machine's heartbeat in the round, for as long as it takes part.
     _heartbeat: Heartbeat,
 }
@@ -154,6 +157,7 @@ pub(crate) fn join(
         round,
         partitions,
         budget: exchange.budget,
+        most_sending: 0,
         _heartbeat: heartbeat,
     })
 }
@@ -180,13 +184,13 @@ impl Exchanging {
     /// its PageRank again with what arrived and sends its senders' new shares (one
     /// `(identity, share)` per source and partition), so the rank flowing between machines
     /// settles as on one machine. Then the round is finished: this machine's streams gone,
-    /// the round's keys deleted by the last machine.
+    /// the round's keys deleted by the last machine. What arrived, and what the round moved.
     pub(crate) fn exchange(
         mut self,
         plan: &DocPlan,
         outgoing: &Outgoing,
         spill: &Path,
-    ) -> Result<Arrived, Error> {
+    ) -> Result<(Arrived, ExchangeSummary), Error> {
         self.send_shares(0, &outgoing.first_shares(plan))?;
         info!(
             round = self.round.number,
@@ -207,6 +211,13 @@ impl Exchanging {
         }
         self.take_shares(0, &mut arrived)?;
         let (contributions, bytes, runs) = arrived.counts();
+        let summary = ExchangeSummary {
+            sent: outgoing.contributions,
+            arrived: contributions,
+            arrived_bytes: bytes,
+            spilled_runs: runs as u64,
+            most_held: self.most_sending.max(arrived.most_held()) as u64,
+        };
         info!(
             round = self.round.number,
             contributions,
@@ -228,7 +239,7 @@ impl Exchanging {
             redis_commands = self.redis.commands(),
             "exchange done"
         );
-        Ok(arrived)
+        Ok((arrived, summary))
     }
 
     /// Sends `shares` to their partitions' streams of `step`, then marks this machine's
@@ -345,6 +356,8 @@ impl Sender<'_> {
 impl Sending for Sender<'_> {
     fn send(&mut self, partition: u32, contribution: Contribution) -> Result<(), Error> {
         self.bytes += size_of(&contribution);
+        let most = &mut self.exchanging.most_sending;
+        *most = (*most).max(self.bytes);
         self.pending
             .entry(partition)
             .or_default()

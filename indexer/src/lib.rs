@@ -105,6 +105,6 @@ pub use exchange::{DEFAULT_BUDGET, DEFAULT_DEADLINE, Exchange};
 pub use linkgraph::Inbound;
 pub use progress::BuildProgress;
 pub use stemmed::Analyzers;
-pub use summary::BuildSummary;
+pub use summary::{BuildSummary, ExchangeSummary};
 pub use target::BuildMode;
 pub use text::HostTemplate;

@@ -1,5 +1,5 @@
 //! `summary`: [`BuildSummary`], what a build did, and its one-line form; a sharded build's
-//! summary adds up its shards'.
+//! summary adds up its shards'. [`ExchangeSummary`]: what an exchanging build's round moved.
 
 use std::fmt;
 use std::time::Duration;
@@ -33,6 +33,24 @@ pub struct BuildSummary {
     pub images: u64,
     /// How long the build took.
     pub elapsed: Duration,
+    /// What the exchange moved, when the build exchanged link signals (`--redis`).
+    pub exchange: Option<ExchangeSummary>,
+}
+
+/// What one machine's exchange round moved, and the most it held at once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExchangeSummary {
+    /// Contributions (a source page's links to one partition) sent to other machines.
+    pub sent: u64,
+    /// Contributions that arrived from other machines.
+    pub arrived: u64,
+    /// Their URLs' and anchors' bytes (estimated as the budget counts them).
+    pub arrived_bytes: u64,
+    /// Sorted runs the arrived contributions were spilled to (0: they fitted the budget).
+    pub spilled_runs: u64,
+    /// The most bytes of contributions held in memory at once, sending or receiving: the
+    /// budget, past which they are sent or spilled, plus at most one contribution.
+    pub most_held: u64,
 }
 
 impl fmt::Display for BuildSummary {
@@ -52,8 +70,31 @@ impl fmt::Display for BuildSummary {
             self.store_change,
             self.images,
             self.elapsed
+        )?;
+        match &self.exchange {
+            Some(exchange) => write!(f, "; {exchange}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for ExchangeSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "exchanged {} contributions out, {} in ({:.1} MiB, {} runs spilled), at most {:.1} MiB held",
+            self.sent,
+            self.arrived,
+            mib(self.arrived_bytes),
+            self.spilled_runs,
+            mib(self.most_held)
         )
     }
+}
+
+/// Bytes in mebibytes, for people.
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1 << 20)
 }
 
 impl BuildSummary {
@@ -73,6 +114,7 @@ impl BuildSummary {
             total_docs: self.total_docs + other.total_docs,
             images: self.images + other.images,
             elapsed: self.elapsed.max(other.elapsed),
+            exchange: self.exchange.or(other.exchange),
         }
     }
 }

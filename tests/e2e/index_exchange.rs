@@ -4,14 +4,17 @@
 //! a real `redis-server`. Every shard's documents have the reference's in-link counts
 //! (external ones apart) and anchor words, read back from the indexes; a build of one
 //! machine alone has fewer; the round leaves no stream behind. PageRank levels, approximated
-//! per machine, are measured against the reference.
+//! per machine, are measured against the reference. The same on a web four times the size
+//! with a memory bound a few contributions wide: what arrives is spilled to disk, and the
+//! most either machine holds at once stays within the bound while the bytes it exchanges
+//! grow with the web.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use indexer::{BuildMode, BuildProgress, Exchange};
+use indexer::{BuildMode, BuildProgress, BuildSummary, Exchange, ExchangeSummary};
 use shared::partition::{PartitionId, Partitions};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument};
@@ -27,6 +30,17 @@ const WEB: SoakWeb = SoakWeb {
     slow: Duration::from_millis(1),
     crawl_delay_ms: 0,
 };
+/// Four times [`WEB`]'s pages.
+const WEB_4X: SoakWeb = SoakWeb {
+    pages: 4 * WEB.pages,
+    ..WEB
+};
+/// The memory bound of the builds on [`WEB_4X`]: a few contributions (one source page's
+/// links to one partition: here, its one link to another host, about 200 bytes).
+const SMALL_BUDGET: usize = 1 << 10;
+/// More than one contribution takes on these webs (a URL and a link, its anchor text, the
+/// estimate's overheads).
+const LARGEST_CONTRIBUTION: u64 = 512;
 const PARTITIONS: u32 = 3;
 /// The partitions of the first machine; the second holds the rest.
 const FIRST: [u32; 2] = [0, 1];
@@ -40,7 +54,7 @@ type Signals = (u64, u64, BTreeSet<String>);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_machines_exchanging_links_index_what_one_machine_does() {
-    let (partitions, one) = crawled_partitions().await;
+    let (partitions, one) = crawled_partitions(WEB).await;
     // Each machine's data directory, and a copy of it indexed alone (without --redis).
     let machines = [[tempdir(), tempdir()], [tempdir(), tempdir()]];
     for p in partitions.all() {
@@ -49,46 +63,129 @@ async fn two_machines_exchanging_links_index_what_one_machine_does() {
         }
     }
     index(one.path()).await;
+    let summaries = build_both([machines[0][0].path(), machines[1][0].path()], None);
+    for [_, alone] in &machines {
+        index(alone.path()).await;
+    }
+    for exchange in summaries.map(|summary| summary.exchange.expect("it exchanged")) {
+        assert!(exchange.sent > 0 && exchange.arrived > 0, "{exchange:?}");
+        assert_eq!(exchange.spilled_runs, 0, "within the default budget");
+    }
+    assert_indexed_as_one_machine(partitions, one.path(), |p| {
+        machines[machine_of(p)][0].path()
+    });
 
+    // Documents whose signals only the exchange brings, per machine.
+    let mut cross = [0, 0];
+    for p in partitions.all() {
+        let [_, alone] = &machines[machine_of(p)];
+        let (expected, _) = signals(&p.data_dir(one.path()));
+        let (without, _) = signals(&p.data_dir(alone.path()));
+        cross[machine_of(p)] += expected
+            .iter()
+            .filter(|(url, signals)| without[*url] != **signals)
+            .count();
+    }
+    assert!(
+        cross.iter().all(|&c| c > 0),
+        "each machine has documents linked from the other: {cross:?}"
+    );
+    eprintln!("documents with signals only the exchange brings: {cross:?}");
+}
+
+/// Four times the web, and a memory bound of [`SMALL_BUDGET`]: both machines spill what
+/// arrives in several runs, neither ever holds more than the bound and one contribution,
+/// though many times the bound goes through, and the shards are indexed as by one machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_web_four_times_the_size_is_exchanged_within_its_memory_bound() {
+    let (partitions, one) = crawled_partitions(WEB_4X).await;
+    let machines = [tempdir(), tempdir()];
+    for p in partitions.all() {
+        copy_dir(
+            &p.data_dir(one.path()),
+            &p.data_dir(machines[machine_of(p)].path()),
+        );
+    }
+    index(one.path()).await;
+    let summaries = build_both([machines[0].path(), machines[1].path()], Some(SMALL_BUDGET));
+    let exchanges: Vec<ExchangeSummary> = summaries
+        .into_iter()
+        .map(|summary| summary.exchange.expect("it exchanged"))
+        .collect();
+    eprintln!("the exchange within {SMALL_BUDGET} bytes: {exchanges:?}");
+    for exchange in &exchanges {
+        assert!(
+            exchange.arrived_bytes > 4 * SMALL_BUDGET as u64 && exchange.spilled_runs >= 4,
+            "many times the bound arrived, spilled: {exchange:?}"
+        );
+        assert!(
+            exchange.most_held >= SMALL_BUDGET as u64
+                && exchange.most_held < SMALL_BUDGET as u64 + LARGEST_CONTRIBUTION,
+            "held the bound and less than one contribution more: {exchange:?}"
+        );
+    }
+    assert_indexed_as_one_machine(partitions, one.path(), |p| machines[machine_of(p)].path());
+    for machine in &machines {
+        assert!(
+            !machine.path().join("exchange-spill").exists(),
+            "spill removed"
+        );
+    }
+}
+
+/// Both machines' builds at once, through a `redis-server` of their own, within `budget`
+/// bytes of contributions each (the default without): their summaries. The round leaves
+/// nothing behind in Redis.
+fn build_both(data: [&Path; 2], budget: Option<usize>) -> [BuildSummary; 2] {
     let redis = RedisServer::start();
     // The crawl's partition count, as its workers write it (these stores were crawled by
     // `crawler crawl` each, unstamped).
     redis.cli(&["HSET", "sift:crawl", "partitions", &PARTITIONS.to_string()]);
     let exchange = Exchange {
         deadline: Duration::from_secs(60),
+        budget: budget.unwrap_or(indexer::DEFAULT_BUDGET),
         ..Exchange::new(&redis.url())
     };
-    let builds: Vec<_> = machines
-        .iter()
-        .map(|[data, _]| {
-            let (data, exchange) = (data.path().to_path_buf(), exchange.clone());
-            std::thread::spawn(move || {
-                indexer::build_exchanging(
-                    &data,
-                    BuildMode::Full,
-                    &BuildProgress::new(),
-                    Some(&exchange),
-                )
-            })
+    let builds = data.map(|data| {
+        let (data, exchange) = (data.to_path_buf(), exchange.clone());
+        std::thread::spawn(move || {
+            indexer::build_exchanging(
+                &data,
+                BuildMode::Full,
+                &BuildProgress::new(),
+                Some(&exchange),
+            )
         })
-        .collect();
-    for build in builds {
+    });
+    let summaries = builds.map(|build| {
         build
             .join()
             .expect("the build thread")
-            .expect("the build exchanges and indexes");
-    }
-    for [_, alone] in &machines {
-        index(alone.path()).await;
-    }
+            .expect("the build exchanges and indexes")
+    });
+    eprintln!(
+        "Redis: {:?} commands, peak memory {:?} bytes",
+        redis.info("total_commands_processed"),
+        redis.info("used_memory_peak")
+    );
+    let keys = redis.cli(&["KEYS", "sift:index:*"]);
+    assert_eq!(keys.trim(), "sift:index:round", "the round's keys are gone");
+    assert_eq!(redis.cli(&["HGET", "sift:index:round", "done"]).trim(), "1");
+    summaries
+}
 
-    // Documents whose signals only the exchange brings, per machine.
-    let mut cross = [0, 0];
+/// Every shard of `partitions` indexed on its machine (`exchanged(p)`, a data directory) has
+/// the documents, in-link counts and anchor words of the one machine's index in `one`, and
+/// PageRank levels within 1 of its.
+fn assert_indexed_as_one_machine<'a>(
+    partitions: Partitions,
+    one: &Path,
+    exchanged: impl Fn(PartitionId) -> &'a Path,
+) {
     let (mut levels, mut moved, mut most) = (0, 0, 0);
     for p in partitions.all() {
-        let [exchanged, alone] = &machines[machine_of(p)];
-        let (expected, expected_levels) = signals(&p.data_dir(one.path()));
-        let (found, found_levels) = signals(&p.data_dir(exchanged.path()));
+        let (expected, expected_levels) = signals(&p.data_dir(one));
+        let (found, found_levels) = signals(&p.data_dir(exchanged(p)));
         assert_eq!(
             found.keys().collect::<Vec<_>>(),
             expected.keys().collect::<Vec<_>>()
@@ -102,29 +199,12 @@ async fn two_machines_exchanging_links_index_what_one_machine_does() {
             moved += u64::from(diff > 0);
             most = most.max(diff);
         }
-        let (without, _) = signals(&p.data_dir(alone.path()));
-        cross[machine_of(p)] += expected
-            .iter()
-            .filter(|(url, signals)| without[*url] != **signals)
-            .count();
     }
-    assert!(
-        cross.iter().all(|&c| c > 0),
-        "each machine has documents linked from the other: {cross:?}"
-    );
     eprintln!(
         "PageRank levels per machine against one machine: {moved} of {levels} documents moved, \
-         by at most {most}; documents with signals only the exchange brings: {cross:?}"
+         by at most {most}"
     );
     assert!(most <= 1, "PageRank levels stay within 1 of one machine's");
-    eprintln!(
-        "Redis: {:?} commands, peak memory {:?} bytes",
-        redis.info("total_commands_processed"),
-        redis.info("used_memory_peak")
-    );
-    let keys = redis.cli(&["KEYS", "sift:index:*"]);
-    assert_eq!(keys.trim(), "sift:index:round", "the round's keys are gone");
-    assert_eq!(redis.cli(&["HGET", "sift:index:round", "done"]).trim(), "1");
 }
 
 /// The machine holding partition `p`: 0 holds [`FIRST`], 1 the rest.
@@ -132,19 +212,19 @@ fn machine_of(p: PartitionId) -> usize {
     usize::from(!FIRST.contains(&p.get()))
 }
 
-/// The soak hosts crawled into the [`PARTITIONS`] partitions of one data directory, each
-/// partition's hosts by a crawl of its own.
-async fn crawled_partitions() -> (Partitions, tempfile::TempDir) {
-    let web = TestWeb::start_with(WEB).await;
+/// The soak hosts of `soak` crawled into the [`PARTITIONS`] partitions of one data
+/// directory, each partition's hosts by a crawl of its own.
+async fn crawled_partitions(soak: SoakWeb) -> (Partitions, tempfile::TempDir) {
+    let web = TestWeb::start_with(soak).await;
     let mut config = crawler_config(&web);
-    for host in WEB.host_names() {
+    for host in soak.host_names() {
         config
             .resolve
             .insert(host, "127.0.0.1".parse().expect("an address"));
     }
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
     let mut owned: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for host in WEB.host_names() {
+    for host in soak.host_names() {
         let p = partitions.of_host(&host).get();
         owned.entry(p).or_default().push(web.url(&host, "/"));
     }
@@ -167,7 +247,7 @@ async fn crawled_partitions() -> (Partitions, tempfile::TempDir) {
 /// again complete, the killed one's leftover spill removed, with the index of a clean run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_killed_in_the_round_is_named_within_seconds_and_a_rerun_completes() {
-    let (partitions, one) = crawled_partitions().await;
+    let (partitions, one) = crawled_partitions(WEB).await;
     let clean = [tempdir(), tempdir()];
     let killed = [tempdir(), tempdir()];
     for p in partitions.all() {

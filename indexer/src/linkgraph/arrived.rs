@@ -113,6 +113,11 @@ impl Arrived {
         (self.contributions, self.bytes, self.spill.runs_written())
     }
 
+    /// The most bytes of contributions (estimated) held in memory at once.
+    pub(crate) fn most_held(&self) -> usize {
+        self.spill.most_buffered()
+    }
+
     /// Every arrived source in source URL order, with its current share; a source's
     /// contributions (to several of this machine's partitions) joined in the order they
     /// came.

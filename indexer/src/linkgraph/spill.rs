@@ -90,6 +90,8 @@ pub(crate) struct Spill {
     budget: usize,
     buffer: Vec<Contribution>,
     buffered: usize,
+    /// The most `buffered` has been.
+    most_buffered: usize,
     runs: Vec<PathBuf>,
     /// Runs written so far (names the next one).
     written: usize,
@@ -104,6 +106,7 @@ impl Spill {
             budget,
             buffer: Vec::new(),
             buffered: 0,
+            most_buffered: 0,
             runs: Vec::new(),
             written: 0,
         }
@@ -112,6 +115,7 @@ impl Spill {
     /// Adds a contribution; writes a run when the buffer reaches the budget.
     pub(crate) fn push(&mut self, contribution: Contribution) -> Result<(), Error> {
         self.buffered += size_of(&contribution);
+        self.most_buffered = self.most_buffered.max(self.buffered);
         self.buffer.push(contribution);
         if self.buffered >= self.budget {
             self.write_run()?;
@@ -122,6 +126,11 @@ impl Spill {
     /// Runs written so far (merged ones counted once each).
     pub(crate) fn runs_written(&self) -> usize {
         self.written
+    }
+
+    /// The most bytes (estimated) buffered at once.
+    pub(crate) fn most_buffered(&self) -> usize {
+        self.most_buffered
     }
 
     /// Every contribution, in source URL order (equal sources in the order they came).

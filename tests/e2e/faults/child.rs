@@ -66,8 +66,8 @@ fn run_crawler(args: &[String]) -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(crawler::cli::run(cli))
 }
 
-/// `indexer build --data DIR [--full] [--redis URL [--exchange-deadline SECONDS]]`, as the
-/// indexer's `main` runs it.
+/// `indexer build --data DIR [--full] [--redis URL [--exchange-deadline SECONDS]
+/// [--exchange-memory MIB]]`, as the indexer's `main` runs it.
 fn run_indexer(args: &[String]) -> anyhow::Result<()> {
     let value = |flag: &str| args.iter().skip_while(|a| *a != flag).nth(1);
     let data = value("--data").context("--data DIR")?;
@@ -83,13 +83,18 @@ fn run_indexer(args: &[String]) -> anyhow::Result<()> {
                 Some(seconds) => Duration::from_secs(seconds.parse()?),
                 None => indexer::DEFAULT_DEADLINE,
             },
+            budget: match value("--exchange-memory") {
+                Some(mib) => mib.parse::<usize>()? << 20,
+                None => indexer::DEFAULT_BUDGET,
+            },
             ..indexer::Exchange::new(url)
         }),
     };
     let progress = indexer::BuildProgress::new();
-    indexer::build_exchanging(Path::new(data), mode, &progress, exchange.as_ref())
-        .map(|_| ())
-        .with_context(|| format!("cannot index {data}"))
+    let summary = indexer::build_exchanging(Path::new(data), mode, &progress, exchange.as_ref())
+        .with_context(|| format!("cannot index {data}"))?;
+    println!("{summary}");
+    Ok(())
 }
 
 /// How a child ended.
