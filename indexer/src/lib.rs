@@ -74,6 +74,7 @@ mod build;
 #[cfg(test)]
 mod build_tests;
 mod by_url;
+pub mod cli;
 mod completions;
 mod document;
 mod error;

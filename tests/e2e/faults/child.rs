@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use clap::Parser;
 
 const PROGRAM: &str = "E2E_FAULT_PROGRAM";
@@ -66,33 +65,12 @@ fn run_crawler(args: &[String]) -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(crawler::cli::run(cli))
 }
 
-/// `indexer build --data DIR [--full] [--redis URL [--exchange-deadline SECONDS]
-/// [--exchange-memory MIB]]`, as the indexer's `main` runs it.
+/// The `indexer` command line, as its `main` runs it (no bar: stderr is not a terminal).
 fn run_indexer(args: &[String]) -> anyhow::Result<()> {
-    let value = |flag: &str| args.iter().skip_while(|a| *a != flag).nth(1);
-    let data = value("--data").context("--data DIR")?;
-    let mode = if args.iter().any(|a| a == "--full") {
-        indexer::BuildMode::Full
-    } else {
-        indexer::BuildMode::Incremental
-    };
-    let exchange = match value("--redis") {
-        None => None,
-        Some(url) => Some(indexer::Exchange {
-            deadline: match value("--exchange-deadline") {
-                Some(seconds) => Duration::from_secs(seconds.parse()?),
-                None => indexer::DEFAULT_DEADLINE,
-            },
-            budget: match value("--exchange-memory") {
-                Some(mib) => mib.parse::<usize>()? << 20,
-                None => indexer::DEFAULT_BUDGET,
-            },
-            ..indexer::Exchange::new(url)
-        }),
-    };
-    let progress = indexer::BuildProgress::new();
-    let summary = indexer::build_exchanging(Path::new(data), mode, &progress, exchange.as_ref())
-        .with_context(|| format!("cannot index {data}"))?;
+    let cli = indexer::cli::Cli::try_parse_from(
+        std::iter::once("indexer".to_string()).chain(args.to_vec()),
+    )?;
+    let summary = indexer::cli::run(cli, &indicatif::ProgressBar::hidden())?;
     println!("{summary}");
     Ok(())
 }
