@@ -3,7 +3,10 @@
 //! 1. Page metadata (no bodies kept) -> [`DocPlan`]: which pages become which documents;
 //!    a bounded sample of each host's pages -> its template ([`TemplateLearner`]), the text
 //!    it repeats on most pages, left out of its documents.
-//! 2. Outlinks -> [`LinkGraph`]: in-link counts and anchor text per document.
+//! 2. Outlinks -> [`LinkGraph`]: in-link counts and anchor text per document (the texts
+//!    spilled to `DATA/anchor-spill` within a memory budget, [`DEFAULT_ANCHOR_BUDGET`] or
+//!    `indexer build --anchor-memory`, and kept there until pass 3 writes each document;
+//!    removed when the build ends, or by the next build after a killed one).
 //! 3. Pages again, in URL order ([`writer`](crate::writer)): each document's inputs are
 //!    fingerprinted; only documents whose fingerprint differs from the target generation's
 //!    state are parsed (on parser threads, one parse per page) and written. One commit.
@@ -44,6 +47,7 @@ use crate::completions;
 use crate::exchange::{self, Exchange};
 use crate::held::Held;
 use crate::images::{ImageInputs, Showings, write_images};
+use crate::linkgraph::anchors::AnchorSpill;
 use crate::linkgraph::outgoing::outgoing;
 use crate::linkgraph::spill::{self, SpillDir};
 use crate::linkgraph::{LinkGraph, host, merged};
@@ -60,6 +64,13 @@ use shared::docplan::PageMeta;
 use shared::partition::{self, PartitionId};
 use shared::record::RenderedPage;
 
+/// The anchor texts a build holds in memory while it reads links, in bytes (estimated): past
+/// it they are sorted to runs on disk (`indexer build --anchor-memory`).
+pub const DEFAULT_ANCHOR_BUDGET: usize = 16 << 20;
+
+/// Where a build spills anchor texts and keeps each document's, under `DATA`.
+const ANCHOR_SPILL_DIR: &str = "anchor-spill";
+
 /// Builds or updates the index of a data directory: reads `DATA/store` (read-only, a crawl
 /// may be running) and writes `DATA/index`.
 pub fn build(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
@@ -74,27 +85,45 @@ pub fn build_with_progress(
     mode: BuildMode,
     progress: &BuildProgress,
 ) -> Result<BuildSummary, Error> {
-    build_on(data, mode, progress, Threads::Machine, None)
+    let links = Links {
+        exchange: None,
+        anchor_budget: DEFAULT_ANCHOR_BUDGET,
+    };
+    build_on(data, mode, progress, Threads::Machine, links)
+}
+
+/// How a build reads link signals: from this machine's stores alone or exchanged with other
+/// machines, and within how much memory for their anchor texts.
+#[derive(Clone, Copy, Debug)]
+pub struct Links<'a> {
+    /// The exchange with the other machines holding the crawl's partitions, if any.
+    pub exchange: Option<&'a Exchange>,
+    /// Bytes of anchor texts held while links are read ([`DEFAULT_ANCHOR_BUDGET`]).
+    pub anchor_budget: usize,
 }
 
 /// [`build_with_progress`] on one machine of several holding a crawl's partitions: link
 /// signals are exchanged with the others through Redis (the `exchange` module), so each
-/// shard gets its pages' in-links and anchors from every partition. Without `exchange`, a
+/// shard gets its pages' in-links and anchors from every partition. Without an exchange, a
 /// data directory holding only some of its crawl's partitions is built with what it holds,
 /// and a warning names the others.
 pub fn build_exchanging(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
-    exchange: Option<&Exchange>,
+    links: Links<'_>,
 ) -> Result<BuildSummary, Error> {
-    build_on(data, mode, progress, Threads::Machine, exchange)
+    build_on(data, mode, progress, Threads::Machine, links)
 }
 
 /// [`build`] on one parser thread and one indexing thread, beside other work that needs
 /// the rest of the machine: `searchd demo`'s builds while its crawl runs.
 pub fn build_beside(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error> {
-    build_on(data, mode, &BuildProgress::new(), Threads::One, None)
+    let links = Links {
+        exchange: None,
+        anchor_budget: DEFAULT_ANCHOR_BUDGET,
+    };
+    build_on(data, mode, &BuildProgress::new(), Threads::One, links)
 }
 
 /// The three passes on `threads`; running out of disk is [`Error::DiskFull`].
@@ -103,9 +132,9 @@ fn build_on(
     mode: BuildMode,
     progress: &BuildProgress,
     threads: Threads,
-    exchange: Option<&Exchange>,
+    links: Links<'_>,
 ) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, progress, threads, exchange)
+    build_passes(data, mode, progress, threads, links)
         .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
 }
 
@@ -114,7 +143,10 @@ fn build_passes(
     mode: BuildMode,
     progress: &BuildProgress,
     threads: Threads,
-    exchange: Option<&Exchange>,
+    Links {
+        exchange,
+        anchor_budget,
+    }: Links<'_>,
 ) -> Result<BuildSummary, Error> {
     let started = Instant::now();
     let partitions = partition::local_partitions(data).map_err(|e| Error::io(data, e))?;
@@ -142,9 +174,10 @@ fn build_passes(
             changes: Vec::new(),
         });
     }
-    // What an exchanging build killed on this data directory left (the shards are locked:
-    // no build runs here).
+    // What a build killed on this data directory left (the shards are locked: no build runs
+    // here).
     spill::remove_leftover(&data.join(exchange::SPILL_DIR))?;
+    spill::remove_leftover(&data.join(ANCHOR_SPILL_DIR))?;
     let found: Vec<(PartitionId, &Source)> = ids
         .iter()
         .copied()
@@ -188,9 +221,14 @@ fn build_passes(
         "pages read"
     );
     let outlinks = || ByUrl::new(shards.iter().map(|shard| shard.source.outlinks()).collect());
+    let anchor_dir = SpillDir::create(data.join(ANCHOR_SPILL_DIR))?;
+    let anchor_spill = AnchorSpill {
+        dir: anchor_dir.path(),
+        budget: anchor_budget,
+    };
     let mut exchanged = None;
     let mut graph = match exchanging.take() {
-        None => LinkGraph::build(&plan, outlinks())?,
+        None => LinkGraph::build(&plan, outlinks(), anchor_spill)?,
         Some(mut exchanging) => {
             let crawl = exchanging.partitions();
             let elsewhere = |url: &str| {
@@ -205,11 +243,11 @@ fn build_passes(
             let (arrived, summary) = exchanging.exchange(&plan, &outgoing, spill.path())?;
             exchanged = Some(summary);
             let sources = merged(outlinks(), arrived.sources()?);
-            LinkGraph::build_from(&plan, sources, &outgoing.remote_degree)?
+            LinkGraph::build_from(&plan, sources, &outgoing.remote_degree, anchor_spill)?
         }
     };
     info!("link graph built");
-    // Read before pass 3, which moves the graph's in-links out document by document.
+    // Read once, before pass 3: every shard's images need the pages of every shard.
     let sources: Vec<&Source> = shards.iter().map(|shard| &shard.source).collect();
     let showings = Showings::collect(&sources, &plan, &graph)?;
     info!(

@@ -66,6 +66,16 @@ enum Command {
             value_parser = clap::value_parser!(u64).range(1..=1 << 20),
         )]
         exchange_memory: u64,
+        /// Anchor texts held in memory while the build reads links, in MiB; past it they are
+        /// sorted to runs in DIR/anchor-spill, where each document's kept texts wait until
+        /// it is written (removed when the build ends).
+        #[arg(
+            long,
+            value_name = "MIB",
+            default_value_t = (crate::DEFAULT_ANCHOR_BUDGET >> 20) as u64,
+            value_parser = clap::value_parser!(u64).range(1..=1 << 20),
+        )]
+        anchor_memory: u64,
     },
 }
 
@@ -79,6 +89,7 @@ pub fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
         redis,
         exchange_deadline,
         exchange_memory,
+        anchor_memory,
     } = cli.command;
     shared::Config::load(config.as_deref())?;
     let mode = if full {
@@ -89,16 +100,25 @@ pub fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
     let progress = BuildProgress::new();
     let exchange = redis.map(|url| Exchange {
         deadline: Duration::from_secs(exchange_deadline),
-        budget: usize::try_from(exchange_memory << 20).unwrap_or(usize::MAX),
+        budget: mebibytes(exchange_memory),
         ..Exchange::new(&url)
     });
-    let build = || crate::build_exchanging(&data, mode, &progress, exchange.as_ref());
+    let links = crate::Links {
+        exchange: exchange.as_ref(),
+        anchor_budget: mebibytes(anchor_memory),
+    };
+    let build = || crate::build_exchanging(&data, mode, &progress, links);
     let built = if bar_wanted() {
         with_bar(bar, &progress, build)
     } else {
         build()
     };
     built.with_context(|| format!("cannot index {}", data.display()))
+}
+
+/// `mib` MiB in bytes (all of memory when that overflows).
+fn mebibytes(mib: u64) -> usize {
+    usize::try_from(mib << 20).unwrap_or(usize::MAX)
 }
 
 /// Whether people are watching, so a bar is wanted: stderr is a terminal.

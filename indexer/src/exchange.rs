@@ -28,7 +28,8 @@
 //! numbers: per remote source sending here, its identity and share (16 bytes, and a table
 //! entry); per distinct link arriving, 8 bytes; per source sending from here, 16 bytes per
 //! partition it sends to and 16 per distinct remote target; and, as on one machine, the
-//! plan and the link graph (see [`crate::linkgraph`]).
+//! plan and the link graph's numbers (see [`crate::linkgraph`]: the anchor texts of what
+//! arrived are bounded there, by the build's anchor budget, as the local ones).
 //!
 //! Keys: `shared::partition::redis_keys::index`. What is sent: [`parcel`], versioned. The
 //! connection: [`connection`], deadlines on every answer. Tests run against a

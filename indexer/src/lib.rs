@@ -98,7 +98,9 @@ mod testutil;
 mod text;
 mod writer;
 
-pub use build::{build, build_beside, build_exchanging, build_with_progress};
+pub use build::{
+    DEFAULT_ANCHOR_BUDGET, Links, build, build_beside, build_exchanging, build_with_progress,
+};
 pub use completions::write as write_completions;
 pub use document::{DocHtml, DocInput};
 pub use error::Error;

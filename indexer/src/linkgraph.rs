@@ -22,7 +22,10 @@
 //!   document for a tiny shift).
 //!
 //! Only outlinks are read; page bodies never are. The links are held in memory as one pair
-//! of `u32` per distinct (source, target), 8 bytes a link.
+//! of `u32` per distinct (source, target), 8 bytes a link (and another for a link across
+//! hosts); their anchor texts are not: they are spilled by document within a memory budget,
+//! counted one document at a time and kept on disk until their document is written
+//! ([`anchors`]), so the texts cost the budget, not a share of every page's links.
 //!
 //! **On several machines** (`indexer build --redis`, `crate::exchange`), each machine's plan
 //! holds only its own partitions' pages. What other machines' pages say arrives as
@@ -51,6 +54,8 @@
 
 use std::collections::HashMap;
 
+use anchors::{AnchorSpill, Anchors};
+
 use serde::{Deserialize, Serialize};
 
 use shared::record::Outlinks;
@@ -59,6 +64,7 @@ use crate::Error;
 use crate::by_url::ByUrl;
 use shared::docplan::{DocId, DocPlan};
 
+pub(crate) mod anchors;
 pub(crate) mod arrived;
 pub(crate) mod outgoing;
 mod pagerank;
@@ -70,10 +76,6 @@ mod split_tests;
 pub const MAX_ANCHORS: usize = 100;
 /// Anchor text kept per document, in bytes.
 pub const MAX_ANCHOR_BYTES: usize = 8 * 1024;
-/// Distinct anchor texts counted per document while reading links (later new ones are not
-/// counted, so a page linked with thousands of texts costs bounded memory).
-const MAX_COUNTED_ANCHORS: usize = 1_000;
-
 /// What links say about one document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inbound {
@@ -85,67 +87,6 @@ pub struct Inbound {
     pub anchors: Vec<String>,
     /// Its PageRank level (see the module docs): 8 is an average page.
     pub rank_level: u64,
-}
-
-/// An anchor text as counted: how many source pages used it, and the last one that did.
-struct AnchorCount {
-    text: String,
-    pages: u32,
-    last_source: u32,
-}
-
-#[derive(Default)]
-struct Collecting {
-    sources: Vec<u32>,
-    /// The sources on another host.
-    external: Vec<u32>,
-    /// By lowercased text.
-    anchors: std::collections::HashMap<String, usize>,
-    counted: Vec<AnchorCount>,
-}
-
-impl Collecting {
-    fn add_anchor(&mut self, anchor: &str, source: u32) {
-        let anchor = anchor.trim();
-        if anchor.is_empty() {
-            return;
-        }
-        let key = anchor.to_lowercase();
-        match self.anchors.get(&key) {
-            Some(&i) => {
-                let counted = &mut self.counted[i];
-                if counted.last_source != source {
-                    counted.pages += 1;
-                    counted.last_source = source;
-                }
-            }
-            None if self.counted.len() < MAX_COUNTED_ANCHORS => {
-                self.anchors.insert(key, self.counted.len());
-                self.counted.push(AnchorCount {
-                    text: anchor.to_string(),
-                    pages: 1,
-                    last_source: source,
-                });
-            }
-            None => {}
-        }
-    }
-
-    /// The anchors most pages use, within [`MAX_ANCHORS`] and [`MAX_ANCHOR_BYTES`].
-    fn best_anchors(mut self) -> Vec<String> {
-        // Stable: ties keep the order the sources came in.
-        self.counted.sort_by_key(|a| std::cmp::Reverse(a.pages));
-        let mut bytes = 0;
-        let mut kept = Vec::new();
-        for anchor in self.counted {
-            if kept.len() >= MAX_ANCHORS || bytes + anchor.text.len() > MAX_ANCHOR_BYTES {
-                continue;
-            }
-            bytes += anchor.text.len();
-            kept.push(anchor.text);
-        }
-        kept
-    }
 }
 
 /// Where a source's links were read: this machine's stores, or another machine's
@@ -192,22 +133,34 @@ pub(crate) fn merged<'a>(
     ByUrl::new(sources)
 }
 
-/// In-links of every document of a [`DocPlan`].
-#[derive(Debug, Default)]
+/// In-links of every document of a [`DocPlan`]: their numbers in memory, their anchor texts
+/// on disk.
+#[derive(Debug)]
 pub struct LinkGraph {
-    inbound: Vec<Inbound>,
+    counts: Vec<InCounts>,
+    anchors: Anchors,
+}
+
+/// What links say of one document, as numbers.
+#[derive(Clone, Copy, Debug, Default)]
+struct InCounts {
+    count: u32,
+    external: u32,
+    rank_level: u32,
 }
 
 impl LinkGraph {
-    /// Reads every page's outlinks (in URL order, so anchors come in a stable order).
-    pub fn build(
+    /// Reads every page's outlinks (in URL order, so anchors come in a stable order), their
+    /// anchor texts spilled to `spill`.
+    pub(crate) fn build(
         plan: &DocPlan,
         outlinks: impl IntoIterator<Item = Result<(String, Outlinks), Error>>,
+        spill: AnchorSpill<'_>,
     ) -> Result<Self, Error> {
         let sources = outlinks
             .into_iter()
             .map(|item| item.map(|(url, links)| (url, Linking::Local(links))));
-        Self::build_from(plan, sources, &[])
+        Self::build_from(plan, sources, &[], spill)
     }
 
     /// Reads every source's links, local and remote, in source URL order. `remote_degree`
@@ -217,10 +170,16 @@ impl LinkGraph {
         plan: &DocPlan,
         sources: impl IntoIterator<Item = Result<(String, Linking), Error>>,
         remote_degree: &[u32],
+        spill: AnchorSpill<'_>,
     ) -> Result<Self, Error> {
-        let mut docs: Vec<Collecting> = Vec::new();
-        docs.resize_with(plan.num_docs(), Default::default);
+        // Per document, the last source that linked to it: repeats are dropped as they come
+        // (a source's links are read together; a copy group's pages may come apart, and the
+        // sorts below drop those).
+        let mut last_source: Vec<u32> = vec![u32::MAX; plan.num_docs()];
+        let mut anchors = anchors::Reading::new(spill);
         let mut edges: Vec<(u32, DocId)> = Vec::new();
+        // The links from another host than their target's, counted apart.
+        let mut external: Vec<(u32, DocId)> = Vec::new();
         // Remote sources get the keys after the local pages', one per identity.
         let mut remote_keys: HashMap<u64, u32> = HashMap::new();
         let mut shares: Vec<f64> = Vec::new();
@@ -268,25 +227,35 @@ impl LinkGraph {
                 if Some(target) == own_doc {
                     continue;
                 }
-                let doc = &mut docs[target as usize];
-                if doc.sources.last() != Some(&source_key) {
-                    doc.sources.push(source_key);
+                let last = &mut last_source[target as usize];
+                if *last != source_key {
+                    *last = source_key;
                     if remote {
                         remote_edges.push((source_key, target));
                     } else {
                         edges.push((source_key, target));
                     }
                     if host(plan.doc_url(target)) != source_host {
-                        doc.external.push(source_key);
+                        external.push((source_key, target));
                     }
                 }
-                doc.add_anchor(anchor, source_key);
+                anchors.add(target, source_key, anchor)?;
             }
         }
+        drop(last_source);
         edges.sort_unstable();
         edges.dedup();
         remote_edges.sort_unstable();
         remote_edges.dedup();
+        external.sort_unstable();
+        external.dedup();
+        let mut counts = vec![InCounts::default(); plan.num_docs()];
+        for &(_, target) in edges.iter().chain(&remote_edges) {
+            counts[target as usize].count += 1;
+        }
+        for (_, target) in external {
+            counts[target as usize].external += 1;
+        }
         // Each remote source's share flows into each distinct document it links to.
         let mut inflow = Vec::new();
         if !remote_edges.is_empty() {
@@ -301,43 +270,30 @@ impl LinkGraph {
             remote_degree,
             pagerank::Inflow::Arriving(&inflow),
         );
-        let levels = pagerank::levels(plan, &ranks);
-        let inbound = docs
-            .into_iter()
-            .zip(levels)
-            .map(|(mut doc, rank_level)| {
-                doc.sources.sort_unstable();
-                doc.sources.dedup();
-                doc.external.sort_unstable();
-                doc.external.dedup();
-                Inbound {
-                    count: doc.sources.len() as u64,
-                    external: doc.external.len() as u64,
-                    anchors: doc.best_anchors(),
-                    rank_level,
-                }
-            })
-            .collect();
-        Ok(Self { inbound })
+        drop(edges);
+        for (counts, level) in counts.iter_mut().zip(pagerank::levels(plan, &ranks)) {
+            counts.rank_level = u32::try_from(level).unwrap_or(u32::MAX);
+        }
+        let anchors = anchors.finish(plan.num_docs())?;
+        Ok(Self { counts, anchors })
     }
 
-    /// The in-links of a document.
-    #[cfg(test)]
-    pub fn inbound(&self, doc: DocId) -> &Inbound {
-        &self.inbound[doc as usize]
-    }
-
-    /// How many distinct pages link to a document (0 once [`LinkGraph::take`] moved its
-    /// in-links out).
+    /// How many distinct pages link to a document.
     pub(crate) fn in_links(&self, doc: DocId) -> u64 {
-        self.inbound
+        self.counts
             .get(doc as usize)
-            .map_or(0, |inbound| inbound.count)
+            .map_or(0, |counts| u64::from(counts.count))
     }
 
-    /// Moves the in-links of a document out (they are needed once, when it is written).
-    pub fn take(&mut self, doc: DocId) -> Inbound {
-        std::mem::take(&mut self.inbound[doc as usize])
+    /// What links say of a document (its anchor texts read from disk).
+    pub fn inbound(&mut self, doc: DocId) -> Result<Inbound, Error> {
+        let counts = self.counts.get(doc as usize).copied().unwrap_or_default();
+        Ok(Inbound {
+            count: u64::from(counts.count),
+            external: u64::from(counts.external),
+            anchors: self.anchors.of(doc)?,
+            rank_level: u64::from(counts.rank_level),
+        })
     }
 }
 
@@ -360,7 +316,7 @@ mod tests {
     use shared::record::Outlink;
 
     use super::*;
-    use crate::testutil::meta;
+    use crate::testutil::{TestGraph, meta};
     use shared::docplan::PageKind;
 
     fn links(source: &str, targets: &[(&str, &str, bool)]) -> Result<(String, Outlinks), Error> {
@@ -401,7 +357,7 @@ mod tests {
     #[test]
     fn in_links_count_distinct_followed_sources() {
         let plan = plan();
-        let graph = LinkGraph::build(
+        let mut graph = TestGraph::build(
             &plan,
             vec![
                 // B links to A twice and to itself: A gets one in-link from B.
@@ -422,8 +378,7 @@ mod tests {
                 // A links to the redirect that leads back to itself: a self-link.
                 links(A, &[(R, "home", false)]),
             ],
-        )
-        .unwrap();
+        );
         let a = graph.inbound(plan.resolve(A).unwrap());
         assert_eq!(a.count, 2, "from B and from the noindex page");
         assert_eq!(a.anchors, ["Alpha", "alpha page", "from noindex"]);
@@ -445,7 +400,7 @@ mod tests {
             .zip(1..)
             .map(|(url, hash)| meta(url, PageKind::Indexable, hash));
         let plan = DocPlan::new(metas);
-        let graph = LinkGraph::build(
+        let mut graph = TestGraph::build(
             &plan,
             vec![
                 links(B, &[(A, "a", false)]),
@@ -458,9 +413,8 @@ mod tests {
                 links(OTHER_PORT, &[(A, "a", false)]),
                 links(A, &[(OTHER, "elsewhere", false)]),
             ],
-        )
-        .unwrap();
-        let inbound = |url| graph.inbound(plan.resolve(url).unwrap()).clone();
+        );
+        let mut inbound = |url| graph.inbound(plan.resolve(url).unwrap());
         let a = inbound(A);
         assert_eq!(
             (a.count, a.external),
@@ -498,7 +452,7 @@ mod tests {
             many.iter()
                 .map(|(source, anchor)| links(source, &[(A, anchor, false)])),
         );
-        let graph = LinkGraph::build(&plan, outlinks).unwrap();
+        let mut graph = TestGraph::build(&plan, outlinks);
         let a = graph.inbound(plan.resolve(A).unwrap());
         assert_eq!(a.count, 2, "B and C, through the redirect");
         assert_eq!(
@@ -517,7 +471,7 @@ mod tests {
         let outlinks = many
             .iter()
             .map(|(source, anchor)| links(source, &[(A, anchor, false)]));
-        let graph = LinkGraph::build(&plan, outlinks).unwrap();
+        let mut graph = TestGraph::build(&plan, outlinks);
         let a = graph.inbound(plan.resolve(A).unwrap());
         assert_eq!(a.count, 150);
         assert_eq!(a.anchors.len(), MAX_ANCHORS);
@@ -527,7 +481,7 @@ mod tests {
     #[test]
     fn the_anchors_most_pages_use_come_first() {
         let plan = plan();
-        let graph = LinkGraph::build(
+        let mut graph = TestGraph::build(
             &plan,
             vec![
                 // B says "rare words" twice: one page, counted once.
@@ -535,8 +489,7 @@ mod tests {
                 links(C, &[(A, "common name", false)]),
                 links(N, &[(A, "Common Name", false)]),
             ],
-        )
-        .unwrap();
+        );
         let a = graph.inbound(plan.resolve(A).unwrap());
         assert_eq!(a.anchors, ["common name", "rare words"]);
     }
@@ -554,7 +507,7 @@ mod tests {
             ..meta(amp, PageKind::Indexable, 4)
         });
         let plan = DocPlan::new(metas);
-        let graph = LinkGraph::build(
+        let mut graph = TestGraph::build(
             &plan,
             vec![
                 // The copy links to its own document: a self-link.
@@ -563,8 +516,7 @@ mod tests {
                 links(B, &[(A, "Alpha", false), (amp, "Alpha (AMP)", false)]),
                 links(C, &[(amp, "fast alpha", false)]),
             ],
-        )
-        .unwrap();
+        );
         let a = graph.inbound(plan.resolve(amp).unwrap());
         assert_eq!(plan.resolve(amp), plan.resolve(A));
         assert_eq!(a.count, 2, "B and C");
@@ -575,7 +527,7 @@ mod tests {
     fn pagerank_raises_the_page_others_link_to() {
         let plan = plan();
         // B and C (and the noindex page) link to A; A links to B.
-        let graph = LinkGraph::build(
+        let mut graph = TestGraph::build(
             &plan,
             vec![
                 links(A, &[(B, "b", false)]),
@@ -583,9 +535,8 @@ mod tests {
                 links(C, &[(A, "a", false)]),
                 links(N, &[(A, "a", false)]),
             ],
-        )
-        .unwrap();
-        let level = |url| graph.inbound(plan.resolve(url).unwrap()).rank_level;
+        );
+        let mut level = |url| graph.inbound(plan.resolve(url).unwrap()).rank_level;
         assert!(level(A) > level(B), "A {} B {}", level(A), level(B));
         assert!(level(B) > level(C), "B {} C {}", level(B), level(C));
         // C has no in-links: only the random jump reaches it, well below an average page.

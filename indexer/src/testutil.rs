@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use index_format::open_current;
 use rocksdb::DB;
-use shared::docplan::{PageKind, PageMeta};
+use shared::docplan::{DocId, DocPlan, PageKind, PageMeta};
 use shared::record::{
     CompressedBody, CrawlCounters, ImageInfo, ImageRef, MediaRecord, Outlink, Outlinks, PageImages,
     PageRecord, Record, RenderedPage, RobotsDirectives,
@@ -19,6 +19,10 @@ use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{TantivyDocument, Term};
 use tempfile::TempDir;
+
+use crate::Error;
+use crate::linkgraph::anchors::AnchorSpill;
+use crate::linkgraph::{Inbound, LinkGraph, Linking};
 
 /// A 200 page with `html` as its body; the content hash is the hash of the HTML.
 pub fn page(url: &str, html: &str) -> PageRecord {
@@ -99,6 +103,52 @@ pub fn link(target: &str, anchor: &str) -> Outlink {
         target: target.into(),
         anchor: anchor.into(),
         nofollow: false,
+    }
+}
+
+/// A link graph read in a temporary directory of its own, its anchor texts spilled there
+/// past [`GRAPH_BUDGET`] (small: the tests read them back from runs).
+pub struct TestGraph {
+    pub graph: LinkGraph,
+    _dir: TempDir,
+}
+
+/// The anchor texts a [`TestGraph`] holds in memory while reading links, in bytes.
+pub const GRAPH_BUDGET: usize = 4096;
+
+impl TestGraph {
+    /// The graph of `plan` from its pages' `outlinks`.
+    pub fn build(
+        plan: &DocPlan,
+        outlinks: impl IntoIterator<Item = Result<(String, Outlinks), Error>>,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = AnchorSpill {
+            dir: dir.path(),
+            budget: GRAPH_BUDGET,
+        };
+        let graph = LinkGraph::build(plan, outlinks, spill).unwrap();
+        Self { graph, _dir: dir }
+    }
+
+    /// The graph of `plan` from local and remote `sources` (see [`LinkGraph::build_from`]).
+    pub fn build_from(
+        plan: &DocPlan,
+        sources: impl IntoIterator<Item = Result<(String, Linking), Error>>,
+        remote_degree: &[u32],
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = AnchorSpill {
+            dir: dir.path(),
+            budget: GRAPH_BUDGET,
+        };
+        let graph = LinkGraph::build_from(plan, sources, remote_degree, spill).unwrap();
+        Self { graph, _dir: dir }
+    }
+
+    /// What links say of `doc`.
+    pub fn inbound(&mut self, doc: DocId) -> Inbound {
+        self.graph.inbound(doc).unwrap()
     }
 }
 

@@ -223,7 +223,7 @@ fn feed(
         let Some(doc) = plan.doc_of_representative(&page.url) else {
             continue;
         };
-        let inbound = graph.take(doc);
+        let inbound = graph.inbound(doc)?;
         let copies = plan.copies(doc);
         let template = templates.of_url(&page.url);
         let fingerprint = fingerprint(&page, &inbound, &copies, &template);

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use indexer::{BuildMode, BuildProgress, BuildSummary, Exchange, ExchangeSummary};
+use indexer::{BuildMode, BuildProgress, BuildSummary, Exchange, ExchangeSummary, Links};
 use shared::partition::{PartitionId, Partitions};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument};
@@ -126,16 +126,15 @@ async fn a_web_four_times_the_size_is_exchanged_within_its_memory_bound() {
     }
     assert_indexed_as_one_machine(partitions, one.path(), |p| machines[machine_of(p)].path());
     for machine in &machines {
-        assert!(
-            !machine.path().join("exchange-spill").exists(),
-            "spill removed"
-        );
+        for spill in ["exchange-spill", "anchor-spill"] {
+            assert!(!machine.path().join(spill).exists(), "{spill} removed");
+        }
     }
 }
 
 /// Both machines' builds at once, through a `redis-server` of their own, within `budget`
-/// bytes of contributions each (the default without): their summaries. The round leaves
-/// nothing behind in Redis.
+/// bytes of contributions each and as many of anchor texts (the defaults without): their
+/// summaries. The round leaves nothing behind in Redis.
 fn build_both(data: [&Path; 2], budget: Option<usize>) -> [BuildSummary; 2] {
     let redis = RedisServer::start();
     // The crawl's partition count, as its workers write it (these stores were crawled by
@@ -149,12 +148,11 @@ fn build_both(data: [&Path; 2], budget: Option<usize>) -> [BuildSummary; 2] {
     let builds = data.map(|data| {
         let (data, exchange) = (data.to_path_buf(), exchange.clone());
         std::thread::spawn(move || {
-            indexer::build_exchanging(
-                &data,
-                BuildMode::Full,
-                &BuildProgress::new(),
-                Some(&exchange),
-            )
+            let links = Links {
+                exchange: Some(&exchange),
+                anchor_budget: budget.unwrap_or(indexer::DEFAULT_ANCHOR_BUDGET),
+            };
+            indexer::build_exchanging(&data, BuildMode::Full, &BuildProgress::new(), links)
         })
     });
     let summaries = builds.map(|build| {
@@ -334,6 +332,7 @@ async fn a_machine_killed_in_the_round_is_named_within_seconds_and_a_rerun_compl
     for p in partitions.all() {
         let m = machine_of(p);
         assert!(!spill(killed[m].path()).exists());
+        assert!(!killed[m].path().join("anchor-spill").exists());
         assert_eq!(
             signals(&p.data_dir(killed[m].path())),
             signals(&p.data_dir(clean[m].path())),

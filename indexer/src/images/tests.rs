@@ -282,8 +282,8 @@ fn a_partitioned_build_indexes_each_partitions_images_with_words_from_every_part
 #[ignore = "a measurement: prints how long 50,000 images take to index"]
 fn fifty_thousand_images_are_indexed_and_the_time_printed() {
     use crate::images::{ImageInputs, Showings, write_images};
-    use crate::linkgraph::LinkGraph;
     use crate::source::Source;
+    use crate::testutil::TestGraph;
     use shared::docplan::{DocPlan, PageMeta};
     use std::time::Instant;
 
@@ -318,10 +318,10 @@ fn fifty_thousand_images_are_indexed_and_the_time_printed() {
         .map(|p| PageMeta::from(&p.unwrap()))
         .collect();
     let plan = DocPlan::new(metas);
-    let graph = LinkGraph::build(&plan, source.outlinks()).unwrap();
+    let graph = TestGraph::build(&plan, source.outlinks());
     let started = Instant::now();
     let sources = [&source];
-    let showings = Showings::collect(&sources, &plan, &graph).unwrap();
+    let showings = Showings::collect(&sources, &plan, &graph.graph).unwrap();
     let inverted = started.elapsed();
     let generation = tempfile::tempdir().unwrap();
     let inputs = ImageInputs {

@@ -23,7 +23,7 @@ const SETTLE_FROM: usize = 1 << 16;
 /// The contributions that arrived, spilled, and their sources' shares.
 #[derive(Debug)]
 pub(crate) struct Arrived {
-    spill: Spill,
+    spill: Spill<Contribution>,
     /// Each remote source's key, by identity.
     keys: HashMap<u64, u32>,
     /// By key: the identity and the current share.
@@ -132,7 +132,7 @@ impl Arrived {
 
 /// [`Arrived::sources`]: the spill read back, joined by source, shares filled in.
 pub(crate) struct Sources {
-    sorted: std::iter::Peekable<super::spill::Sorted>,
+    sorted: std::iter::Peekable<super::spill::Sorted<Contribution>>,
     keys: HashMap<u64, u32>,
     shares: Vec<f64>,
 }

@@ -1,13 +1,14 @@
-//! `Spill`: arrived [`Contribution`]s kept within a memory budget, read back in source URL
-//! order.
+//! `Spill`: records kept within a memory budget, read back sorted: the [`Contribution`]s
+//! that arrived from other machines (by source URL) and every link's anchor text
+//! ([`AnchorUse`](super::anchors::AnchorUse), by document).
 //!
-//! Contributions are buffered until their estimated size reaches the budget, then sorted by
-//! source URL (stably: a source's contributions keep the order they came in) and written as a
-//! run, a file of length-prefixed records (`[u32 LE length] [version] ++ postcard`), in the
-//! spill's directory. Reading merges the runs (a heap of each run's next record; equal
-//! sources in run order, so in the order they came); a spill that never reached its budget
-//! is sorted in memory and touches no disk. Past [`MAX_RUNS`] runs, they are merged into one
-//! first, so a spill never holds more than that many files open.
+//! Records ([`Spilled`]) are buffered until their estimated size reaches the budget, then
+//! sorted (stably: equal ones keep the order they came in) and written as a run, a file of
+//! length-prefixed records (`[u32 LE length] [version] ++ postcard`), in the spill's
+//! directory. Reading merges the runs (a heap of each run's next record; equal ones in run
+//! order, so in the order they came); a spill that never reached its budget is sorted in
+//! memory and touches no disk. Past [`MAX_RUNS`] runs, they are merged into one first, so a
+//! spill never holds more than that many files open.
 //!
 //! Chosen over a temporary RocksDB: the budget is exact (no memtables, block cache or
 //! compaction threads beside the build's), the format is the records' own, and a run is
@@ -16,7 +17,7 @@
 //! The directory is a [`SpillDir`]: removed when dropped (the build ended, or failed), and a
 //! killed build's leftover is removed by the next build on the same data directory.
 
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, ErrorKind, Read, Write};
@@ -34,9 +35,29 @@ pub(crate) const MAX_RUNS: usize = 64;
 const CONTRIBUTION_OVERHEAD: usize = 64;
 const LINK_OVERHEAD: usize = 48;
 
+/// What a [`Spill`] holds: a record with the order it is read back in and an estimate of the
+/// memory it takes.
+pub(crate) trait Spilled: Record {
+    /// The order read back in (equal records keep the order they were pushed in).
+    fn order(&self, other: &Self) -> Ordering;
+    /// The memory it takes, estimated.
+    fn size(&self) -> usize;
+}
+
 impl Record for Contribution {
     const KIND: &'static str = "spilled contribution";
     const VERSION: u8 = 1;
+}
+
+/// Contributions are read back by source URL.
+impl Spilled for Contribution {
+    fn order(&self, other: &Self) -> Ordering {
+        self.source.cmp(&other.source)
+    }
+
+    fn size(&self) -> usize {
+        size_of(self)
+    }
 }
 
 /// A directory of spilled runs, removed (with what it holds) when dropped.
@@ -83,12 +104,12 @@ pub(crate) fn size_of(contribution: &Contribution) -> usize {
             .sum::<usize>()
 }
 
-/// Contributions buffered within `budget` bytes, the rest in sorted runs in `dir`.
+/// Records buffered within `budget` bytes, the rest in sorted runs in `dir`.
 #[derive(Debug)]
-pub(crate) struct Spill {
+pub(crate) struct Spill<T> {
     dir: PathBuf,
     budget: usize,
-    buffer: Vec<Contribution>,
+    buffer: Vec<T>,
     buffered: usize,
     /// The most `buffered` has been.
     most_buffered: usize,
@@ -97,7 +118,7 @@ pub(crate) struct Spill {
     written: usize,
 }
 
-impl Spill {
+impl<T: Spilled> Spill<T> {
     /// An empty spill writing its runs in `dir` (which must exist) once `budget` bytes are
     /// buffered.
     pub(crate) fn new(dir: &Path, budget: usize) -> Self {
@@ -112,11 +133,11 @@ impl Spill {
         }
     }
 
-    /// Adds a contribution; writes a run when the buffer reaches the budget.
-    pub(crate) fn push(&mut self, contribution: Contribution) -> Result<(), Error> {
-        self.buffered += size_of(&contribution);
+    /// Adds a record; writes a run when the buffer reaches the budget.
+    pub(crate) fn push(&mut self, record: T) -> Result<(), Error> {
+        self.buffered += record.size();
         self.most_buffered = self.most_buffered.max(self.buffered);
-        self.buffer.push(contribution);
+        self.buffer.push(record);
         if self.buffered >= self.budget {
             self.write_run()?;
         }
@@ -133,11 +154,11 @@ impl Spill {
         self.most_buffered
     }
 
-    /// Every contribution, in source URL order (equal sources in the order they came).
-    pub(crate) fn into_sorted(mut self) -> Result<Sorted, Error> {
+    /// Every record, sorted (equal ones in the order they came).
+    pub(crate) fn into_sorted(mut self) -> Result<Sorted<T>, Error> {
         if self.runs.is_empty() {
             let mut buffer = std::mem::take(&mut self.buffer);
-            buffer.sort_by(|a, b| a.source.cmp(&b.source));
+            buffer.sort_by(T::order);
             return Ok(Sorted::Memory(buffer.into_iter()));
         }
         if !self.buffer.is_empty() {
@@ -150,13 +171,13 @@ impl Spill {
     fn write_run(&mut self) -> Result<(), Error> {
         let mut buffer = std::mem::take(&mut self.buffer);
         self.buffered = 0;
-        buffer.sort_by(|a, b| a.source.cmp(&b.source));
+        buffer.sort_by(T::order);
         let path = self.next_path();
         write_run(&path, buffer.into_iter().map(Ok))?;
         self.runs.push(path);
         if self.runs.len() > MAX_RUNS {
             let path = self.next_path();
-            write_run(&path, Merge::open(&self.runs)?)?;
+            write_run(&path, Merge::<T>::open(&self.runs)?)?;
             for run in std::mem::replace(&mut self.runs, vec![path]) {
                 std::fs::remove_file(&run).map_err(|e| Error::io(&run, e))?;
             }
@@ -170,19 +191,19 @@ impl Spill {
     }
 }
 
-/// Writes `contributions` (in order) as a run at `path`.
-fn write_run(
+/// Writes `records` (in order) as a run at `path`.
+fn write_run<T: Spilled>(
     path: &Path,
-    contributions: impl Iterator<Item = Result<Contribution, Error>>,
+    records: impl Iterator<Item = Result<T, Error>>,
 ) -> Result<(), Error> {
     let io = |e| Error::io(path, e);
     let mut out = BufWriter::new(File::create(path).map_err(io)?);
-    for contribution in contributions {
-        let bytes = contribution?.encode();
+    for record in records {
+        let bytes = record?.encode();
         let len = u32::try_from(bytes.len()).map_err(|_| {
             Error::io(
                 path,
-                std::io::Error::new(ErrorKind::InvalidData, "a contribution over 4 GiB"),
+                std::io::Error::new(ErrorKind::InvalidData, format!("a {} over 4 GiB", T::KIND)),
             )
         })?;
         out.write_all(&len.to_le_bytes()).map_err(io)?;
@@ -191,20 +212,20 @@ fn write_run(
     out.flush().map_err(io)
 }
 
-/// A spill's contributions in source URL order.
-pub(crate) enum Sorted {
+/// A spill's records, sorted.
+pub(crate) enum Sorted<T> {
     /// All of them fitted in the budget: sorted in memory.
-    Memory(std::vec::IntoIter<Contribution>),
+    Memory(std::vec::IntoIter<T>),
     /// Merged from runs on disk.
-    Runs(Merge),
+    Runs(Merge<T>),
 }
 
-impl Iterator for Sorted {
-    type Item = Result<Contribution, Error>;
+impl<T: Spilled> Iterator for Sorted<T> {
+    type Item = Result<T, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            Sorted::Memory(contributions) => contributions.next().map(Ok),
+            Sorted::Memory(records) => records.next().map(Ok),
             Sorted::Runs(merge) => merge.next(),
         }
     }
@@ -217,8 +238,8 @@ struct Run {
 }
 
 impl Run {
-    /// The run's next contribution, `None` at its end.
-    fn next(&mut self) -> Result<Option<Contribution>, Error> {
+    /// The run's next record, `None` at its end.
+    fn next<T: Spilled>(&mut self) -> Result<Option<T>, Error> {
         let io = |e| Error::io(&self.path, e);
         let mut len = [0u8; 4];
         match self.reader.read_exact(&mut len) {
@@ -227,47 +248,48 @@ impl Run {
         }
         let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize];
         self.reader.read_exact(&mut bytes).map_err(io)?;
-        Ok(Some(Contribution::decode(&bytes)?))
+        Ok(Some(T::decode(&bytes)?))
     }
 }
 
-/// Runs merged by source URL: a heap of each run's next contribution, ties to the earlier run.
-pub(crate) struct Merge {
+/// Runs merged: a heap of each run's next record, ties to the earlier run.
+pub(crate) struct Merge<T> {
     runs: Vec<Run>,
-    heads: BinaryHeap<Reverse<Head>>,
+    heads: BinaryHeap<Reverse<Head<T>>>,
     /// An error met reading ahead, passed on next.
     failed: Option<Error>,
 }
 
-/// A run's next contribution, ordered by (source, run).
-struct Head {
-    contribution: Contribution,
+/// A run's next record, ordered by (record, run).
+struct Head<T> {
+    record: T,
     run: usize,
 }
 
-impl PartialEq for Head {
+impl<T: Spilled> PartialEq for Head<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
+        self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Head {}
+impl<T: Spilled> Eq for Head<T> {}
 
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+impl<T: Spilled> PartialOrd for Head<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Head {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.contribution.source.as_str(), self.run)
-            .cmp(&(other.contribution.source.as_str(), other.run))
+impl<T: Spilled> Ord for Head<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.record
+            .order(&other.record)
+            .then(self.run.cmp(&other.run))
     }
 }
 
-impl Merge {
-    /// Opens `runs`, each in source URL order.
+impl<T: Spilled> Merge<T> {
+    /// Opens `runs`, each sorted.
     fn open(paths: &[PathBuf]) -> Result<Self, Error> {
         let mut merge = Self {
             runs: Vec::with_capacity(paths.len()),
@@ -285,17 +307,17 @@ impl Merge {
         Ok(merge)
     }
 
-    /// Reads run `run`'s next contribution into the heap.
+    /// Reads run `run`'s next record into the heap.
     fn advance(&mut self, run: usize) -> Result<(), Error> {
-        if let Some(contribution) = self.runs[run].next()? {
-            self.heads.push(Reverse(Head { contribution, run }));
+        if let Some(record) = self.runs[run].next()? {
+            self.heads.push(Reverse(Head { record, run }));
         }
         Ok(())
     }
 }
 
-impl Iterator for Merge {
-    type Item = Result<Contribution, Error>;
+impl<T: Spilled> Iterator for Merge<T> {
+    type Item = Result<T, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(error) = self.failed.take() {
@@ -306,7 +328,7 @@ impl Iterator for Merge {
             self.heads.clear();
             self.failed = Some(error);
         }
-        Some(Ok(head.contribution))
+        Some(Ok(head.record))
     }
 }
 
