@@ -3,7 +3,9 @@
 //!
 //! The page's own document is answered with the body the crawl already fetched: rendering
 //! costs the site no second request for it. The page is quiet once its load event has fired
-//! and no request has been answered for `render_settle_ms`; refused requests do not count, so
+//! and neither that event nor a request's answer came in the last `render_settle_ms` (scripts
+//! that fetch once the page has loaded have that long, however long ago the page's last
+//! request was answered); refused requests do not count, so
 //! a page that asks without end (a polling loop past its request cap) still settles. Past the
 //! deadline the render ends whatever the page is doing (an endless script included) and the
 //! page is not rendered. A tab whose page rendered has its scripts stopped and takes the next
@@ -211,10 +213,11 @@ impl Tab {
         let mut navigated = false;
         let mut document_answered = false;
         let mut loaded = false;
-        let mut last_answer = Instant::now();
+        // The last request answered, or the load event if later: quiet is counted from it.
+        let mut last_activity = Instant::now();
         let mut events = 0u32;
         loop {
-            let quiet_at = last_answer + settle;
+            let quiet_at = last_activity + settle;
             tokio::select! {
                 () = sleep_until(deadline) => {
                     return Err(Failed::Deadline(format!(
@@ -269,10 +272,13 @@ impl Tab {
                                 }
                             };
                             if answered {
-                                last_answer = Instant::now();
+                                last_activity = Instant::now();
                             }
                         }
-                        "Page.loadEventFired" => loaded = true,
+                        "Page.loadEventFired" => {
+                            loaded = true;
+                            last_activity = Instant::now();
+                        }
                         "Inspector.targetCrashed" => return Err(Failed::Crashed),
                         _ => {}
                     }

@@ -179,6 +179,32 @@ async fn scripts_build_links_and_text_from_requests_the_crawler_answers() {
     assert_eq!(rendered.sent.len(), 3);
 }
 
+/// A page whose script holds its load back past the settle time, then fetches 50 ms after it
+/// has loaded.
+const LATE_LOADING_PAGE: &str = r#"<!doctype html><html><head><title>t</title></head>
+<body><p>static words</p>
+<script>
+const until = Date.now() + 800; while (Date.now() < until) {}
+window.addEventListener('load', () => setTimeout(() => {
+  fetch('/data.json').then(r => r.json()).then(j => {
+    const q = document.createElement('p'); q.textContent = j.word; document.body.appendChild(q);
+  });
+}, 50));
+</script></body></html>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripts_that_fetch_once_loaded_have_the_settle_time_however_late_the_load() {
+    let (port, log) = serve(building_site()).await;
+    let _turn = browser_turn().await;
+    // The page's last answer (its document) comes 800 ms before its load event: were quiet
+    // counted from it, the page would be read as it loads, before its fetch.
+    let setup = setup(&config(|c| c.render_settle_ms = 200));
+    let rendered = render(&setup, port, "/late", LATE_LOADING_PAGE).await;
+    let document = rendered.document.expect("rendered");
+    assert!(document.contains("tamarindel"), "{document}");
+    assert_eq!(log.lock().unwrap().clone(), ["/data.json"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_and_style_sheets_are_fetched_once_per_run() {
     let (port, log) = serve(building_site()).await;
