@@ -14,12 +14,11 @@ use tracing::info;
 use super::Backups;
 use super::connection::Redis;
 use super::lease::Lease;
-use super::links;
 use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, Delivery, PartitionRole, PartitionState};
 use crate::error::Error;
 use crate::fetch::Fetcher;
-use crate::store::PageStore;
 use crate::store::backup::{self, BackupRecord};
+use crate::store::{Marks, PageStore};
 
 /// Parcels waiting for a partition's crawl (each holds up to a few hundred links).
 const INBOX: usize = 8;
@@ -74,11 +73,14 @@ pub(crate) enum NotStarted {
 
 impl Held {
     /// Opens `lease`'s partition store under `shared.data`, claims it under the lease's epoch,
-    /// raises its marks to what Redis says earlier holders confirmed (see
+    /// raises its marks to what earlier holders `confirmed` (see
     /// [`PageStore::raise_marks`]) and starts its crawl.
-    pub(crate) async fn start(shared: &Shared, lease: Lease) -> Result<Self, NotStarted> {
+    pub(crate) fn start(
+        shared: &Shared,
+        lease: Lease,
+        confirmed: &Marks,
+    ) -> Result<Self, NotStarted> {
         let p = lease.partition;
-        let confirmed = links::confirmed_to(&shared.redis, p, shared.partitions).await;
         let dir = p.data_dir(&shared.data);
         let (mut store, restored) = open(
             &dir,
@@ -88,7 +90,7 @@ impl Held {
             shared.backups.as_ref(),
         )?;
         let raised = store
-            .raise_marks(&confirmed)
+            .raise_marks(confirmed)
             .map_err(|e| NotStarted::Failed(e.into()))?;
         if !raised.is_empty() {
             info!(partition = %p, ?raised, "marks raised to what earlier holders confirmed: their parcels are not in this store");

@@ -138,23 +138,8 @@ pub(crate) async fn all_may_be_lost(redis: &Redis) -> RedisResult<()> {
 }
 
 /// What each source's parcels to `target` are confirmed up to, as Redis has it (the sources
-/// that confirmed none left out): what earlier holders of `target` applied, for a store
-/// taking it over that may not have it (one on another machine). None when Redis cannot
-/// say: the store's own marks stand.
+/// that confirmed none left out): what earlier holders of `target` applied.
 pub(crate) async fn confirmed_to(
-    redis: &Redis,
-    target: PartitionId,
-    partitions: Partitions,
-) -> Marks {
-    read_confirmed_to(redis, target, partitions)
-        .await
-        .unwrap_or_else(|error| {
-            warn!(partition = %target, %error, "the confirmations of its parcels not read: its store's marks stand");
-            Marks::new()
-        })
-}
-
-async fn read_confirmed_to(
     redis: &Redis,
     target: PartitionId,
     partitions: Partitions,

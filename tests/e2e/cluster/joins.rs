@@ -4,24 +4,14 @@ use std::time::Duration;
 
 use crawler::cluster::run_worker;
 
-use crate::sends::SendLog;
-
 /// The first worker holds every partition and has applied parcels in each of its stores;
 /// the second, on a disk of its own, takes half of them over with fresh stores. Their marks
 /// start where the first worker's stores confirmed (what those applied is not in the new
 /// stores, and its senders let it go): the senders' later parcels are confirmed, and the
 /// crawl ends with every page. (Before, the fresh stores held their marks at 0 for ever,
 /// the senders waited for confirmations, and the crawl never ended.)
-///
-/// On a [`SendLog`] runtime, as every test of crawlers sending beside another's send log
-/// (see `cluster/restarts.rs`): on a plain one, `cluster::failover`'s log missed a send
-/// beside it in a rehearsal of CI.
-#[test]
-fn a_worker_joining_on_a_disk_of_its_own_takes_partitions_over_and_the_crawl_ends() {
-    SendLog::new().runtime(2).block_on(joining());
-}
-
-async fn joining() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_joining_on_a_disk_of_its_own_takes_partitions_over_and_the_crawl_ends() {
     let web = testweb::TestWeb::start_on(super::WEB, &super::addresses()).await;
     let redis = testweb::RedisServer::start();
     let dir = tempfile::tempdir().expect("tempdir");
