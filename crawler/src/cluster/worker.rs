@@ -476,15 +476,7 @@ impl WorkerLoop {
     /// Starts a partition under `lease`, or keeps the lease waiting for its store.
     async fn start(&mut self, lease: Lease) {
         let p = lease.partition;
-        // What earlier holders applied, for a store that may not have it (one on another
-        // machine). Without it (Redis away), the store's own marks stand, as before.
-        let confirmed = links::confirmed_to(&self.shared.redis, p, self.shared.partitions)
-            .await
-            .unwrap_or_else(|error| {
-                warn!(partition = %p, %error, "the confirmations of its parcels not read: its store's marks stand");
-                Vec::new()
-            });
-        match Held::start(&self.shared, lease.clone(), &confirmed) {
+        match Held::start(&self.shared, lease.clone()) {
             Ok(held) => {
                 info!(partition = %p, epoch = lease.epoch, "partition taken");
                 if let Some(backup) = held.restored {
