@@ -8,7 +8,10 @@
 //! - `settings`: the crawl's partition count and scope, set once in Redis (and again should
 //!   Redis lose them).
 //! - `lease`: leases on partitions with an epoch, and the fence each store checks.
-//! - `members`: the heartbeat set and each worker's share.
+//! - `members`: the heartbeat set, with each worker's reach and each partition's home;
+//!   `reach`: where a worker can open stores (its data and backup directories' ids);
+//!   `shares`: each worker's share, partitions kept within the workers that reach their
+//!   stores.
 //! - `links`: links across partitions through one stream per partition.
 //! - `ip_gate`: per-address gaps across workers on Redis's clock.
 //! - `progress`: partitions' idle states, and the crawl's end.
@@ -29,7 +32,9 @@ mod lease;
 mod links;
 mod members;
 mod progress;
+mod reach;
 mod settings;
+mod shares;
 pub mod status;
 mod worker;
 

@@ -20,6 +20,7 @@ use crate::support::crawler_config;
 
 mod backups;
 mod failover;
+mod joins;
 mod kills;
 mod pauses;
 mod refusals;

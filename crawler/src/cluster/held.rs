@@ -9,6 +9,7 @@ use shared::partition::{PartitionId, Partitions};
 use shared::store::MemoryBudget;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
+use tracing::info;
 
 use super::Backups;
 use super::connection::Redis;
@@ -16,8 +17,8 @@ use super::lease::Lease;
 use crate::crawl::{CrawlOptions, CrawlSummary, Crawler, Delivery, PartitionRole, PartitionState};
 use crate::error::Error;
 use crate::fetch::Fetcher;
-use crate::store::PageStore;
 use crate::store::backup::{self, BackupRecord};
+use crate::store::{Marks, PageStore};
 
 /// Parcels waiting for a partition's crawl (each holds up to a few hundred links).
 const INBOX: usize = 8;
@@ -71,18 +72,29 @@ pub(crate) enum NotStarted {
 }
 
 impl Held {
-    /// Opens `lease`'s partition store under `shared.data`, claims it under the lease's epoch
-    /// and starts its crawl.
-    pub(crate) fn start(shared: &Shared, lease: Lease) -> Result<Self, NotStarted> {
+    /// Opens `lease`'s partition store under `shared.data`, claims it under the lease's epoch,
+    /// raises its marks to what earlier holders `confirmed` (empty but for a store taken
+    /// over from a lost one: see [`PageStore::raise_marks`]) and starts its crawl.
+    pub(crate) fn start(
+        shared: &Shared,
+        lease: Lease,
+        confirmed: &Marks,
+    ) -> Result<Self, NotStarted> {
         let p = lease.partition;
         let dir = p.data_dir(&shared.data);
-        let (store, restored) = open(
+        let (mut store, restored) = open(
             &dir,
             &shared.budget,
             shared.partitions,
             &lease,
             shared.backups.as_ref(),
         )?;
+        let raised = store
+            .raise_marks(confirmed)
+            .map_err(|e| NotStarted::Failed(e.into()))?;
+        if !raised.is_empty() {
+            info!(partition = %p, ?raised, "marks raised to what earlier holders confirmed: their parcels are not in this store");
+        }
         let (inbox, inbox_rx) = mpsc::channel(INBOX);
         let (state_tx, state) = watch::channel(PartitionState::default());
         let (let_go, let_go_rx) = watch::channel(false);

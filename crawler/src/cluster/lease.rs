@@ -18,15 +18,18 @@ use shared::partition::PartitionId;
 use tokio::time::Instant;
 
 use super::connection::Redis;
+use super::reach::Reach;
 use crate::store::Fence;
 use shared::partition::redis_keys::crawl as keys;
 
-/// Takes a free lease: `SET NX PX` of `WORKER EPOCH` with the epoch raised, or nothing when
-/// the lease is held.
+/// Takes a free lease: `SET NX PX` of `WORKER EPOCH` with the epoch raised and the
+/// partition's home (`ARGV[3]` in `KEYS[3]`) set to the taker's reach (`ARGV[4]`), or
+/// nothing when the lease is held.
 const TAKE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. epoch, 'NX', 'PX', ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
 return epoch
 ";
 
@@ -116,14 +119,21 @@ impl Leases {
         }
     }
 
-    /// Takes `partition`'s lease if it is free.
-    pub(crate) async fn take(&self, partition: PartitionId) -> RedisResult<Option<Lease>> {
+    /// Takes `partition`'s lease if it is free, its store to live within `reach`.
+    pub(crate) async fn take(
+        &self,
+        partition: PartitionId,
+        reach: &Reach,
+    ) -> RedisResult<Option<Lease>> {
         let sent = Instant::now();
         let mut call = self.take.prepare_invoke();
         call.key(keys::lease(partition))
             .key(keys::epoch(partition))
+            .key(keys::HOMES)
             .arg(&self.worker)
-            .arg(self.times.ttl.as_millis() as u64);
+            .arg(self.times.ttl.as_millis() as u64)
+            .arg(partition.dir_name())
+            .arg(reach.to_value());
         let epoch: Option<u64> = self.redis.script(&call).await?;
         Ok(epoch.map(|epoch| Lease {
             partition,

@@ -20,7 +20,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamInfoGroupsReply, StreamReadReply};
 use redis::{RedisResult, Script, Value};
-use shared::partition::PartitionId;
+use shared::partition::{PartitionId, Partitions};
 use shared::record::{LinkParcel, Record};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, warn};
@@ -135,6 +135,28 @@ pub(crate) async fn all_may_be_lost(redis: &Redis) -> RedisResult<()> {
     let mut set = redis::cmd("SET");
     set.arg(keys::INSTANCE).arg(fresh_token());
     redis.query::<()>(&set).await
+}
+
+/// What each source's parcels to `target` are confirmed up to, as Redis has it (the sources
+/// that confirmed none left out): what earlier holders of `target` applied.
+pub(crate) async fn confirmed_to(
+    redis: &Redis,
+    target: PartitionId,
+    partitions: Partitions,
+) -> RedisResult<Marks> {
+    let sources: Vec<PartitionId> = partitions.all().filter(|&s| s != target).collect();
+    let mut pipe = redis::pipe();
+    for &source in &sources {
+        pipe.cmd("HGET")
+            .arg(keys::confirmed(source))
+            .arg(target.dir_name());
+    }
+    let marks: Vec<Option<u64>> = redis.pipe(&pipe, sources.len()).await?;
+    Ok(sources
+        .into_iter()
+        .zip(marks)
+        .filter_map(|(source, mark)| Some((source, mark?)))
+        .collect())
 }
 
 /// Sends a worker's seeds to their partitions' streams.

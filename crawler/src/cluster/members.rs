@@ -1,24 +1,39 @@
-//! The live workers and each one's share of the partitions.
+//! The live workers, where each can open stores, and where each partition's store lives.
 //!
-//! Each worker beats every few seconds: a Lua script puts it in the `sift:workers` sorted set
-//! scored by when its heartbeat runs out (on Redis's clock), drops the workers whose heartbeat
-//! ran out, and answers the live ones. Every worker computes the same shares from that list:
-//! P partitions over N workers, `P / N` each and one more for the first `P mod N` by name.
+//! Each worker beats every turn: a Lua script puts it in the `sift:workers` sorted set
+//! scored by when its heartbeat runs out (on Redis's clock) and its reach in
+//! `sift:reaches`, drops the workers whose heartbeat ran out, writes the home of each
+//! partition it holds that Redis lost, and answers the live workers with their reaches and
+//! every partition's home. Every worker computes the same shares from that answer
+//! (`shares.rs`).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use redis::{RedisResult, Script};
+use shared::partition::PartitionId;
 
 use super::connection::Redis;
+use super::reach::Reach;
+use super::shares::Member;
 use shared::partition::redis_keys::crawl as keys;
 
-/// Beats and answers the live workers (in the order their beats run out).
+/// Beats for worker `ARGV[1]` (alive `ARGV[2]` ms more, reaching `ARGV[3]`, holding the
+/// partitions `ARGV[4..]`), and answers the live workers (in the order their beats run out),
+/// their reaches and every partition's home.
 const BEAT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
-return redis.call('ZRANGE', KEYS[1], 0, -1)
+local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+if #dead > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  redis.call('HDEL', KEYS[2], unpack(dead))
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+for i = 4, #ARGV do redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[3]) end
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+return {live, redis.call('HMGET', KEYS[2], unpack(live)), redis.call('HGETALL', KEYS[3])}
 ";
 
 /// Answers the live workers, writing nothing (what `crawler status` runs: its Redis user
@@ -45,13 +60,41 @@ impl Members {
         }
     }
 
-    /// Beats for `worker` (alive for `ttl` more), and answers every live worker.
-    pub(crate) async fn beat(&self, worker: &str, ttl: Duration) -> RedisResult<Vec<String>> {
+    /// Beats for `worker` (alive for `ttl` more, reaching `reach`, holding `held`), and
+    /// answers every live worker and every partition's home.
+    pub(crate) async fn beat(
+        &self,
+        worker: &str,
+        ttl: Duration,
+        reach: &Reach,
+        held: impl Iterator<Item = PartitionId>,
+    ) -> RedisResult<Beat> {
         let mut call = self.beat.prepare_invoke();
         call.key(keys::WORKERS)
+            .key(keys::REACHES)
+            .key(keys::HOMES)
             .arg(worker)
-            .arg(ttl.as_millis() as u64);
-        self.redis.script(&call).await
+            .arg(ttl.as_millis() as u64)
+            .arg(reach.to_value());
+        for p in held {
+            call.arg(p.dir_name());
+        }
+        let (names, reaches, homes): (Vec<String>, Vec<Option<String>>, Vec<String>) =
+            self.redis.script(&call).await?;
+        let mut live: Vec<Member> = names
+            .into_iter()
+            .zip(reaches)
+            .map(|(name, reach)| (name, Reach::from_value(&reach.unwrap_or_default())))
+            .collect();
+        live.sort_by(|a, b| a.0.cmp(&b.0));
+        let homes = homes
+            .chunks_exact(2)
+            .filter_map(|pair| {
+                let p = PartitionId::from_dir_name(&pair[0])?;
+                Some((p, Reach::from_value(&pair[1])))
+            })
+            .collect();
+        Ok(Beat { live, homes })
     }
 
     /// The live workers (in the order their beats run out), without beating or writing.
@@ -63,40 +106,18 @@ impl Members {
 
     /// Leaves the set at once (a worker that stops cleanly).
     pub(crate) async fn leave(&self, worker: &str) -> RedisResult<()> {
-        let mut cmd = redis::cmd("ZREM");
-        cmd.arg(keys::WORKERS).arg(worker);
-        let _: u32 = self.redis.query(&cmd).await?;
+        let mut pipe = redis::pipe();
+        pipe.cmd("ZREM").arg(keys::WORKERS).arg(worker);
+        pipe.cmd("HDEL").arg(keys::REACHES).arg(worker);
+        let _: (u32, u32) = self.redis.pipe(&pipe, 2).await?;
         Ok(())
     }
 }
 
-/// How many of `partitions` `worker` should hold among the `live` workers (sorted by name);
-/// a worker missing from the list (its beat not seen yet) counts as the last.
-pub(crate) fn share(partitions: u32, live: &[String], worker: &str) -> u32 {
-    let count = live.len().max(1) as u32;
-    let position = live.iter().position(|w| w == worker).unwrap_or(live.len()) as u32;
-    partitions / count + u32::from(position < partitions % count)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shares_add_up_and_differ_by_at_most_one() {
-        for workers in 1..=9usize {
-            let live: Vec<String> = (0..workers).map(|i| format!("w{i}")).collect();
-            for partitions in [1u32, 7, 64] {
-                let shares: Vec<u32> = live.iter().map(|w| share(partitions, &live, w)).collect();
-                assert_eq!(
-                    shares.iter().sum::<u32>(),
-                    partitions,
-                    "{workers} {partitions}"
-                );
-                let (min, max) = (shares.iter().min().unwrap(), shares.iter().max().unwrap());
-                assert!(max - min <= 1, "{shares:?}");
-            }
-        }
-        assert_eq!(share(64, &[], "w"), 64);
-    }
+/// One beat's answer.
+pub(crate) struct Beat {
+    /// The live workers, sorted by name, with their reaches.
+    pub(crate) live: Vec<Member>,
+    /// Each partition's home (the reach of the worker that last took its lease).
+    pub(crate) homes: HashMap<PartitionId, Reach>,
 }

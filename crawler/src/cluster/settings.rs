@@ -1,16 +1,19 @@
 //! The crawl's settings in Redis, set once by the first worker with seeds: the number of
 //! partitions and the scope. Every later worker reads them, so all agree; running workers
-//! write them again should Redis lose them.
+//! write them again should Redis lose them. A worker with seeds sends them here too.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use redis::{RedisResult, Script};
-use shared::partition::Partitions;
+use shared::CanonicalUrl;
 use shared::partition::redis_keys::crawl as keys;
+use shared::partition::{PartitionId, Partitions};
+use shared::record::{FrontierEntry, LinkParcel};
 use tracing::{info, warn};
 
 use super::connection::{Redis, refused};
+use super::links;
 use crate::error::Error;
 
 /// The partitions of a crawl that names none.
@@ -136,4 +139,59 @@ async fn try_join(
         .map(|s| s.lines().map(str::to_string).collect())
         .unwrap_or_default();
     Ok(Some(CrawlSettings { partitions, scope }))
+}
+
+/// The crawl's scope as this worker's flags give it: `--scope` prefixes, else its seeds'
+/// origins; `None` without either (the worker joins a crawl made by another).
+pub(crate) fn crawl_scope(
+    scope: &[String],
+    seeds: &[CanonicalUrl],
+) -> Result<Option<Vec<String>>, Error> {
+    if !scope.is_empty() {
+        let prefixes = scope
+            .iter()
+            .map(|s| {
+                CanonicalUrl::parse(s)
+                    .map(|url| url.as_str().to_string())
+                    .map_err(|source| Error::BadUrl {
+                        what: "scope",
+                        input: s.clone(),
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Some(prefixes));
+    }
+    if seeds.is_empty() {
+        return Ok(None);
+    }
+    let mut origins: Vec<String> = seeds.iter().map(|s| format!("{}/", s.origin())).collect();
+    origins.sort();
+    origins.dedup();
+    Ok(Some(origins))
+}
+
+/// Sends the seeds to their partitions' streams (waiting for Redis if it is away).
+pub(crate) async fn seed(redis: &Redis, partitions: Partitions, seeds: &[CanonicalUrl]) {
+    if seeds.is_empty() {
+        return;
+    }
+    let mut by_partition: BTreeMap<PartitionId, LinkParcel> = BTreeMap::new();
+    for url in seeds {
+        by_partition
+            .entry(partitions.of_host(url.host()))
+            .or_default()
+            .links
+            .push(FrontierEntry::page(url.as_str(), 0));
+    }
+    let parcels: Vec<_> = by_partition.into_iter().collect();
+    let mut said = false;
+    while let Err(error) = links::send_seeds(redis, &parcels).await {
+        if !said {
+            warn!(%error, "cannot send the seeds to Redis: waiting for it");
+            said = true;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    info!(seeds = seeds.len(), "seeds sent to their partitions");
 }

@@ -15,7 +15,6 @@ use std::time::Duration;
 use serde_json::Value;
 use shared::CanonicalUrl;
 use shared::partition::PartitionId;
-use shared::record::{FrontierEntry, LinkParcel};
 use shared::store::MemoryBudget;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
@@ -27,9 +26,11 @@ use super::held::{Ending, Held, NotStarted, Shared};
 use super::ip_gate::AddressGate;
 use super::lease::{Lease, LeaseTimes, Leases};
 use super::links::{self, Readers};
-use super::members::{Members, share};
+use super::members::Members;
 use super::progress::{CrawlProgressBoard, state_value};
+use super::reach::Reach;
 use super::settings;
+use super::shares::{Placement, Taking};
 use crate::crawl::{CrawlOptions, StopReason};
 use crate::error::Error;
 use crate::fetch::Fetcher;
@@ -43,6 +44,9 @@ use shared::partition::redis_keys::crawl as keys;
 
 /// How often the worker looks at its partitions and Redis.
 const TICK: Duration = Duration::from_millis(250);
+/// How many beats a worker waits before taking partitions of a new crawl (2 s): workers
+/// started together, one of them creating the crawl, each take a share.
+const GATHER_BEATS: u32 = 8;
 /// How often it logs and publishes its figures.
 const FIGURES_EVERY: Duration = Duration::from_secs(5);
 /// How often it writes every partition's state again, changed or not (a Redis that lost its
@@ -121,10 +125,10 @@ pub async fn run(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let scope = crawl_scope(&options.crawl.scope, &seeds)?;
+    let scope = settings::crawl_scope(&options.crawl.scope, &seeds)?;
     let settings = settings::join(&redis, options.partitions, scope).await?;
     info!(%worker, partitions = settings.partitions.count(), "joined the crawl");
-    seed(&redis, settings.partitions, &seeds).await;
+    settings::seed(&redis, settings.partitions, &seeds).await;
 
     let kinds = Kinds::new(&config, options.crawl.pdf_child.as_ref());
     // One browser serves all the worker's partitions.
@@ -154,6 +158,10 @@ pub async fn run(
         },
     };
     let times = LeaseTimes { ttl: options.lease };
+    let reach = Reach::of(
+        &options.crawl.data,
+        options.backups.as_ref().map(|b| b.dir.as_path()),
+    )?;
     let mut worker_loop = WorkerLoop {
         leases: Leases::new(redis.clone(), &worker, times),
         members: Members::new(redis.clone()),
@@ -164,8 +172,10 @@ pub async fn run(
         letting_go: Vec::new(),
         totals: Totals::default(),
         worker: worker.clone(),
+        reach,
         shared,
         complained: false,
+        short: false,
     };
     let reader = tokio::spawn(links::read(
         redis.clone(),
@@ -192,18 +202,18 @@ pub async fn run(
             next_renew = now + times.renew_every();
         }
         worker_loop.reap().await;
-        let beat = worker_loop.members.beat(&worker, times.ttl).await;
+        let beat = worker_loop.beat(times.ttl).await;
         worker_loop.observe(beat.as_ref().err());
         match beat {
-            Ok(mut live) => {
-                // By name: every worker computes the same shares.
-                live.sort();
+            Ok(beat) => {
                 beats += 1;
                 // One beat's wait first, so that workers started together see each other
-                // before they share.
-                if beats > 1 {
-                    let target = share(settings.partitions.count(), &live, &worker);
-                    worker_loop.adjust(target).await;
+                // before they share; on a new crawl (no partition placed yet), a few: they
+                // keep the partitions they take when their disks are their own.
+                let gathering = beat.homes.is_empty() && beats < GATHER_BEATS;
+                if beats > 1 && !gathering {
+                    let placement = Placement::new(&beat.live, &beat.homes);
+                    worker_loop.adjust(&placement, beat.live.len()).await;
                 }
             }
             Err(error) => worker_loop.redis_away(&error),
@@ -277,9 +287,13 @@ struct WorkerLoop {
     letting_go: Vec<(Held, bool)>,
     totals: Totals,
     worker: String,
+    /// Where this worker opens stores.
+    reach: Reach,
     shared: Shared,
     /// Whether Redis being away was said (once per outage).
     complained: bool,
+    /// Whether holding less than an even share was said (once until it is even again).
+    short: bool,
 }
 
 impl WorkerLoop {
@@ -419,13 +433,38 @@ impl WorkerLoop {
         self.letting_go = still;
     }
 
-    /// Takes free partitions up to `target`, or lets go of those above it.
-    async fn adjust(&mut self, target: u32) {
+    /// Beats, with this worker's reach and the partitions it holds (their homes written
+    /// again should Redis have lost them).
+    async fn beat(&self, ttl: Duration) -> redis::RedisResult<super::members::Beat> {
+        let held = self
+            .held
+            .values()
+            .filter(|h| h.lease.fence.holds())
+            .map(Held::partition);
+        self.members
+            .beat(&self.worker, ttl, &self.reach, held)
+            .await
+    }
+
+    /// Takes free partitions up to this worker's share in `placement` (among `live`
+    /// workers), or lets go of those above it.
+    async fn adjust(&mut self, placement: &Placement<'_>, live: usize) {
+        let partitions = self.shared.partitions;
+        let target = placement.target(partitions.all(), &self.worker);
+        let even = partitions.count() / live.max(1) as u32;
+        if target < even && !self.short {
+            info!(
+                share = target,
+                even,
+                "holding fewer partitions than an even share: the others' stores live on disks this worker cannot open (workers share partitions through one DIR, or one --backup directory)"
+            );
+        }
+        self.short = target < even;
         let target = target as usize;
         let waiting: Vec<Lease> = self.waiting.values().cloned().collect();
         for lease in waiting {
             self.waiting.remove(&lease.partition);
-            self.start(lease).await;
+            self.start(lease, Taking::Here).await;
         }
         let holding = self.held.len() + self.waiting.len();
         if holding > target {
@@ -442,10 +481,9 @@ impl WorkerLoop {
             }
             return;
         }
-        if holding == target || !self.letting_go.is_empty() {
+        if holding >= target || !self.letting_go.is_empty() {
             return;
         }
-        let partitions = self.shared.partitions;
         let holders = match self.leases.holders(partitions.all()).await {
             Ok(holders) => holders,
             Err(error) => return self.redis_away(&error),
@@ -453,20 +491,20 @@ impl WorkerLoop {
         // Each worker starts looking at a place of its own, so they rarely race.
         let offset = (xxhash_rust::xxh3::xxh3_64(self.worker.as_bytes())
             % u64::from(partitions.count())) as usize;
-        let free: Vec<PartitionId> = holders
+        let free: Vec<(PartitionId, Taking)> = holders
             .iter()
             .cycle()
             .skip(offset)
             .take(holders.len())
             .filter(|(_, holder)| holder.is_none())
-            .map(|(p, _)| *p)
+            .map(|(p, _)| (*p, placement.taking(&self.reach, *p)))
             // A lease Redis lost while this worker still has the partition (a Redis that
             // lost its data): its crawl ends first.
-            .filter(|p| !self.has(*p))
+            .filter(|(p, taking)| *taking != Taking::Elsewhere && !self.has(*p))
             .collect();
-        for p in free.into_iter().take(target - holding) {
-            match self.leases.take(p).await {
-                Ok(Some(lease)) => self.start(lease).await,
+        for (p, taking) in free.into_iter().take(target - holding) {
+            match self.leases.take(p, &self.reach).await {
+                Ok(Some(lease)) => self.start(lease, taking).await,
                 Ok(None) => {}
                 Err(error) => return self.redis_away(&error),
             }
@@ -474,9 +512,23 @@ impl WorkerLoop {
     }
 
     /// Starts a partition under `lease`, or keeps the lease waiting for its store.
-    async fn start(&mut self, lease: Lease) {
+    async fn start(&mut self, lease: Lease, taking: Taking) {
         let p = lease.partition;
-        match Held::start(&self.shared, lease.clone()) {
+        let mut confirmed = Vec::new();
+        if taking == Taking::Over {
+            // Its store is lost: what its holders applied there is not in this one, and the
+            // senders let it go once confirmed. Their marks start where they confirmed.
+            match links::confirmed_to(&self.shared.redis, p, self.shared.partitions).await {
+                Ok(marks) => confirmed = marks,
+                Err(error) => {
+                    self.redis_away(&error);
+                    let _ = self.leases.release(&lease).await;
+                    return;
+                }
+            }
+            warn!(partition = %p, "taken over on this disk: its store lived where no live worker reaches (a lost disk, a machine gone): what it held is lost, its crawl goes on from the links that arrive");
+        }
+        match Held::start(&self.shared, lease.clone(), &confirmed) {
             Ok(held) => {
                 info!(partition = %p, epoch = lease.epoch, "partition taken");
                 if let Some(backup) = held.restored {
@@ -631,58 +683,6 @@ impl WorkerLoop {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
-}
-
-/// The crawl's scope as this worker's flags give it: `--scope` prefixes, else its seeds'
-/// origins; `None` without either (the worker joins a crawl made by another).
-fn crawl_scope(scope: &[String], seeds: &[CanonicalUrl]) -> Result<Option<Vec<String>>, Error> {
-    if !scope.is_empty() {
-        let prefixes = scope
-            .iter()
-            .map(|s| {
-                CanonicalUrl::parse(s)
-                    .map(|url| url.as_str().to_string())
-                    .map_err(|source| Error::BadUrl {
-                        what: "scope",
-                        input: s.clone(),
-                        source,
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(Some(prefixes));
-    }
-    if seeds.is_empty() {
-        return Ok(None);
-    }
-    let mut origins: Vec<String> = seeds.iter().map(|s| format!("{}/", s.origin())).collect();
-    origins.sort();
-    origins.dedup();
-    Ok(Some(origins))
-}
-
-/// Sends the seeds to their partitions' streams (waiting for Redis if it is away).
-async fn seed(redis: &Redis, partitions: shared::partition::Partitions, seeds: &[CanonicalUrl]) {
-    if seeds.is_empty() {
-        return;
-    }
-    let mut by_partition: BTreeMap<PartitionId, LinkParcel> = BTreeMap::new();
-    for url in seeds {
-        by_partition
-            .entry(partitions.of_host(url.host()))
-            .or_default()
-            .links
-            .push(FrontierEntry::page(url.as_str(), 0));
-    }
-    let parcels: Vec<_> = by_partition.into_iter().collect();
-    let mut said = false;
-    while let Err(error) = links::send_seeds(redis, &parcels).await {
-        if !said {
-            warn!(%error, "cannot send the seeds to Redis: waiting for it");
-            said = true;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    info!(seeds = seeds.len(), "seeds sent to their partitions");
 }
 
 /// A name for this worker, unique among live ones: host name, process ID and start time.

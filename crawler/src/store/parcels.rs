@@ -218,6 +218,40 @@ impl PageStore {
         Ok((queued, marks.into_iter().collect()))
     }
 
+    /// Raises each source's mark to what an earlier holder of this partition confirmed to it
+    /// (`confirmed`, as Redis has it). Those parcels were applied to a store this one is not
+    /// (one lost with its disk: this one starts in its place) and their senders have let
+    /// them go: waiting for them would hold the mark back for ever, and with it the senders'
+    /// confirmations and the crawl's end. Parcels applied past the old
+    /// mark up to the new one are forgotten; the mark moves on over those applied after it.
+    /// Returns the marks raised.
+    pub(crate) fn raise_marks(&mut self, confirmed: &Marks) -> Result<Marks, StoreError> {
+        let mut batch = WriteBatch::default();
+        let mut raised = Marks::new();
+        for &(source, confirmed) in confirmed {
+            let mark = self.read_count(&mark_key(source))?;
+            if confirmed <= mark {
+                continue;
+            }
+            batch.delete_range_cf(
+                self.cf(Cf::Meta),
+                ahead_key(source, mark.saturating_add(1)),
+                ahead_key(source, confirmed.saturating_add(1)),
+            );
+            let mut mark = confirmed;
+            while mark < u64::MAX && self.is_ahead(&HashMap::new(), source, mark + 1)? {
+                mark += 1;
+                batch.delete_cf(self.cf(Cf::Meta), ahead_key(source, mark));
+            }
+            batch.put_cf(self.cf(Cf::Meta), mark_key(source), mark.to_be_bytes());
+            raised.push((source, mark));
+        }
+        if !raised.is_empty() {
+            self.write(batch)?;
+        }
+        Ok(raised)
+    }
+
     /// Whether parcel `number` of `source` was applied past a gap: as this batch left it, or
     /// as the store has it.
     fn is_ahead(

@@ -192,6 +192,28 @@ fn parcels_that_arrive_twice_or_past_a_gap_are_applied_once() {
     assert!(queued.is_empty(), "{queued:?}");
     assert_eq!(marks, vec![(source, 4)]);
 
+    // An earlier holder of the partition, on a store this one is not, applied the source's
+    // parcels 5 to 7 and confirmed them; this store got 8 and 9, past the gap.
+    let (_, marks) = store
+        .apply_parcels(vec![parcel(8, &["f"]), parcel(9, &["g"])])
+        .unwrap();
+    assert_eq!(marks, vec![(source, 4)]);
+    assert_eq!(
+        store.raise_marks(&vec![(source, 3)]).unwrap(),
+        vec![],
+        "a confirmation behind the mark changes nothing"
+    );
+    assert_eq!(
+        store.raise_marks(&vec![(source, 7)]).unwrap(),
+        vec![(source, 9)],
+        "raised to what was confirmed, then over what was applied past it"
+    );
+    let (queued, marks) = store
+        .apply_parcels(vec![parcel(9, &["g"]), parcel(10, &["h"])])
+        .unwrap();
+    assert_eq!(new_urls(&queued), [url("h")], "9 skipped, 10 applied");
+    assert_eq!(marks, vec![(source, 10)]);
+
     // Seeds carry no number: always applied, the seen-set keeps them once.
     let seed = ArrivedParcel {
         source: None,

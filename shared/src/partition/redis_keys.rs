@@ -10,6 +10,8 @@
 //! | `sift:lease:p-NNN` | string, expires | `WORKER EPOCH` of the worker that owns the partition |
 //! | `sift:epoch:p-NNN` | counter | the partition's last lease epoch |
 //! | `sift:workers` | sorted set | live workers, scored by when their heartbeat runs out (ms, Redis's clock) |
+//! | `sift:reaches` | hash | per live worker: the ids of its data directory and backup directory (`DATA[ BACKUPS]`), where it can open stores |
+//! | `sift:homes` | hash | per partition (`p-NNN`): the reach of the worker that last took its lease, where its store lives |
 //! | `sift:links:p-NNN` | stream, group `owners` | links sent to the partition ([`crate::record::LinkParcel`]) |
 //! | `sift:confirmed:p-NNN` | hash | per target partition (`p-MMM`): every parcel p-NNN sent it up to this number is applied there |
 //! | `sift:instance` | string | a token the first sender writes into a Redis without one: another token than before says Redis lost its data (and parcels sent before may be lost) |
@@ -48,6 +50,10 @@ pub mod crawl {
     pub const CRAWL_SCOPE: &str = "scope";
     /// The live workers.
     pub const WORKERS: &str = "sift:workers";
+    /// Each live worker's reach: the ids of the directories it opens stores from.
+    pub const REACHES: &str = "sift:reaches";
+    /// Each partition's home: the reach of the worker that last took its lease.
+    pub const HOMES: &str = "sift:homes";
     /// The token of this Redis's data: written by the first sender that finds none, so a
     /// Redis that lost its data (a restart without it, a `FLUSHALL`) has another.
     pub const INSTANCE: &str = "sift:instance";
