@@ -476,6 +476,14 @@ async fn a_route_of_megabytes_of_text_one_of_100000_links_and_one_rewriting_loca
         .expect("readable")
         .expect("a render");
     assert_eq!(render.outcome, RenderOutcome::Rendered);
+    let html = render
+        .rendered_html()
+        .expect("a document")
+        .expect("readable");
+    assert!(
+        html.contains(ROUTER_SHELL_WORD),
+        "the page's own document, not an error page in its place: {html}"
+    );
     let asked = rig.web.requests_to(host);
     assert!(
         asked.under(ROUTER_WANDER_TO).is_empty(),

@@ -248,7 +248,9 @@ impl Tab {
                                 // A script navigating the page away: the page is what was fetched.
                                 // Starting a navigation can stop the page's own loading, so its
                                 // load event may never come: the wait for quiet starts now.
-                                refuse(cdp, session, &params, "BlockedByClient").await?;
+                                // Aborted, not blocked: a blocked navigation commits the
+                                // browser's error page in the document's place.
+                                refuse(cdp, session, &params, "Aborted").await?;
                                 loaded = true;
                                 false
                             } else {
@@ -323,7 +325,9 @@ impl Tab {
                     None => return Err(Failed::EventsEnded),
                     Some(Event { method, params }) => match method.as_str() {
                         "Fetch.requestPaused" => {
-                            refuse(cdp, session, &params, "BlockedByClient").await?;
+                            // Aborted: a navigation blocked commits the browser's error
+                            // page, and the read fails or reads it.
+                            refuse(cdp, session, &params, "Aborted").await?;
                         }
                         "Inspector.targetCrashed" => return Err(Failed::Crashed),
                         _ => {}

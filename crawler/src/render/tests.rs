@@ -206,6 +206,25 @@ async fn scripts_that_fetch_once_loaded_have_the_settle_time_however_late_the_lo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_script_navigates_away_is_read_as_it_was() {
+    let (port, log) = serve(building_site()).await;
+    let _turn = browser_turn().await;
+    // Once loaded, the script sends the page elsewhere; the navigation is refused, and the
+    // document read is the page's own (a refusal that committed an error page in its place
+    // made the read fail, or read the error page).
+    let leaving = "<html><body><p>quillwort</p><script>\
+        addEventListener('load', () => { location.href = '/elsewhere'; });\
+        </script></body></html>";
+    let setup = setup(&config(|c| c.render_settle_ms = 300));
+    for _ in 0..3 {
+        let rendered = render(&setup, port, "/leaving", leaving).await;
+        let document = rendered.document.expect("rendered");
+        assert!(document.contains("quillwort"), "{document}");
+    }
+    assert!(log.lock().unwrap().is_empty(), "nothing reached the site");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_and_style_sheets_are_fetched_once_per_run() {
     let (port, log) = serve(building_site()).await;
     let _turn = browser_turn().await;
