@@ -12,8 +12,11 @@
 //! what has no home.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use shared::partition::PartitionId;
+use tokio::time::Instant;
+use tracing::info;
 
 use super::reach::Reach;
 
@@ -122,6 +125,53 @@ impl<'a> Placement<'a> {
             Some(home) if self.group_of(home).is_some() => Taking::Elsewhere,
             Some(_) => Taking::Over,
         }
+    }
+}
+
+/// What a worker keeps from one placement to the next.
+pub(crate) struct Placing {
+    /// How long a partition's home must go unreached before it is taken over.
+    after: Duration,
+    /// Free partitions whose home no live worker reaches: since when.
+    unreached: HashMap<PartitionId, Instant>,
+    /// Whether holding less than an even share was said (once until it is even again).
+    short: bool,
+}
+
+impl Placing {
+    /// Takes over a partition whose home went unreached for `after`: a worker restarted
+    /// or stopped for a moment keeps its partitions, and the workers still ending a finished
+    /// crawl take none from those that ended first.
+    pub(crate) fn new(after: Duration) -> Self {
+        Self {
+            after,
+            unreached: HashMap::new(),
+            short: false,
+        }
+    }
+
+    /// Says, once, that this worker's `share` is below an `even` one.
+    pub(crate) fn share(&mut self, share: u32, even: u32) {
+        if share < even && !self.short {
+            info!(
+                share,
+                even,
+                "holding fewer partitions than an even share: the others' stores live on disks this worker cannot open (workers share partitions through one DIR, or one --backup directory)"
+            );
+        }
+        self.short = share < even;
+    }
+
+    /// Keeps in `free` what may be taken now: all but the partitions to take over whose
+    /// home has gone unreached for less than `after`.
+    pub(crate) fn ripe(&mut self, free: &mut Vec<(PartitionId, Taking)>, now: Instant) {
+        let over: HashMap<PartitionId, Instant> = free
+            .iter()
+            .filter(|(_, taking)| *taking == Taking::Over)
+            .map(|(p, _)| (*p, self.unreached.get(p).copied().unwrap_or(now)))
+            .collect();
+        self.unreached = over;
+        free.retain(|(p, taking)| *taking != Taking::Over || now >= self.unreached[p] + self.after);
     }
 }
 

@@ -30,7 +30,7 @@ use super::members::Members;
 use super::progress::{CrawlProgressBoard, state_value};
 use super::reach::Reach;
 use super::settings;
-use super::shares::{Placement, Taking};
+use super::shares::{Placement, Placing, Taking};
 use crate::crawl::{CrawlOptions, StopReason};
 use crate::error::Error;
 use crate::fetch::Fetcher;
@@ -47,6 +47,9 @@ const TICK: Duration = Duration::from_millis(250);
 /// How many beats a worker waits before taking partitions of a new crawl (2 s): workers
 /// started together, one of them creating the crawl, each take a share.
 const GATHER_BEATS: u32 = 8;
+/// Lease times a partition's home must go unreached before it is taken over on a fresh
+/// store (2 minutes by default).
+const TAKEOVER_LEASES: u32 = 4;
 /// How often it logs and publishes its figures.
 const FIGURES_EVERY: Duration = Duration::from_secs(5);
 /// How often it writes every partition's state again, changed or not (a Redis that lost its
@@ -175,7 +178,7 @@ pub async fn run(
         reach,
         shared,
         complained: false,
-        short: false,
+        placing: Placing::new(times.ttl * TAKEOVER_LEASES),
     };
     let reader = tokio::spawn(links::read(
         redis.clone(),
@@ -292,8 +295,8 @@ struct WorkerLoop {
     shared: Shared,
     /// Whether Redis being away was said (once per outage).
     complained: bool,
-    /// Whether holding less than an even share was said (once until it is even again).
-    short: bool,
+    /// What the worker keeps between placements.
+    placing: Placing,
 }
 
 impl WorkerLoop {
@@ -452,14 +455,7 @@ impl WorkerLoop {
         let partitions = self.shared.partitions;
         let target = placement.target(partitions.all(), &self.worker);
         let even = partitions.count() / live.max(1) as u32;
-        if target < even && !self.short {
-            info!(
-                share = target,
-                even,
-                "holding fewer partitions than an even share: the others' stores live on disks this worker cannot open (workers share partitions through one DIR, or one --backup directory)"
-            );
-        }
-        self.short = target < even;
+        self.placing.share(target, even);
         let target = target as usize;
         let waiting: Vec<Lease> = self.waiting.values().cloned().collect();
         for lease in waiting {
@@ -491,7 +487,7 @@ impl WorkerLoop {
         // Each worker starts looking at a place of its own, so they rarely race.
         let offset = (xxhash_rust::xxh3::xxh3_64(self.worker.as_bytes())
             % u64::from(partitions.count())) as usize;
-        let free: Vec<(PartitionId, Taking)> = holders
+        let mut free: Vec<(PartitionId, Taking)> = holders
             .iter()
             .cycle()
             .skip(offset)
@@ -502,6 +498,7 @@ impl WorkerLoop {
             // lost its data): its crawl ends first.
             .filter(|(p, taking)| *taking != Taking::Elsewhere && !self.has(*p))
             .collect();
+        self.placing.ripe(&mut free, Instant::now());
         for (p, taking) in free.into_iter().take(target - holding) {
             match self.leases.take(p, &self.reach).await {
                 Ok(Some(lease)) => self.start(lease, taking).await,
