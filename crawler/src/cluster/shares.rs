@@ -117,6 +117,11 @@ impl<'a> Placement<'a> {
         even_share(held[mine], mates.len(), within)
     }
 
+    /// An even share of `count` partitions among the live workers (the smaller one).
+    pub(crate) fn even(&self, count: u32) -> u32 {
+        count / self.live.len().max(1) as u32
+    }
+
     /// Whether a worker of reach `me` may take partition `p` when it is free.
     pub(crate) fn taking(&self, me: &Reach, p: PartitionId) -> Taking {
         match self.homes.get(&p) {

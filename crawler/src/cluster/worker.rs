@@ -216,7 +216,7 @@ pub async fn run(
                 let gathering = beat.homes.is_empty() && beats < GATHER_BEATS;
                 if beats > 1 && !gathering {
                     let placement = Placement::new(&beat.live, &beat.homes);
-                    worker_loop.adjust(&placement, beat.live.len()).await;
+                    worker_loop.adjust(&placement).await;
                 }
             }
             Err(error) => worker_loop.redis_away(&error),
@@ -449,12 +449,12 @@ impl WorkerLoop {
             .await
     }
 
-    /// Takes free partitions up to this worker's share in `placement` (among `live`
-    /// workers), or lets go of those above it.
-    async fn adjust(&mut self, placement: &Placement<'_>, live: usize) {
+    /// Takes free partitions up to this worker's share in `placement`, or lets go of those
+    /// above it.
+    async fn adjust(&mut self, placement: &Placement<'_>) {
         let partitions = self.shared.partitions;
         let target = placement.target(partitions.all(), &self.worker);
-        let even = partitions.count() / live.max(1) as u32;
+        let even = placement.even(partitions.count());
         self.placing.share(target, even);
         let target = target as usize;
         let waiting: Vec<Lease> = self.waiting.values().cloned().collect();

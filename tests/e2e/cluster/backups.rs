@@ -5,19 +5,17 @@
 //! when its first fetch came after its partition's last backup.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shared::partition::{PartitionId, Partitions};
 
-use super::kills::{MAX_IN_FLIGHT, Rig, WEB, worker_args};
+use super::kills::{MAX_IN_FLIGHT, Machines, Rig, WEB};
 use super::pauses::{until_done, until_requests};
 use super::{
-    PARTITIONS, WorkerProcess, assert_fetched_at_most_twice,
-    assert_status_from_redis_after_the_crawl, assert_stored_every_page, expected_of,
+    PARTITIONS, assert_fetched_at_most_twice, assert_status_from_redis_after_the_crawl,
+    assert_stored_every_page, expected_of,
 };
-use crate::faults::child::spawn;
 
 /// How often the workers back up each partition.
 const BACKUP_EVERY_MS: u64 = 300;
@@ -39,34 +37,24 @@ fn backed_up(backups: &Path) -> BTreeMap<PartitionId, SystemTime> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
-    let Rig {
-        web,
-        redis,
-        dir,
-        data: _,
-        config,
-    } = Rig::start().await;
-    let backups = dir.path().join("backups");
-    let machines: Vec<PathBuf> = ["a", "b"].iter().map(|m| dir.path().join(m)).collect();
-    let logs = dir.path().join("logs");
-    std::fs::create_dir_all(&logs).expect("logs dir");
-    let mut workers: Vec<WorkerProcess> = machines
-        .iter()
-        .enumerate()
-        .map(|(i, data)| {
-            let mut args = worker_args(&web, &redis, data, &config, i == 0);
-            args.extend([
-                "--backup".into(),
-                backups.display().to_string(),
-                "--backup-interval-ms".into(),
-                BACKUP_EVERY_MS.to_string(),
-            ]);
-            let log = std::fs::File::create(logs.join(format!("worker-{i}.log"))).expect("log");
-            WorkerProcess(spawn("crawler", &args, "", Stdio::from(log)))
-        })
-        .collect();
-    let expected = expected_of(&web, WEB);
-    until_requests(&web, expected.len() / 3).await;
+    let rig = Rig::start().await;
+    let backups = rig.dir.path().join("backups");
+    let Machines {
+        data: machines,
+        mut workers,
+        ..
+    } = rig.machines(
+        &[
+            "--backup".into(),
+            backups.display().to_string(),
+            "--backup-interval-ms".into(),
+            BACKUP_EVERY_MS.to_string(),
+        ],
+        None,
+    );
+    let Rig { web, redis, .. } = &rig;
+    let expected = expected_of(web, WEB);
+    until_requests(web, expected.len() / 3).await;
     let started = Instant::now();
     while backed_up(&backups).len() < PARTITIONS as usize {
         assert!(
@@ -96,14 +84,14 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     let mut survivors = workers.split_off(1);
     until_done(&mut survivors).await;
 
-    let pages = assert_stored_every_page(&machines[1], &expected, &redis);
+    let pages = assert_stored_every_page(&machines[1], &expected, redis);
 
     // Fetched again: the pages of a's partitions first fetched after their last backup (and
     // at most the fetches in flight of a lease lost on the way, under load).
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
     let now = (Instant::now(), SystemTime::now());
     let instant_of = |at: SystemTime| now.0 - now.1.duration_since(at).unwrap_or_default();
-    let fetches = assert_fetched_at_most_twice(&web, WEB);
+    let fetches = assert_fetched_at_most_twice(web, WEB);
     let twice = fetches.values().filter(|&&n| n > 1).count();
     let requests = web.requests();
     let after_backup = fetches
@@ -130,7 +118,7 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
          after their partition's last backup",
         pages.len()
     );
-    assert_status_from_redis_after_the_crawl(&redis, pages.len()).await;
+    assert_status_from_redis_after_the_crawl(redis, pages.len()).await;
     let mut out = Vec::new();
     crawler::cluster::status::status(&redis.url(), true, &mut out)
         .await

@@ -1,17 +1,14 @@
 //! Workers on disks of their own, without backups: a partition's store stays where it was
 //! written while a worker there lives, and is started again elsewhere only when none does.
 
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use crawler::cluster::run_worker;
 use shared::partition::local_partitions;
 
-use super::kills::{Rig, WEB, worker_args};
+use super::kills::{Machines, Rig, WEB};
 use super::pauses::{until_done, until_requests};
-use super::{PARTITIONS, WorkerProcess, assert_fetched_at_most_twice, expected_of, stored};
-use crate::faults::child::spawn_logging;
+use super::{PARTITIONS, assert_fetched_at_most_twice, expected_of, stored};
 use crate::sends::SendLog;
 
 /// The first worker holds every partition and has applied parcels in each of its stores;
@@ -80,34 +77,16 @@ async fn joining() {
 /// every later parcel past a gap and the crawl never ended).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_machine_lost_without_backups_leaves_its_partitions_to_the_others() {
-    let Rig {
-        web,
-        redis,
-        dir,
-        data: _,
-        config,
-    } = Rig::start().await;
-    let machines: Vec<PathBuf> = ["a", "b"].iter().map(|m| dir.path().join(m)).collect();
-    let logs = dir.path().join("logs");
-    std::fs::create_dir_all(&logs).expect("logs dir");
-    let mut workers: Vec<WorkerProcess> = machines
-        .iter()
-        .enumerate()
-        .map(|(i, data)| {
-            let args = worker_args(&web, &redis, data, &config, i == 0);
-            let log = std::fs::File::create(logs.join(format!("worker-{i}.log"))).expect("log");
-            // Warnings: a partition taken over is one.
-            WorkerProcess(spawn_logging(
-                "crawler",
-                &args,
-                "",
-                Stdio::from(log),
-                "warn",
-            ))
-        })
-        .collect();
-    let expected = expected_of(&web, WEB);
-    until_requests(&web, expected.len() / 3).await;
+    let rig = Rig::start().await;
+    // Warnings: a partition taken over is one.
+    let Machines {
+        data: machines,
+        logs,
+        mut workers,
+    } = rig.machines(&[], Some("warn"));
+    let web = &rig.web;
+    let expected = expected_of(web, WEB);
+    until_requests(web, expected.len() / 3).await;
     // Started together, they shared the new crawl's partitions.
     let held = local_partitions(&machines[0])
         .expect("a's partitions")
@@ -145,7 +124,7 @@ async fn a_machine_lost_without_backups_leaves_its_partitions_to_the_others() {
         "{} pages, strays {strays:?}",
         pages.len()
     );
-    assert_fetched_at_most_twice(&web, WEB);
+    assert_fetched_at_most_twice(web, WEB);
     eprintln!(
         "machine a held {held} partitions; b stored {} of {} pages",
         pages.len(),

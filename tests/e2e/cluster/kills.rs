@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use testweb::{RedisServer, SoakWeb, TestWeb};
 
 use super::{PARTITIONS, WorkerProcess, addresses, expected_of, page_fetches, pending, stored};
-use crate::faults::child::{path_arg, spawn};
+use crate::faults::child::{path_arg, spawn, spawn_logging};
 
 /// A bigger web than the first test's: the kills need a crawl that lasts a few seconds.
 pub(super) const WEB: SoakWeb = SoakWeb {
@@ -80,7 +80,44 @@ pub(super) struct Rig {
     pub(super) config: std::path::PathBuf,
 }
 
+/// Two workers on machines of their own: each its data directory (`DIR/a`, `DIR/b`) and its
+/// log (`DIR/logs/worker-N.log`).
+pub(super) struct Machines {
+    pub(super) data: Vec<std::path::PathBuf>,
+    pub(super) logs: std::path::PathBuf,
+    pub(super) workers: Vec<super::WorkerProcess>,
+}
+
 impl Rig {
+    /// Starts a worker on each of two machines, a with the seeds, each with `extra`
+    /// arguments, logging at `log` (`E2E_CHILD_LOG`'s level, else `error`, without one).
+    pub(super) fn machines(&self, extra: &[String], log: Option<&str>) -> Machines {
+        let data: Vec<std::path::PathBuf> =
+            ["a", "b"].iter().map(|m| self.dir.path().join(m)).collect();
+        let logs = self.dir.path().join("logs");
+        std::fs::create_dir_all(&logs).expect("logs dir");
+        let workers = data
+            .iter()
+            .enumerate()
+            .map(|(i, dir)| {
+                let mut args = worker_args(&self.web, &self.redis, dir, &self.config, i == 0);
+                args.extend_from_slice(extra);
+                let file =
+                    std::fs::File::create(logs.join(format!("worker-{i}.log"))).expect("log");
+                let stderr = Stdio::from(file);
+                WorkerProcess(match log {
+                    Some(log) => spawn_logging("crawler", &args, "", stderr, log),
+                    None => spawn("crawler", &args, "", stderr),
+                })
+            })
+            .collect();
+        Machines {
+            data,
+            logs,
+            workers,
+        }
+    }
+
     pub(super) async fn start() -> Rig {
         let web = TestWeb::start_on(WEB, &addresses()).await;
         let redis = RedisServer::start();
