@@ -50,6 +50,16 @@ pub enum AppError {
     /// A setting could not be used at start (one line saying why).
     #[error("{0}")]
     Config(String),
+    /// A request body past its bound; `read_to_end` when it was read and dropped whole,
+    /// so the connection can serve the next request (see `form`).
+    #[error("The request is too large.")]
+    TooLarge {
+        /// Whether the body was read to its end.
+        read_to_end: bool,
+    },
+    /// A form body sent as something other than a URL-encoded form.
+    #[error("Send the form as application/x-www-form-urlencoded.")]
+    UnsupportedMediaType,
 }
 
 impl warp::reject::Reject for AppError {}
@@ -68,6 +78,8 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
+            AppError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Search(
                 SearchError::Index(_) | SearchError::IndexFiles(_) | SearchError::Synonyms(_),
             )
@@ -123,6 +135,8 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             AppError::Forbidden(_) => "Not available",
             AppError::Busy => "Busy",
             AppError::Unauthorized => "Unauthorized",
+            AppError::TooLarge { .. } => "Too large",
+            AppError::UnsupportedMediaType => "Bad request",
             _ => "Something went wrong",
         };
         return (error.status(), title, error.public_message());
@@ -132,13 +146,6 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             StatusCode::NOT_FOUND,
             "Not found",
             "There is no page here.".into(),
-        );
-    }
-    if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
-        return (
-            StatusCode::METHOD_NOT_ALLOWED,
-            "Method not allowed",
-            "That method is not allowed here.".into(),
         );
     }
     if rejection.find::<warp::reject::PayloadTooLarge>().is_some() {
@@ -158,6 +165,15 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             "Send the form as application/x-www-form-urlencoded.".into(),
         );
     }
+    // (After the body's refusals: a POST too large for /search is also a POST that the
+    // GET-only routes refuse, and warp keeps every route's rejection.)
+    if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed",
+            "That method is not allowed here.".into(),
+        );
+    }
     tracing::debug!(?rejection, "request rejected");
     (
         StatusCode::BAD_REQUEST,
@@ -169,7 +185,7 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
 /// The answer for a rejection, in `format`.
 pub fn answer(rejection: &Rejection, format: Format) -> Response {
     let (status, title, message) = classify(rejection);
-    match format {
+    let mut response = match format {
         Format::Html => {
             let page = render::problem(title, &message).into_string();
             warp::reply::with_status(warp::reply::html(page), status).into_response()
@@ -178,7 +194,16 @@ pub fn answer(rejection: &Rejection, format: Format) -> Response {
             warp::reply::with_status(warp::reply::json(&json!({ "error": message })), status)
                 .into_response()
         }
+    };
+    if let Some(AppError::TooLarge { read_to_end: false }) = rejection.find::<AppError>() {
+        // The rest of the body is still coming: hyper closes this connection after the
+        // answer, and the client is told so rather than finding it closed.
+        response.headers_mut().insert(
+            warp::http::header::CONNECTION,
+            warp::http::HeaderValue::from_static("close"),
+        );
     }
+    response
 }
 
 /// warp's `recover` for HTML routes.

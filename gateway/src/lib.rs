@@ -91,6 +91,7 @@ mod error;
 mod explain;
 mod facets;
 mod filters;
+mod form;
 mod handlers;
 mod hedge;
 mod hit;

@@ -37,9 +37,6 @@ use crate::error::{AppError, Format, answer, recover_html, recover_json, reject}
 use crate::handlers::{self, AppState, PAGE_CSP, Params};
 use crate::images::handlers as image_handlers;
 
-/// Largest `POST /search` body.
-const MAX_FORM_BYTES: u64 = 16 * 1024;
-
 /// Every route of the server, with errors already turned into answers.
 pub fn routes(
     state: Arc<AppState>,
@@ -58,8 +55,7 @@ pub fn routes(
     let search_get = warp::path!("search").and(warp::get()).and(query);
     let search_post = warp::path!("search")
         .and(warp::post())
-        .and(warp::body::content_length_limit(MAX_FORM_BYTES))
-        .and(warp::body::form::<Params>());
+        .and(crate::form::form::<Params>());
     let search = search_get
         .or(search_post)
         .unify()

@@ -408,6 +408,67 @@ async fn errors_are_friendly_pages_with_the_right_status() {
     assert!(status.body.contains("none yet"));
 }
 
+/// A form too large for `POST /search` is answered 413 (not the 405 of the GET-only routes
+/// beside it), its body read to the end: the connection then answers the next request. When
+/// warp refused it unread, hyper closed the connection, and a client still writing (or
+/// reusing it) got a reset instead of any answer (the query fuzz test's "error sending
+/// request", once in a few thousand runs).
+#[tokio::test]
+async fn a_form_too_large_is_a_413_on_a_connection_that_stays_open() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let server = start(empty.path()).await;
+    let addr = server.addr;
+    let form = format!("q={}", "heron+".repeat(10_000));
+    let too_large = format!(
+        "POST /search HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\n\r\n{form}",
+        form.len()
+    );
+    let wrong_type = "POST /search HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n\
+         Content-Length: 6\r\n\r\nq=hero";
+    let last = "GET /status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream
+        .write_all(format!("{too_large}{wrong_type}{last}").as_bytes())
+        .await
+        .expect("send");
+    let mut raw = Vec::new();
+    // (A reset ends the read; what came before it is what is checked.)
+    let _ = stream.read_to_end(&mut raw).await;
+    let text = String::from_utf8_lossy(&raw);
+    let statuses: Vec<&str> = text
+        .match_indices("HTTP/1.1 ")
+        .map(|(at, _)| &text[at + 9..at + 12])
+        .collect();
+    assert_eq!(statuses, ["413", "415", "200"], "{text:.2000}");
+    assert!(text.contains("too large"), "{text:.2000}");
+}
+
+/// A body past the drain bound is answered 413 at once, saying the connection closes.
+#[tokio::test]
+async fn a_body_past_the_drain_bound_is_answered_with_connection_close() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let server = start(empty.path()).await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let length = crate::form::DRAIN_BYTES + 2;
+    let head = format!(
+        "POST /search HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.expect("send");
+    // The whole body but its last byte, past the bound by one: the server has read past it and
+    // answers without waiting for the rest, so the answer arrives before any reset can.
+    let body = vec![b'a'; length - 1];
+    stream.write_all(&body).await.expect("send body");
+    let mut raw = vec![0u8; 4096];
+    let n = stream.read(&mut raw).await.expect("answer");
+    let text = String::from_utf8_lossy(&raw[..n]).to_ascii_lowercase();
+    assert!(text.starts_with("http/1.1 413"), "{text}");
+    assert!(text.contains("connection: close"), "{text}");
+}
+
 #[tokio::test]
 async fn a_date_operator_that_names_no_date_is_a_400_saying_so() {
     let data = data_with(&shore());
