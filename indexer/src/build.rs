@@ -56,7 +56,7 @@ use crate::source::Source;
 use crate::summary::BuildSummary;
 use crate::target::{BuildMode, Target};
 use crate::template::{TemplateLearner, Templates};
-use crate::writer::{Threads, write_documents};
+use crate::writer::{DEFAULT_WRITER_BUDGET, MIN_WRITER_BUDGET, Threads, Writing, write_documents};
 use index_format::completions::completions_file;
 use index_format::generation;
 use shared::docplan::DocPlan;
@@ -89,7 +89,13 @@ pub fn build_with_progress(
         exchange: None,
         anchor_budget: DEFAULT_ANCHOR_BUDGET,
     };
-    build_on(data, mode, progress, Threads::Machine, links)
+    build_on(
+        data,
+        mode,
+        progress,
+        Writing::machine(DEFAULT_WRITER_BUDGET),
+        links,
+    )
 }
 
 /// How a build reads link signals: from this machine's stores alone or exchanged with other
@@ -106,14 +112,17 @@ pub struct Links<'a> {
 /// signals are exchanged with the others through Redis (the `exchange` module), so each
 /// shard gets its pages' in-links and anchors from every partition. Without an exchange, a
 /// data directory holding only some of its crawl's partitions is built with what it holds,
-/// and a warning names the others.
+/// and a warning names the others. tantivy's indexing buffers take `writer_budget` bytes
+/// at most ([`DEFAULT_WRITER_BUDGET`]; at least [`MIN_WRITER_BUDGET`]).
 pub fn build_exchanging(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
     links: Links<'_>,
+    writer_budget: usize,
 ) -> Result<BuildSummary, Error> {
-    build_on(data, mode, progress, Threads::Machine, links)
+    let writing = Writing::machine(writer_budget.max(MIN_WRITER_BUDGET));
+    build_on(data, mode, progress, writing, links)
 }
 
 /// [`build`] on one parser thread and one indexing thread, beside other work that needs
@@ -123,18 +132,22 @@ pub fn build_beside(data: &Path, mode: BuildMode) -> Result<BuildSummary, Error>
         exchange: None,
         anchor_budget: DEFAULT_ANCHOR_BUDGET,
     };
-    build_on(data, mode, &BuildProgress::new(), Threads::One, links)
+    let writing = Writing {
+        threads: Threads::One,
+        budget: DEFAULT_WRITER_BUDGET,
+    };
+    build_on(data, mode, &BuildProgress::new(), writing, links)
 }
 
-/// The three passes on `threads`; running out of disk is [`Error::DiskFull`].
+/// The three passes, writing as `writing` says; running out of disk is [`Error::DiskFull`].
 fn build_on(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
-    threads: Threads,
+    writing: Writing,
     links: Links<'_>,
 ) -> Result<BuildSummary, Error> {
-    build_passes(data, mode, progress, threads, links)
+    build_passes(data, mode, progress, writing, links)
         .map_err(|error| error.or_disk_full(&generation::index_dir(data)))
 }
 
@@ -142,7 +155,7 @@ fn build_passes(
     data: &Path,
     mode: BuildMode,
     progress: &BuildProgress,
-    threads: Threads,
+    writing: Writing,
     Links {
         exchange,
         anchor_budget,
@@ -270,7 +283,7 @@ fn build_passes(
             (&mut graph, &templates),
             (mode, images),
             progress,
-            threads,
+            writing,
         )?;
         if named {
             let name = shard.dir.file_name().unwrap_or_default().to_string_lossy();
@@ -310,7 +323,7 @@ fn write_shard(
     (graph, templates): (&mut LinkGraph, &Templates),
     (mode, images): (BuildMode, ImageInputs<'_>),
     progress: &BuildProgress,
-    threads: Threads,
+    writing: Writing,
 ) -> Result<BuildSummary, Error> {
     let store_change = shard.changes.iter().copied().max().unwrap_or(0);
     let target = Target::choose(&shard.dir, mode)?;
@@ -335,7 +348,7 @@ fn write_shard(
         &target,
         store_change,
         progress,
-        threads,
+        writing,
     )
     .and_then(|written| {
         let indexed_images = write_images(&target.dir, target.fresh, number, images)?;

@@ -76,6 +76,16 @@ enum Command {
             value_parser = clap::value_parser!(u64).range(1..=1 << 20),
         )]
         anchor_memory: u64,
+        /// Mebibytes of tantivy's indexing buffers, shared by its threads; past it the
+        /// documents indexed so far are written as a segment. Less memory, more segments to
+        /// merge (at least 15: tantivy's floor for one thread).
+        #[arg(
+            long,
+            value_name = "MIB",
+            default_value_t = (crate::DEFAULT_WRITER_BUDGET >> 20) as u64,
+            value_parser = clap::value_parser!(u64).range(15..=1 << 20),
+        )]
+        writer_memory: u64,
     },
 }
 
@@ -90,6 +100,7 @@ pub fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
         exchange_deadline,
         exchange_memory,
         anchor_memory,
+        writer_memory,
     } = cli.command;
     shared::Config::load(config.as_deref())?;
     let mode = if full {
@@ -107,7 +118,7 @@ pub fn run(cli: Cli, bar: &ProgressBar) -> anyhow::Result<BuildSummary> {
         exchange: exchange.as_ref(),
         anchor_budget: mebibytes(anchor_memory),
     };
-    let build = || crate::build_exchanging(&data, mode, &progress, links);
+    let build = || crate::build_exchanging(&data, mode, &progress, links, mebibytes(writer_memory));
     let built = if bar_wanted() {
         with_bar(bar, &progress, build)
     } else {

@@ -111,3 +111,4 @@ pub use stemmed::Analyzers;
 pub use summary::{BuildSummary, ExchangeSummary};
 pub use target::BuildMode;
 pub use text::HostTemplate;
+pub use writer::{DEFAULT_WRITER_BUDGET, MIN_WRITER_BUDGET};

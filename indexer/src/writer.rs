@@ -37,12 +37,34 @@ use shared::docplan::DocPlan;
 use shared::record::PageRecord;
 use shared::{ContentKind, RecordError};
 
-/// Memory for tantivy's indexing buffers, shared by its threads.
-const WRITER_HEAP: usize = 192 * 1024 * 1024;
+/// Memory for tantivy's indexing buffers, shared by its threads, by default (`indexer build
+/// --writer-memory`): past it, the documents indexed so far are written as a segment.
+pub const DEFAULT_WRITER_BUDGET: usize = 192 << 20;
+/// The least that budget may be: tantivy's own floor for one indexing thread (15 MB).
+pub const MIN_WRITER_BUDGET: usize = 15_000_000;
 /// Documents waiting for a parser, per parser thread (bounds the bodies held in memory).
 const QUEUE_PER_WORKER: usize = 2;
 /// Most parser threads.
 const MAX_WORKERS: usize = 4;
+/// How a build's writing pass runs: its threads and the memory of tantivy's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Writing {
+    pub(crate) threads: Threads,
+    /// Bytes of tantivy's indexing buffers, shared by its threads (at least
+    /// [`MIN_WRITER_BUDGET`]; tantivy takes fewer threads where each would get less).
+    pub(crate) budget: usize,
+}
+
+impl Writing {
+    /// As many threads as help ([`Threads::Machine`]), within `budget` bytes.
+    pub(crate) fn machine(budget: usize) -> Self {
+        Self {
+            threads: Threads::Machine,
+            budget,
+        }
+    }
+}
+
 /// How many threads a build's writing pass takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Threads {
@@ -80,16 +102,16 @@ pub(crate) fn write_documents(
     target: &Target,
     plan_store_change: u64,
     progress: &BuildProgress,
-    threads: Threads,
+    Writing { threads, budget }: Writing,
 ) -> Result<(DocState, Counts), Error> {
     let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
     let fields = IndexFields::new(&index.schema())?;
     let (mut writer, workers): (IndexWriter<TantivyDocument>, usize) = match threads {
         Threads::Machine => {
             let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-            (index.writer(WRITER_HEAP)?, cores.clamp(1, MAX_WORKERS))
+            (index.writer(budget)?, cores.clamp(1, MAX_WORKERS))
         }
-        Threads::One => (index.writer_with_num_threads(1, WRITER_HEAP)?, 1),
+        Threads::One => (index.writer_with_num_threads(1, budget)?, 1),
     };
     if !fresh {
         writer.set_merge_policy(Box::new(tail_merges()));

@@ -152,7 +152,13 @@ fn build_both(data: [&Path; 2], budget: Option<usize>) -> [BuildSummary; 2] {
                 exchange: Some(&exchange),
                 anchor_budget: budget.unwrap_or(indexer::DEFAULT_ANCHOR_BUDGET),
             };
-            indexer::build_exchanging(&data, BuildMode::Full, &BuildProgress::new(), links)
+            indexer::build_exchanging(
+                &data,
+                BuildMode::Full,
+                &BuildProgress::new(),
+                links,
+                indexer::DEFAULT_WRITER_BUDGET,
+            )
         })
     });
     let summaries = builds.map(|build| {
