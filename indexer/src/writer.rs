@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Mutex, PoisonError};
 
-use tantivy::indexer::LogMergePolicy;
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 use tracing::{info, warn};
 
@@ -106,16 +106,7 @@ pub(crate) fn write_documents(
 ) -> Result<(DocState, Counts), Error> {
     let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
     let fields = IndexFields::new(&index.schema())?;
-    let (mut writer, workers): (IndexWriter<TantivyDocument>, usize) = match threads {
-        Threads::Machine => {
-            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-            (index.writer(budget)?, cores.clamp(1, MAX_WORKERS))
-        }
-        Threads::One => (index.writer_with_num_threads(1, budget)?, 1),
-    };
-    if !fresh {
-        writer.set_merge_policy(Box::new(tail_merges()));
-    }
+    let (writer, workers) = open_writer(index, Writing { threads, budget }, fresh)?;
     let mut state = DocState {
         format: old.format,
         build: old.build + 1,
@@ -166,18 +157,7 @@ pub(crate) fn write_documents(
         }
     }
     if fresh || counts.indexed > 0 || counts.deleted > 0 {
-        let mut commit = writer.prepare_commit()?;
-        commit.set_payload(&state.payload());
-        commit.commit()?;
-        if fresh {
-            // Every query from now on reads each segment's dictionaries and columns: a new
-            // generation becomes one segment (the commit's payload stays in its meta).
-            let segments = index.searchable_segment_ids()?;
-            if segments.len() > 1 {
-                writer.merge(&segments).wait()?;
-            }
-        }
-        writer.wait_merging_threads()?;
+        commit(writer, index, &state.payload(), fresh)?;
         state.save(dir)?;
     } else {
         // Nothing changed: the generation, its commit and its state stay as they are.
@@ -185,6 +165,54 @@ pub(crate) fn write_documents(
         state.store_change = old.store_change;
     }
     Ok((state, counts))
+}
+
+/// A writer for `index` as `writing` says, and how many parser threads feed it. A fresh
+/// generation's writer merges nothing while it writes: [`commit`] merges it into one segment
+/// at the end, and a merge of tantivy's own still running then would take segments from
+/// under that one (the build failed with "The segments that were merged could not be found
+/// in the SegmentManager" once a corpus filled the writer's buffers eight times). An update
+/// in place merges as [`tail_merges`] says.
+fn open_writer(
+    index: &tantivy::Index,
+    Writing { threads, budget }: Writing,
+    fresh: bool,
+) -> Result<(IndexWriter<TantivyDocument>, usize), Error> {
+    let (writer, workers): (IndexWriter<TantivyDocument>, usize) = match threads {
+        Threads::Machine => {
+            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+            (index.writer(budget)?, cores.clamp(1, MAX_WORKERS))
+        }
+        Threads::One => (index.writer_with_num_threads(1, budget)?, 1),
+    };
+    if fresh {
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+    } else {
+        writer.set_merge_policy(Box::new(tail_merges()));
+    }
+    Ok((writer, workers))
+}
+
+/// Commits what `writer` was given with `payload`, and waits for its merges. A fresh
+/// generation is then merged into one segment: every query reads each segment's
+/// dictionaries and columns (the commit's payload stays in its meta).
+fn commit(
+    mut writer: IndexWriter<TantivyDocument>,
+    index: &tantivy::Index,
+    payload: &str,
+    fresh: bool,
+) -> Result<(), Error> {
+    let mut commit = writer.prepare_commit()?;
+    commit.set_payload(payload);
+    commit.commit()?;
+    if fresh {
+        let segments = index.searchable_segment_ids()?;
+        if segments.len() > 1 {
+            writer.merge(&segments).wait()?;
+        }
+    }
+    writer.wait_merging_threads()?;
+    Ok(())
 }
 
 /// Segments smaller than this are all of one size to [`tail_merges`].
@@ -368,4 +396,42 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::doc;
+    use tantivy::schema::{STORED, Schema, TEXT};
+
+    /// A fresh generation of many segments (as a corpus past the writer's budget leaves)
+    /// commits as one. With tantivy's own merges on while it was written, this failed: one
+    /// of them, started at a commit, held segments the final merge wanted.
+    #[test]
+    fn a_fresh_generation_of_many_segments_commits_as_one() {
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", TEXT | STORED);
+        let index = tantivy::Index::create_in_ram(schema.build());
+        let writing = Writing {
+            threads: Threads::One,
+            budget: MIN_WRITER_BUDGET,
+        };
+        let (mut writer, _) = open_writer(&index, writing, true).expect("writer");
+        for segment in 0..24 {
+            for n in 0..400 {
+                let text: String = (0..60)
+                    .map(|w| format!("w{} ", (n * 61 + w) % 997))
+                    .collect();
+                writer
+                    .add_document(doc!(body => format!("heron {segment} {n} {text}")))
+                    .expect("add");
+            }
+            // (Each commit a segment, as each flush of a full buffer is.)
+            writer.commit().expect("commit");
+        }
+        commit(writer, &index, "build 1", true).expect("the final commit and merge");
+        assert_eq!(index.searchable_segment_ids().expect("segments").len(), 1);
+        let reader = index.reader().expect("reader");
+        assert_eq!(reader.searcher().num_docs(), 24 * 400);
+    }
 }
