@@ -6,7 +6,8 @@
 //! Receiving: one reader per worker, on a connection of its own, reads the streams of every
 //! partition the worker owns with one blocking `XREADGROUP` (group `owners`, the worker as
 //! consumer), after first claiming what a former owner read and never acknowledged
-//! (`XAUTOCLAIM`). Each entry's parcel is handed to its partition's crawl as a
+//! (`XAUTOCLAIM`), and every few seconds what any consumer has left pending too long (a
+//! worker that lost the lease can read once more after the take-over). Each entry's parcel is handed to its partition's crawl as a
 //! [`Delivery`]; once the crawl has applied it in one store batch, the sources' marks are
 //! confirmed (raised, never lowered), then the entry is acknowledged (`XACK`) and the stream
 //! trimmed below it (`XTRIM MINID`). A crash between applying and acknowledging redelivers
@@ -61,6 +62,12 @@ return 1
 const READ_COUNT: usize = 256;
 /// How long one blocking read waits for new entries.
 const BLOCK: Duration = Duration::from_millis(500);
+/// How often a reader claims its partitions' entries left pending under another consumer.
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
+/// How long an entry is pending, unacknowledged, before a sweep claims it: far longer than
+/// applying a parcel takes (an entry of this worker's own claimed again is skipped by the
+/// store's marks).
+const STALE: Duration = Duration::from_secs(10);
 
 /// A partition's parcels go to the other partitions' streams.
 impl OutboxSink for Redis {
@@ -191,6 +198,7 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
     let mut reading: BTreeSet<PartitionId> = BTreeSet::new();
     let mut connection = None;
     let mut complained = false;
+    let mut swept = tokio::time::Instant::now();
     loop {
         if owned.has_changed().is_err() {
             return;
@@ -210,6 +218,18 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
             }
             if reading.is_empty() {
                 return Ok(false);
+            }
+            if swept.elapsed() >= SWEEP_EVERY {
+                // A worker that lost a partition's lease (stopped, or cut off from Redis)
+                // can still read one more batch of its stream after the new owner took it
+                // over and claimed what was pending then: such entries would stay pending
+                // under the old consumer, unapplied, and hold the crawl's end back for ever.
+                for &p in &reading {
+                    if let Some(crawl) = current.get(&p) {
+                        claim(&redis, &worker, p, STALE, crawl).await?;
+                    }
+                }
+                swept = tokio::time::Instant::now();
             }
             let mut cmd = redis::cmd("XREADGROUP");
             cmd.arg("GROUP")
@@ -294,6 +314,22 @@ async fn take_over(
         .find(|g| g.name == keys::GROUP)
         .and_then(|g| EntryId::parse(&g.last_delivered_id))
         .unwrap_or_default();
+    claim(redis, worker, p, Duration::ZERO, crawl).await?;
+    let _ = crawl.send(Delivery::TakenAt(read_to)).await;
+    Ok(())
+}
+
+/// Claims for `worker` the entries of `p`'s stream pending for at least `idle` under any
+/// consumer, and delivers them to its crawl. Pending entries the stream no longer holds
+/// (trimmed past by a later acknowledgement) are dropped from the group by Redis itself.
+async fn claim(
+    redis: &Redis,
+    worker: &str,
+    p: PartitionId,
+    idle: Duration,
+    crawl: &mpsc::Sender<Delivery>,
+) -> RedisResult<()> {
+    let key = keys::links(p);
     let mut cursor = "0-0".to_string();
     loop {
         let mut claim = redis::cmd("XAUTOCLAIM");
@@ -301,22 +337,23 @@ async fn take_over(
             .arg(&key)
             .arg(keys::GROUP)
             .arg(worker)
-            .arg(0)
+            .arg(idle.as_millis() as u64)
             .arg(&cursor)
             .arg("COUNT")
             .arg(READ_COUNT);
         let reply: StreamAutoClaimReply = redis.query(&claim).await?;
+        if !reply.deleted_ids.is_empty() {
+            debug!(partition = %p, entries = reply.deleted_ids.len(), "pending links no longer in the stream dropped");
+        }
         if !reply.claimed.is_empty() {
-            debug!(partition = %p, entries = reply.claimed.len(), "claimed links a former owner read");
+            debug!(partition = %p, entries = reply.claimed.len(), "claimed links another consumer read");
             deliver(redis, p, reply.claimed, crawl).await;
         }
         if reply.next_stream_id == "0-0" || reply.next_stream_id.is_empty() {
-            break;
+            return Ok(());
         }
         cursor = reply.next_stream_id;
     }
-    let _ = crawl.send(Delivery::TakenAt(read_to)).await;
-    Ok(())
 }
 
 /// Hands entries of `p`'s stream to its crawl, and acknowledges them once applied.
@@ -352,7 +389,8 @@ async fn deliver(
         applied,
     };
     if crawl.send(delivery).await.is_err() {
-        // The partition was let go: its next owner claims the entries.
+        // The partition was let go: its next owner claims the entries (at its take-over,
+        // or at a sweep once they are stale).
         return;
     }
     let redis = redis.clone();
