@@ -41,8 +41,8 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     let backups = rig.dir.path().join("backups");
     let Machines {
         data: machines,
+        logs,
         mut workers,
-        ..
     } = rig.machines(
         &[
             "--backup".into(),
@@ -82,7 +82,7 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     std::fs::remove_dir_all(&machines[0]).expect("machine a's disk deleted");
     assert!(!held.is_empty(), "machine a held partitions");
     let mut survivors = workers.split_off(1);
-    until_done(&mut survivors).await;
+    until_done(&mut survivors, redis, Some(&logs)).await;
 
     let pages = assert_stored_every_page(&machines[1], &expected, redis);
 

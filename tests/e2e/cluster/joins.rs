@@ -102,7 +102,7 @@ async fn a_machine_lost_without_backups_leaves_its_partitions_to_the_others() {
     workers[0].child().wait().expect("killed");
     std::fs::remove_dir_all(&machines[0]).expect("machine a's disk deleted");
     let mut survivors = workers.split_off(1);
-    until_done(&mut survivors).await;
+    until_done(&mut survivors, &rig.redis, Some(&logs)).await;
 
     let log = std::fs::read_to_string(logs.join("worker-1.log")).expect("b's log");
     let over = log.matches("taken over on this disk").count();

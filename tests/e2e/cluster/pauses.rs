@@ -9,7 +9,7 @@ use crawler::cluster::{WorkerOptions, run_worker};
 use testweb::{RedisServer, TestWeb};
 
 use super::kills::{LEASE_MS, Rig, WEB, worker_args};
-use super::{WorkerProcess, addresses, expected_of, pending, stored};
+use super::{WorkerProcess, addresses, coordination, expected_of, pending, stored};
 use crate::faults::child::{spawn, spawn_logging};
 
 /// Sends `signal` (`STOP`, `CONT`) to a child.
@@ -34,8 +34,13 @@ pub(super) async fn until_requests(web: &TestWeb, count: usize) {
     }
 }
 
-/// Waits for every child to exit 0.
-pub(super) async fn until_done(workers: &mut [WorkerProcess]) {
+/// Waits for every child to exit 0. Past 2 minutes it fails, printing the workers' logs in
+/// `logs` (when given) and what Redis holds of the crawl's progress.
+pub(super) async fn until_done(
+    workers: &mut [WorkerProcess],
+    redis: &RedisServer,
+    logs: Option<&std::path::Path>,
+) {
     let started = Instant::now();
     for worker in workers {
         loop {
@@ -43,10 +48,14 @@ pub(super) async fn until_done(workers: &mut [WorkerProcess]) {
                 assert!(status.success(), "a worker failed: {status}");
                 break;
             }
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "the crawl ends within 2 minutes"
-            );
+            if started.elapsed() > Duration::from_secs(120) {
+                let files = logs.and_then(|dir| std::fs::read_dir(dir).ok());
+                for entry in files.into_iter().flatten().flatten() {
+                    let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                    eprintln!("{}:\n{text}", entry.path().display());
+                }
+                panic!("the crawl ends within 2 minutes:\n{}", coordination(redis));
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -85,7 +94,7 @@ async fn a_worker_stopped_past_its_leases_writes_nothing_when_resumed() {
     tokio::time::sleep(Duration::from_millis(3 * LEASE_MS)).await;
     signal(&mut stopped, "CONT");
     let mut workers = vec![stopped, other];
-    until_done(&mut workers).await;
+    until_done(&mut workers, &redis, None).await;
 
     let text = std::fs::read_to_string(&stopped_log).unwrap_or_default();
     assert!(
