@@ -127,19 +127,7 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
         if error.status() == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(%error, "request failed");
         }
-        let title = match error {
-            AppError::Search(SearchError::NoIndex) => "No index yet",
-            AppError::BadRequest(_) => "Bad request",
-            AppError::Search(SearchError::BadQuery { .. }) => "Query not searched",
-            AppError::NotFound(_) => "Not found",
-            AppError::Forbidden(_) => "Not available",
-            AppError::Busy => "Busy",
-            AppError::Unauthorized => "Unauthorized",
-            AppError::TooLarge { .. } => "Too large",
-            AppError::UnsupportedMediaType => "Bad request",
-            _ => "Something went wrong",
-        };
-        return (error.status(), title, error.public_message());
+        return described(error);
     }
     if rejection.is_not_found() {
         return (
@@ -148,22 +136,15 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
             "There is no page here.".into(),
         );
     }
+    // warp's own body refusals (the leaf routes' bodies) are told as ours are.
     if rejection.find::<warp::reject::PayloadTooLarge>().is_some() {
-        return (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Too large",
-            "The request is too large.".into(),
-        );
+        return described(&AppError::TooLarge { read_to_end: false });
     }
     if rejection
         .find::<warp::reject::UnsupportedMediaType>()
         .is_some()
     {
-        return (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Bad request",
-            "Send the form as application/x-www-form-urlencoded.".into(),
-        );
+        return described(&AppError::UnsupportedMediaType);
     }
     // (After the body's refusals: a POST too large for /search is also a POST that the
     // GET-only routes refuse, and warp keeps every route's rejection.)
@@ -180,6 +161,23 @@ fn classify(rejection: &Rejection) -> (StatusCode, &'static str, String) {
         "Bad request",
         "The request could not be understood.".into(),
     )
+}
+
+/// The status, title and message of an [`AppError`].
+fn described(error: &AppError) -> (StatusCode, &'static str, String) {
+    let title = match error {
+        AppError::Search(SearchError::NoIndex) => "No index yet",
+        AppError::BadRequest(_) => "Bad request",
+        AppError::Search(SearchError::BadQuery { .. }) => "Query not searched",
+        AppError::NotFound(_) => "Not found",
+        AppError::Forbidden(_) => "Not available",
+        AppError::Busy => "Busy",
+        AppError::Unauthorized => "Unauthorized",
+        AppError::TooLarge { .. } => "Too large",
+        AppError::UnsupportedMediaType => "Bad request",
+        _ => "Something went wrong",
+    };
+    (error.status(), title, error.public_message())
 }
 
 /// The answer for a rejection, in `format`.

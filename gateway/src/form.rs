@@ -7,7 +7,7 @@
 //! [`FORM_BYTES`] is read and dropped, up to [`DRAIN_BYTES`], so the `413` arrives on a
 //! connection that stays open; past that, the answer says `Connection: close`.
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, BufMut, BytesMut};
 use futures_util::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
 use warp::Filter;
@@ -58,19 +58,14 @@ async fn read_within<B: Buf>(
     let mut kept = BytesMut::new();
     let mut seen = 0usize;
     while let Some(chunk) = body.next().await {
-        let mut chunk =
+        let chunk =
             chunk.map_err(|error| AppError::BadRequest(format!("the body broke off: {error}")))?;
         seen = seen.saturating_add(chunk.remaining());
         if seen > drain {
             return Err(AppError::TooLarge { read_to_end: false });
         }
         if seen <= keep {
-            while chunk.has_remaining() {
-                let piece = chunk.chunk();
-                kept.extend_from_slice(piece);
-                let len = piece.len();
-                chunk.advance(len);
-            }
+            kept.put(chunk);
         }
     }
     if seen > keep {

@@ -102,11 +102,11 @@ pub(crate) fn write_documents(
     target: &Target,
     plan_store_change: u64,
     progress: &BuildProgress,
-    Writing { threads, budget }: Writing,
+    writing: Writing,
 ) -> Result<(DocState, Counts), Error> {
     let (index, dir, old, fresh) = (&target.index, &target.dir, &target.state, target.fresh);
     let fields = IndexFields::new(&index.schema())?;
-    let (writer, workers) = open_writer(index, Writing { threads, budget }, fresh)?;
+    let (writer, workers) = open_writer(index, writing, fresh)?;
     let mut state = DocState {
         format: old.format,
         build: old.build + 1,

@@ -7,8 +7,8 @@
 //! partition the worker owns with one blocking `XREADGROUP` (group `owners`, the worker as
 //! consumer), after first claiming what a former owner read and never acknowledged
 //! (`XAUTOCLAIM`), and every few seconds what any consumer has left pending too long (a
-//! worker that lost the lease can read once more after the take-over). Each entry's parcel is handed to its partition's crawl as a
-//! [`Delivery`]; once the crawl has applied it in one store batch, the sources' marks are
+//! worker that lost the lease can read once more after the take-over). Each entry's parcel
+//! is handed to its partition's crawl as a [`Delivery`]; once the crawl has applied it in one store batch, the sources' marks are
 //! confirmed (raised, never lowered), then the entry is acknowledged (`XACK`) and the stream
 //! trimmed below it (`XTRIM MINID`). A crash between applying and acknowledging redelivers
 //! the parcel, and the store's marks skip it.
