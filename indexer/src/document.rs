@@ -135,6 +135,19 @@ impl DocInput {
         }
     }
 
+    /// About what its tantivy document holds, in bytes: three times the texts it is made
+    /// from. The body is kept plain and stemmed, and a stemmed field keeps each token's text,
+    /// offsets and position beside the text; the markup the HTML loses makes up for the rest.
+    pub fn document_bytes(&self) -> usize {
+        let texts = [&self.url, &self.title, &self.description, &self.html]
+            .into_iter()
+            .chain(&self.inbound.anchors)
+            .chain(&self.copies)
+            .map(String::len)
+            .sum::<usize>();
+        3 * texts
+    }
+
     /// Parses the HTML (the one parse of this page) and builds the tantivy document, its
     /// stemmed fields cut by `analyzers` (the parser thread's own) when not in English.
     pub fn to_document(&self, fields: &IndexFields, analyzers: &mut Analyzers) -> TantivyDocument {

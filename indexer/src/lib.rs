@@ -24,7 +24,7 @@
 //!   every partition's store of a partitioned `DATA` (one index shard each, link signals
 //!   and copies over all of them; `by_url` merges their outlinks in URL order);
 //!   [`build_beside`]: on one thread of each kind, beside other work. `writer`: the third
-//!   pass; `progress`: [`BuildProgress`], the third pass's documents for
+//!   pass (`queued`: its documents waiting for tantivy, bounded in bytes); `progress`: [`BuildProgress`], the third pass's documents for
 //!   [`build_with_progress`]; `summary`: [`BuildSummary`], what a build did (a sharded
 //!   build's adds up its shards'); `error`: [`Error`], why it failed.
 //! - `images`: the generation's image index (`gen-NNNNNN/images/`, `index_format::images`),
@@ -84,6 +84,7 @@ mod images;
 mod language;
 mod linkgraph;
 mod progress;
+mod queued;
 #[cfg(test)]
 mod rendered_tests;
 #[cfg(test)]

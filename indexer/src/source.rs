@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use shared::record::{MediaRecord, Outlinks, PageImages, PageRecord, PartitionStamp, RenderedPage};
-use shared::store::RenderedInOrder;
+use shared::store::{ReadPattern, RenderedInOrder};
 use shared::{RecordError, StoreError, StoreReader};
 use tracing::warn;
 
@@ -21,14 +21,15 @@ pub struct Source {
 }
 
 impl Source {
-    /// Opens `DATA/store` read-only.
+    /// Opens `DATA/store` read-only, for one pass: a build reads each record once, so its
+    /// reads keep next to nothing of the store in memory ([`ReadPattern::OnePass`]).
     pub fn open(data: &Path) -> Result<Self, Error> {
         let dir = shared::store::store_dir(data);
         if !dir.is_dir() {
             return Err(Error::NoStore(dir));
         }
         Ok(Self {
-            store: StoreReader::open(data)?,
+            store: StoreReader::open_for(data, ReadPattern::OnePass)?,
         })
     }
 

@@ -8,7 +8,9 @@
 //! is read from the document after its scripts ran (its render, found by walking the
 //! `rendered` family beside the pages), else from its stored body ([`DocHtml`]). Changed
 //! documents go through a bounded queue (so only a few bodies are in memory) to parser
-//! threads, which extract the text and hand the document to tantivy's own indexing threads.
+//! threads, which extract the text and hand the document to tantivy's own indexing threads,
+//! waiting while those hold an eighth of the writer's budget in documents not yet indexed
+//! ([`QueueBudget`]).
 //!
 //! A query pays for every segment, so segments do not pile up: a new generation is merged
 //! into one, and an update in place merges its small segments two at a time
@@ -17,16 +19,17 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
-use tantivy::{IndexWriter, TantivyDocument, Term};
+use tantivy::{IndexWriter, Term};
 use tracing::{info, warn};
 
 use crate::Error;
 use crate::document::{DocHtml, DocInput, fingerprint};
 use crate::linkgraph::LinkGraph;
 use crate::progress::BuildProgress;
+use crate::queued::{QueueBudget, Queued};
 use crate::source::{RenderedWalk, Source};
 use crate::stemmed::Analyzers;
 use crate::target::Target;
@@ -46,6 +49,10 @@ pub const MIN_WRITER_BUDGET: usize = 15_000_000;
 const QUEUE_PER_WORKER: usize = 2;
 /// Most parser threads.
 const MAX_WORKERS: usize = 4;
+/// The documents waiting for tantivy's indexing threads hold this share of the writer's
+/// budget more, as [`DocInput::document_bytes`] counts them (an eighth: 24 MiB at the
+/// default 192 MiB, 2 MiB at 16).
+const QUEUE_SHARE: usize = 8;
 /// How a build's writing pass runs: its threads and the memory of tantivy's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Writing {
@@ -117,11 +124,13 @@ pub(crate) fn write_documents(
 
     let (sender, receiver) = sync_channel::<DocInput>(workers * QUEUE_PER_WORKER);
     let receiver = Mutex::new(receiver);
+    let queue = QueueBudget::new(writing.budget / QUEUE_SHARE);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let failed = AtomicBool::new(false);
     let worker = Worker {
         receiver: &receiver,
         writer: &writer,
+        queue: &queue,
         fields: &fields,
         replace: !fresh,
         failure: &failure,
@@ -177,8 +186,8 @@ fn open_writer(
     index: &tantivy::Index,
     Writing { threads, budget }: Writing,
     fresh: bool,
-) -> Result<(IndexWriter<TantivyDocument>, usize), Error> {
-    let (writer, workers): (IndexWriter<TantivyDocument>, usize) = match threads {
+) -> Result<(IndexWriter<Queued>, usize), Error> {
+    let (writer, workers): (IndexWriter<Queued>, usize) = match threads {
         Threads::Machine => {
             let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
             (index.writer(budget)?, cores.clamp(1, MAX_WORKERS))
@@ -197,7 +206,7 @@ fn open_writer(
 /// generation is then merged into one segment: every query reads each segment's
 /// dictionaries and columns (the commit's payload stays in its meta).
 fn commit(
-    mut writer: IndexWriter<TantivyDocument>,
+    mut writer: IndexWriter<Queued>,
     index: &tantivy::Index,
     payload: &str,
     fresh: bool,
@@ -340,7 +349,9 @@ fn html_of(
 /// it keeps draining the queue (so the feeder never blocks) without doing the work.
 struct Worker<'a> {
     receiver: &'a Mutex<Receiver<DocInput>>,
-    writer: &'a IndexWriter<TantivyDocument>,
+    writer: &'a IndexWriter<Queued>,
+    /// Room for the documents waiting for tantivy's indexing threads.
+    queue: &'a Arc<QueueBudget>,
     fields: &'a IndexFields,
     /// Delete an older version of each document first (updating a generation in place).
     replace: bool,
@@ -385,7 +396,8 @@ impl Worker<'_> {
             self.writer
                 .delete_term(Term::from_field_text(self.fields.url, &input.url));
         }
-        self.writer.add_document(doc)?;
+        self.writer
+            .add_document(self.queue.admit(doc, input.document_bytes()))?;
         Ok(())
     }
 }
@@ -417,13 +429,16 @@ mod tests {
             budget: MIN_WRITER_BUDGET,
         };
         let (mut writer, _) = open_writer(&index, writing, true).expect("writer");
+        let queue = QueueBudget::new(QueueBudget::MIN_BYTES);
         for segment in 0..24 {
             for n in 0..400 {
                 let text: String = (0..60)
                     .map(|w| format!("w{} ", (n * 61 + w) % 997))
                     .collect();
                 writer
-                    .add_document(doc!(body => format!("heron {segment} {n} {text}")))
+                    .add_document(
+                        queue.admit(doc!(body => format!("heron {segment} {n} {text}")), 0),
+                    )
                     .expect("add");
             }
             // (Each commit a segment, as each flush of a full buffer is.)

@@ -54,10 +54,7 @@ use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DB, IteratorMode, Options, WriteBufferManager,
 };
 
-use crate::record::{
-    CrawlCounters, FetchHistory, MediaRecord, Outlinks, PageImages, PageRecord, Record,
-    RevisitRecord, RobotsRecord, SkipRecord, Thumbnail,
-};
+use crate::record::Record;
 
 /// The key of the crawl counters in `meta`.
 pub const COUNTERS_KEY: &[u8] = b"counters";
@@ -427,180 +424,14 @@ pub fn frontier_key_origin(key: &[u8]) -> Option<&str> {
     std::str::from_utf8(&key[..end]).ok()
 }
 
-/// A read-only view of the store, for the indexer and searchd.
-pub struct StoreReader {
-    db: DB,
-}
-
-impl StoreReader {
-    /// Opens `DATA/store` read-only, its blocks in the default [`MemoryBudget`]'s cache; works
-    /// while a crawler is writing it (the view is the state at open time).
-    pub fn open(data: &Path) -> Result<Self, StoreError> {
-        let path = store_dir(data);
-        if !path.join("CURRENT").is_file() {
-            return Err(StoreError::Missing(path));
-        }
-        // A store written by an older build may lack newer families: open those it has.
-        let existing =
-            DB::list_cf(&Options::default(), &path).map_err(|source| StoreError::Db {
-                path: path.clone(),
-                source,
-            })?;
-        let budget = MemoryBudget::default();
-        let families = Cf::ALL
-            .iter()
-            .filter(|cf| existing.iter().any(|e| e == cf.name()))
-            .map(|cf| cf.descriptor(&budget));
-        let db = DB::open_cf_descriptors_read_only(&Options::default(), &path, families, false)
-            .map_err(|source| StoreError::Db {
-                path: path.clone(),
-                source,
-            })?;
-        Ok(Self { db })
-    }
-
-    /// The handle of a family, `None` when the store lacks it: a store made by an older
-    /// build, or one whose writer is creating it right now (a new store's families are made
-    /// one after the other). A family the store lacks reads as empty.
-    fn family(&self, cf: Cf) -> Option<&rocksdb::ColumnFamily> {
-        self.db.cf_handle(cf.name())
-    }
-
-    /// One page by canonical URL.
-    pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
-        self.get(Cf::Pages, url.as_bytes())
-    }
-
-    /// The links of one page.
-    pub fn outlinks(&self, url: &str) -> Result<Option<Outlinks>, StoreError> {
-        self.get(Cf::Outlinks, url.as_bytes())
-    }
-
-    /// The cached robots.txt answer of an origin (`scheme://host[:port]`).
-    pub fn robots(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {
-        self.get(Cf::Robots, origin.as_bytes())
-    }
-
-    /// The re-crawl schedule of a stored URL (`None` too for a store older than schedules).
-    pub fn revisit(&self, url: &str) -> Result<Option<RevisitRecord>, StoreError> {
-        self.get(Cf::Revisit, url.as_bytes())
-    }
-
-    /// Why a URL was dropped unfetched (`None`: it was not, or the store is older than
-    /// these records).
-    pub fn skipped(&self, url: &str) -> Result<Option<SkipRecord>, StoreError> {
-        self.get(Cf::Skipped, url.as_bytes())
-    }
-
-    /// The last fetches of a URL, oldest first (empty: never fetched, or fetched only by a
-    /// build older than histories).
-    pub fn history(&self, url: &str) -> Result<FetchHistory, StoreError> {
-        Ok(self.get(Cf::History, url.as_bytes())?.unwrap_or_default())
-    }
-
-    /// What a stored image or PDF was read to be (`None`: an HTML page, or a store older than
-    /// content kinds).
-    pub fn media(&self, url: &str) -> Result<Option<MediaRecord>, StoreError> {
-        self.get(Cf::Media, url.as_bytes())
-    }
-
-    /// The thumbnail of the image whose bytes hash to `content_hash`.
-    pub fn thumbnail(&self, content_hash: u64) -> Result<Option<Thumbnail>, StoreError> {
-        self.get(Cf::Thumbs, &content_hash.to_be_bytes())
-    }
-
-    /// The images one page shows (`None`: none, or a store older than content kinds).
-    pub fn page_images(&self, url: &str) -> Result<Option<PageImages>, StoreError> {
-        self.get(Cf::Images, url.as_bytes())
-    }
-
-    /// Every stored image's and PDF's media record, keyed by its URL, in URL order.
-    pub fn all_media(
-        &self,
-    ) -> Box<dyn Iterator<Item = Result<(String, MediaRecord), StoreError>> + '_> {
-        Box::new(self.scan(Cf::Media))
-    }
-
-    /// Every page's images, keyed by the page's URL, in URL order.
-    pub fn all_page_images(
-        &self,
-    ) -> Box<dyn Iterator<Item = Result<(String, PageImages), StoreError>> + '_> {
-        Box::new(self.scan(Cf::Images))
-    }
-
-    /// Every URL dropped unfetched, with why, in URL order.
-    pub fn all_skipped(
-        &self,
-    ) -> Box<dyn Iterator<Item = Result<(String, SkipRecord), StoreError>> + '_> {
-        Box::new(self.scan(Cf::Skipped))
-    }
-
-    /// Origins halted by their circuit breaker, with why, in origin order.
-    pub fn halted_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
-        match self.family(Cf::Meta) {
-            Some(_) => halted_hosts(&self.db),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// Crawl counters (zero for a store never written).
-    pub fn counters(&self) -> Result<CrawlCounters, StoreError> {
-        Ok(self.get(Cf::Meta, COUNTERS_KEY)?.unwrap_or_default())
-    }
-
-    fn get<R: Record>(&self, cf: Cf, key: &[u8]) -> Result<Option<R>, StoreError> {
-        match self.family(cf) {
-            Some(_) => read_record(&self.db, cf, key),
-            None => Ok(None),
-        }
-    }
-
-    /// Which partition of a distributed crawl this store is; `None` for a single-machine
-    /// store.
-    pub fn partition_stamp(&self) -> Result<Option<crate::record::PartitionStamp>, StoreError> {
-        self.get(Cf::Meta, PARTITION_KEY)
-    }
-
-    /// Every page, in URL order.
-    pub fn pages(&self) -> impl Iterator<Item = Result<PageRecord, StoreError>> + '_ {
-        self.scan(Cf::Pages).map(|item| item.map(|(_, page)| page))
-    }
-
-    /// Every page's outlinks, keyed by the page's URL, in URL order.
-    pub fn all_outlinks(
-        &self,
-    ) -> impl Iterator<Item = Result<(String, Outlinks), StoreError>> + '_ {
-        self.scan(Cf::Outlinks)
-    }
-
-    /// Number of URLs waiting in the frontier.
-    pub fn frontier_len(&self) -> usize {
-        self.family(Cf::Frontier).map_or(0, |family| {
-            self.db.iterator_cf(family, IteratorMode::Start).count()
-        })
-    }
-
-    fn scan<R: Record>(
-        &self,
-        cf: Cf,
-    ) -> impl Iterator<Item = Result<(String, R), StoreError>> + '_ {
-        self.family(cf)
-            .into_iter()
-            .flat_map(|family| self.db.iterator_cf(family, IteratorMode::Start))
-            .map(|item| {
-                let (key, value) = item?;
-                let key = String::from_utf8_lossy(&key).into_owned();
-                Ok((key, R::decode(&value)?))
-            })
-    }
-}
-
 mod error;
 mod page_write;
+mod reader;
 mod rendered;
 
 pub use error::StoreError;
 pub use page_write::{KindCommit, PageRecords};
+pub use reader::{ReadPattern, StoreReader};
 pub use rendered::RenderedInOrder;
 
 #[cfg(test)]
@@ -622,30 +453,5 @@ mod tests {
             Some(position)
         );
         assert_eq!(QueuePosition::from_bytes(&[]), None, "done: not waiting");
-    }
-
-    /// A store whose writer has made only some of its families so far (they are made one
-    /// after the other when a store is first opened), as a reader polling it may open it:
-    /// what it lacks reads as empty, never a panic.
-    #[test]
-    fn a_store_being_created_reads_as_empty_where_it_lacks_families() {
-        let data = tempfile::tempdir().expect("tempdir");
-        let path = store_dir(data.path());
-        let mut options = Options::default();
-        options.create_if_missing(true);
-        options.create_missing_column_families(true);
-        let budget = MemoryBudget::default();
-        let made_first = [Cf::Pages.descriptor(&budget)];
-        drop(DB::open_cf_descriptors(&options, &path, made_first).expect("a store"));
-
-        let store = StoreReader::open(data.path()).expect("opened read-only");
-        assert_eq!(store.pages().count(), 0);
-        assert_eq!(store.all_outlinks().count(), 0);
-        assert_eq!(store.frontier_len(), 0);
-        assert_eq!(store.counters().expect("read"), CrawlCounters::default());
-        assert_eq!(store.halted_hosts().expect("read"), Vec::new());
-        assert!(store.outlinks("http://a.test/").expect("read").is_none());
-        assert!(store.history("http://a.test/").expect("read").0.is_empty());
-        assert!(store.rendered("http://a.test/").expect("read").is_none());
     }
 }

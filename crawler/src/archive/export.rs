@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use reqwest::header::HeaderValue;
 use shared::config::CrawlerConfig;
 use shared::record::PageRecord;
+use shared::store::ReadPattern;
 use shared::{CanonicalUrl, StoreReader};
 use warc::{WarcHeader, WarcWriter, format_ms, record_id, sha1_digest};
 
@@ -43,7 +44,8 @@ pub fn export(
     file: &Path,
     config: &CrawlerConfig,
 ) -> Result<ExportSummary, WarcError> {
-    let store = StoreReader::open(data)?;
+    // Every page is read once, in URL order: no block is worth keeping.
+    let store = StoreReader::open_for(data, ReadPattern::OnePass)?;
     let kinds = Kinds::new(config, None);
     let partial = partial_name(file);
     let out = File::create(&partial).map_err(WarcError::io(&partial))?;

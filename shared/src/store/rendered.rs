@@ -19,10 +19,10 @@ impl StoreReader {
 
     /// The rendered records of pages asked for in URL order (see [`RenderedInOrder`]).
     pub fn rendered_in_order(&self) -> RenderedInOrder<'_> {
-        let iter = self
-            .db
-            .cf_handle(Cf::Rendered.name())
-            .map(|cf| self.db.iterator_cf(cf, IteratorMode::Start));
+        let iter = self.db.cf_handle(Cf::Rendered.name()).map(|cf| {
+            self.db
+                .iterator_cf_opt(cf, self.pattern.scan_options(), IteratorMode::Start)
+        });
         RenderedInOrder {
             iter,
             next: None,
