@@ -38,6 +38,13 @@
 //! [`crate::partition`]); a single-machine crawl leaves them empty.
 //!
 //! [`FrontierEntry`]: crate::record::FrontierEntry
+//! [`PageRecord`]: crate::record::PageRecord
+//! [`Outlinks`]: crate::record::Outlinks
+//! [`RobotsRecord`]: crate::record::RobotsRecord
+//! [`CrawlCounters`]: crate::record::CrawlCounters
+//! [`RevisitRecord`]: crate::record::RevisitRecord
+//! [`SkipRecord`]: crate::record::SkipRecord
+//! [`FetchHistory`]: crate::record::FetchHistory
 //! [`MediaRecord`]: crate::record::MediaRecord
 //! [`ImageInfo::content_hash`]: crate::record::ImageInfo::content_hash
 //! [`Thumbnail`]: crate::record::Thumbnail
