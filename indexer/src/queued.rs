@@ -9,6 +9,7 @@
 //! [`Queued`] wrapper is dropped then), and a parser waits for room before queueing another.
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use tantivy::TantivyDocument;
 use tantivy::schema::document::Document;
@@ -16,6 +17,8 @@ use tantivy::schema::document::Document;
 /// The bytes of documents that may wait for tantivy at once.
 pub(crate) struct QueueBudget {
     limit: usize,
+    /// The longest a parser waits for room: past it, its document goes anyway.
+    stall: Duration,
     held: Mutex<usize>,
     freed: Condvar,
 }
@@ -24,24 +27,38 @@ impl QueueBudget {
     /// The least budget: room for a few pages of text.
     pub(crate) const MIN_BYTES: usize = 1 << 20;
 
+    /// How long a parser waits for room before its document goes anyway. tantivy keeps the
+    /// queued documents of an indexing thread that failed (a full disk) until the writer is
+    /// dropped, and only `add_document` says it failed: a parser that waited for ever would
+    /// hang the build instead of ending it with the error. Writing a segment stalls the
+    /// queue too, so a few documents past the budget may go while one is written.
+    const STALL: Duration = Duration::from_secs(1);
+
     /// A budget of `limit` bytes (at least [`QueueBudget::MIN_BYTES`]).
     pub(crate) fn new(limit: usize) -> Arc<Self> {
+        Self::stalling_after(limit, Self::STALL)
+    }
+
+    fn stalling_after(limit: usize, stall: Duration) -> Arc<Self> {
         Arc::new(Self {
             limit: limit.max(Self::MIN_BYTES),
+            stall,
             held: Mutex::new(0),
             freed: Condvar::new(),
         })
     }
 
     /// `doc`, which holds about `bytes`, with its share of the budget, once there is room
-    /// for it; a document larger than the whole budget waits until nothing else is queued,
-    /// then goes alone. (The caller says the size: reading it off the document would
+    /// for it or the queue has stalled ([`QueueBudget::STALL`]); a document larger than the
+    /// whole budget waits until nothing else is queued, then goes alone. (The caller says the size: reading it off the document would
     /// deserialize every stemmed field, which cost a build a tenth of its CPU.)
     pub(crate) fn admit(self: &Arc<Self>, doc: TantivyDocument, bytes: usize) -> Queued {
         let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut held = self
+        let (mut held, _stalled) = self
             .freed
-            .wait_while(held, |held| *held > 0 && *held + bytes > self.limit)
+            .wait_timeout_while(held, self.stall, |held| {
+                *held > 0 && *held + bytes > self.limit
+            })
             .unwrap_or_else(PoisonError::into_inner);
         *held += bytes;
         Queued {
@@ -89,8 +106,6 @@ impl Document for Queued {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use tantivy::doc;
     use tantivy::schema::{STORED, Schema, TEXT};
 
@@ -103,7 +118,7 @@ mod tests {
         let mut schema = Schema::builder();
         let body = schema.add_text_field("body", TEXT | STORED);
         let _ = schema.build();
-        let budget = QueueBudget::new(QueueBudget::MIN_BYTES);
+        let budget = QueueBudget::stalling_after(QueueBudget::MIN_BYTES, Duration::from_secs(60));
         let page = "heron ".repeat(100_000); // 600 KB: one fits, two do not
         let first = budget.admit(doc!(body => page.clone()), page.len());
         assert_eq!(budget.held(), page.len());
@@ -133,5 +148,19 @@ mod tests {
         assert_eq!(budget.held(), 2 << 20, "alone, past the budget");
         drop(huge);
         assert_eq!(budget.held(), 0);
+    }
+
+    /// A queue that nothing drains (a failed indexing thread keeps what it was given) lets
+    /// the next document through once it has stalled, so the parser reaches tantivy's error.
+    #[test]
+    fn a_queue_that_nothing_drains_lets_the_next_document_through_after_the_stall() {
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", TEXT);
+        let _ = schema.build();
+        let budget = QueueBudget::stalling_after(QueueBudget::MIN_BYTES, Duration::from_millis(50));
+        let _never_indexed = budget.admit(doc!(body => "heron"), QueueBudget::MIN_BYTES);
+        let next = budget.admit(doc!(body => "egret"), 10);
+        assert_eq!(budget.held(), QueueBudget::MIN_BYTES + 10);
+        drop(next);
     }
 }
