@@ -126,10 +126,16 @@ async fn crawl_with(
     summaries
 }
 
-/// What Redis holds of the crawl's progress, for a failure's message.
+/// What Redis holds of the crawl's progress, for a failure's message: the partitions not
+/// idle first (a long message is cut in the middle where CI shows it).
 fn coordination(redis: &RedisServer) -> String {
     let mut text = format!("idle states: {}", redis.cli(&["HGETALL", "sift:idle"]));
-    for p in 0..PARTITIONS {
+    let mut order: Vec<u32> = (0..PARTITIONS).collect();
+    order.sort_by_key(|p| {
+        let state = redis.cli(&["HGET", "sift:idle", &format!("p-{p:03}")]);
+        state.starts_with('1')
+    });
+    for p in order {
         let key = format!("sift:links:p-{p:03}");
         text.push_str(&format!(
             "\n{key}: {}",

@@ -10,7 +10,7 @@
 //! grow with the web.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument};
 use testweb::{RedisServer, SoakWeb, TestWeb};
 
 use crate::faults::child::{self, build_args};
-use crate::support::{crawl, crawler_config, index};
+use crate::support::{copy_dir, crawl, crawler_config, index};
 
 /// Eight hosts of 40 pages (one of 160); one page in ten links to another host.
 const WEB: SoakWeb = SoakWeb {
@@ -357,20 +357,6 @@ fn host_name() -> String {
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
-}
-
-/// Copies a directory tree (a partition's closed store).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("directory made");
-    for entry in std::fs::read_dir(from).expect("directory read") {
-        let entry = entry.expect("entry");
-        let target: PathBuf = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("file copied");
-        }
-    }
 }
 
 /// Every document of the shard in `data`: its signals, and its PageRank level apart.

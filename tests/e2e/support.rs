@@ -288,3 +288,18 @@ impl Searchd {
             .collect()
     }
 }
+
+/// Copies a directory tree (a closed store, a store's backups), RocksDB's `LOCK` file left
+/// out.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("directory made");
+    for entry in std::fs::read_dir(from).expect("directory read") {
+        let entry = entry.expect("entry");
+        let target: PathBuf = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if entry.file_name() != "LOCK" {
+            std::fs::copy(entry.path(), &target).expect("file copied");
+        }
+    }
+}

@@ -71,30 +71,47 @@ pub(crate) enum NotStarted {
     Failed(Error),
 }
 
+/// A partition's store opened for its crawl: restored first when a backup is newer, claimed
+/// under the lease's epoch, its marks raised.
+pub(crate) struct Opened {
+    store: PageStore,
+    /// The backup it was restored from, when it was.
+    restored: Option<BackupRecord>,
+}
+
 impl Held {
-    /// Opens `lease`'s partition store under `shared.data`, claims it under the lease's epoch,
-    /// raises its marks to what earlier holders `confirmed` (empty but for a store taken
-    /// over from a lost one: see [`PageStore::raise_marks`]) and starts its crawl.
-    pub(crate) fn start(
+    /// Opens `lease`'s partition store under `shared.data` on a blocking thread (a restore
+    /// copies the whole partition, and a store's opening replays its log: the worker goes on
+    /// renewing its leases meanwhile), claims it under the lease's epoch and raises its marks
+    /// to what earlier holders `confirmed` (empty but for a store taken over from a lost one:
+    /// see [`PageStore::raise_marks`]).
+    pub(crate) fn open(
         shared: &Shared,
-        lease: Lease,
-        confirmed: &Marks,
-    ) -> Result<Self, NotStarted> {
+        lease: &Lease,
+        confirmed: Marks,
+    ) -> JoinHandle<Result<Opened, NotStarted>> {
         let p = lease.partition;
         let dir = p.data_dir(&shared.data);
-        let (mut store, restored) = open(
-            &dir,
-            &shared.budget,
-            shared.partitions,
-            &lease,
-            shared.backups.as_ref(),
-        )?;
-        let raised = store
-            .raise_marks(confirmed)
-            .map_err(|e| NotStarted::Failed(e.into()))?;
-        if !raised.is_empty() {
-            info!(partition = %p, ?raised, "marks raised to what earlier holders confirmed: their parcels are not in this store");
-        }
+        let budget = shared.budget.clone();
+        let partitions = shared.partitions;
+        let backups = shared.backups.clone();
+        let lease = lease.clone();
+        tokio::task::spawn_blocking(move || {
+            let (mut store, restored) = open(&dir, &budget, partitions, &lease, backups.as_ref())?;
+            let raised = store
+                .raise_marks(&confirmed)
+                .map_err(|e| NotStarted::Failed(e.into()))?;
+            if !raised.is_empty() {
+                info!(partition = %p, ?raised, "marks raised to what earlier holders confirmed: their parcels are not in this store");
+            }
+            Ok(Opened { store, restored })
+        })
+    }
+
+    /// Starts the crawl of `lease`'s partition on its `opened` store.
+    pub(crate) fn start(shared: &Shared, lease: Lease, opened: Opened) -> Result<Self, Error> {
+        let p = lease.partition;
+        let Opened { store, restored } = opened;
         let (inbox, inbox_rx) = mpsc::channel(INBOX);
         let (state_tx, state) = watch::channel(PartitionState::default());
         let (let_go, let_go_rx) = watch::channel(false);
@@ -112,7 +129,7 @@ impl Held {
             role = role.with_backups(backup::partition_dir(&backups.dir, p), backups.every, sink);
         }
         let options = CrawlOptions {
-            data: dir,
+            data: p.data_dir(&shared.data),
             ..shared.options.clone()
         };
         let crawler = Crawler::for_partition(
@@ -121,8 +138,7 @@ impl Held {
             shared.fetcher.clone(),
             shared.renderer.clone(),
             role,
-        )
-        .map_err(NotStarted::Failed)?
+        )?
         .with_metrics(shared.metrics.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let crawl = tokio::spawn(crawler.run(async move {

@@ -13,7 +13,8 @@
 //! trimmed below it (`XTRIM MINID`). A crash between applying and acknowledging redelivers
 //! the parcel, and the store's marks skip it.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -195,7 +196,8 @@ pub(crate) type Readers = BTreeMap<PartitionId, mpsc::Sender<Delivery>>;
 /// to its partition's crawl and acknowledging it once applied. With Redis away, it waits and
 /// tries again.
 pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receiver<Readers>) {
-    let mut reading: BTreeSet<PartitionId> = BTreeSet::new();
+    // The crawls taken over, each by the inbox it was taken over for.
+    let mut reading = Readers::new();
     let mut connection = None;
     let mut complained = false;
     let mut swept = tokio::time::Instant::now();
@@ -204,16 +206,16 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
             return;
         }
         let current = owned.borrow_and_update().clone();
-        reading.retain(|p| current.contains_key(p));
+        forget_replaced(&mut reading, &current);
         let result = async {
             let blocking = match connection.as_mut() {
                 Some(blocking) => blocking,
                 None => connection.insert(redis.blocking(BLOCK).await?),
             };
             for (&p, crawl) in &current {
-                if !reading.contains(&p) {
+                if let Entry::Vacant(slot) = reading.entry(p) {
                     take_over(&redis, &worker, p, crawl).await?;
-                    reading.insert(p);
+                    slot.insert(crawl.clone());
                 }
             }
             if reading.is_empty() {
@@ -224,10 +226,8 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
                 // can still read one more batch of its stream after the new owner took it
                 // over and claimed what was pending then: such entries would stay pending
                 // under the old consumer, unapplied, and hold the crawl's end back for ever.
-                for &p in &reading {
-                    if let Some(crawl) = current.get(&p) {
-                        claim(&redis, &worker, p, STALE, crawl).await?;
-                    }
+                for (&p, crawl) in &reading {
+                    claim(&redis, &worker, p, STALE, crawl).await?;
                 }
                 swept = tokio::time::Instant::now();
             }
@@ -240,10 +240,10 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
                 .arg("BLOCK")
                 .arg(BLOCK.as_millis() as u64)
                 .arg("STREAMS");
-            for &p in &reading {
+            for &p in reading.keys() {
                 cmd.arg(keys::links(p));
             }
-            for _ in &reading {
+            for _ in reading.keys() {
                 cmd.arg(">");
             }
             let reply: Option<StreamReadReply> = blocking.query(&cmd).await?;
@@ -255,7 +255,7 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
                 else {
                     continue;
                 };
-                if let Some(crawl) = current.get(&p) {
+                if let Some(crawl) = reading.get(&p) {
                     deliver(&redis, p, stream.ids, crawl).await;
                 }
             }
@@ -281,6 +281,15 @@ pub(crate) async fn read(redis: Redis, worker: String, mut owned: watch::Receive
             }
         }
     }
+}
+
+/// Forgets the crawls taken over that are no longer `current`: let go of, or let go of and
+/// taken again since the last look (a lease lost and retaken within one blocking read). A
+/// crawl taken again is a new one, with a new inbox: it is told where its stream stands
+/// only by its own take-over, and until then its state names no entry applied, which holds
+/// the crawl's end back for ever once no link comes.
+fn forget_replaced(reading: &mut Readers, current: &Readers) {
+    reading.retain(|p, taken| current.get(p).is_some_and(|now| now.same_channel(taken)));
 }
 
 /// Starts reading partition `p`'s stream: its group made if missing, what a former owner
@@ -461,6 +470,23 @@ fn parcel_of(fields: &HashMap<String, Value>) -> Option<LinkParcel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crawl_let_go_of_and_taken_again_between_two_looks_is_taken_over_again() {
+        let p = PartitionId::new(3);
+        let q = PartitionId::new(5);
+        let (first, _first_rx) = mpsc::channel(1);
+        let (again, _again_rx) = mpsc::channel(1);
+        let (other, _other_rx) = mpsc::channel(1);
+        let mut reading: Readers = [(p, first), (q, other.clone())].into();
+        // p let go of and taken again (a new crawl, a new inbox); q still the same crawl.
+        let current: Readers = [(p, again), (q, other)].into();
+        forget_replaced(&mut reading, &current);
+        assert_eq!(reading.keys().copied().collect::<Vec<_>>(), vec![q]);
+        // q let go of.
+        forget_replaced(&mut reading, &Readers::new());
+        assert!(reading.is_empty());
+    }
 
     #[test]
     fn entry_ids_order_as_redis_does() {

@@ -1,7 +1,9 @@
 //! `crawler worker`: one worker of a distributed crawl.
 //!
 //! Each turn (every [`TICK`]) the worker beats, renews its leases, reaps the partitions whose
-//! crawl ended, takes free partitions up to its share or lets go of those above it,
+//! crawl ended, starts the crawls of those whose store opened (on a blocking thread: a
+//! restore copies a whole partition, and the leases are renewed meanwhile), takes free
+//! partitions up to its share or lets go of those above it,
 //! publishes its partitions' idle states (those that changed, and every second all), and
 //! every 5 s its figures and the crawl's settings (should Redis have lost them); when every
 //! partition it holds is idle it asks whether the whole crawl is done, and ends when it is. Redis away:
@@ -17,12 +19,13 @@ use shared::CanonicalUrl;
 use shared::partition::PartitionId;
 use shared::store::MemoryBudget;
 use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::connection::Redis;
 use super::figures::{partition_line, worker_line};
-use super::held::{Ending, Held, NotStarted, Shared};
+use super::held::{Ending, Held, NotStarted, Opened, Shared};
 use super::ip_gate::AddressGate;
 use super::lease::{Lease, LeaseTimes, Leases};
 use super::links::{self, Readers};
@@ -38,6 +41,7 @@ use crate::kind::Kinds;
 use crate::metrics::CrawlMetrics;
 use crate::params::ParamStrip;
 use crate::render::Renderer;
+use crate::store::Marks;
 use service::health::Readiness;
 use shared::partition::redis_address::shown;
 use shared::partition::redis_keys::crawl as keys;
@@ -171,6 +175,7 @@ pub async fn run(
         board: CrawlProgressBoard::new(redis.clone()),
         readers: watch::Sender::new(Readers::new()),
         held: BTreeMap::new(),
+        starting: BTreeMap::new(),
         waiting: BTreeMap::new(),
         letting_go: Vec::new(),
         totals: Totals::default(),
@@ -205,6 +210,7 @@ pub async fn run(
             next_renew = now + times.renew_every();
         }
         worker_loop.reap().await;
+        worker_loop.started().await;
         let beat = worker_loop.beat(times.ttl).await;
         worker_loop.observe(beat.as_ref().err());
         match beat {
@@ -278,12 +284,20 @@ struct Totals {
     errors: u64,
 }
 
+/// A partition whose store opens on a blocking thread, under its lease (renewed meanwhile).
+struct Starting {
+    lease: Lease,
+    opening: JoinHandle<Result<Opened, NotStarted>>,
+}
+
 struct WorkerLoop {
     leases: Leases,
     members: Members,
     board: CrawlProgressBoard,
     readers: watch::Sender<Readers>,
     held: BTreeMap<PartitionId, Held>,
+    /// Leases taken whose store is opening.
+    starting: BTreeMap<PartitionId, Starting>,
     /// Leases taken whose store another process still has open.
     waiting: BTreeMap<PartitionId, Lease>,
     /// Partitions whose crawl was asked to stop, released once it has.
@@ -343,6 +357,7 @@ impl WorkerLoop {
             .held
             .values()
             .map(|h| h.lease.clone())
+            .chain(self.starting.values().map(|s| s.lease.clone()))
             .chain(self.waiting.values().cloned())
             .chain(
                 self.letting_go
@@ -366,10 +381,11 @@ impl WorkerLoop {
         }
     }
 
-    /// Whether this worker has partition `p` in any state: crawling, waiting for its store,
-    /// or letting it go.
+    /// Whether this worker has partition `p` in any state: crawling, opening its store,
+    /// waiting for it, or letting it go.
     fn has(&self, p: PartitionId) -> bool {
         self.held.contains_key(&p)
+            || self.starting.contains_key(&p)
             || self.waiting.contains_key(&p)
             || self
                 .letting_go
@@ -462,7 +478,7 @@ impl WorkerLoop {
             self.waiting.remove(&lease.partition);
             self.start(lease, Taking::Here).await;
         }
-        let holding = self.held.len() + self.waiting.len();
+        let holding = self.held.len() + self.starting.len() + self.waiting.len();
         if holding > target {
             let extra: Vec<PartitionId> = self
                 .held
@@ -508,10 +524,11 @@ impl WorkerLoop {
         }
     }
 
-    /// Starts a partition under `lease`, or keeps the lease waiting for its store.
+    /// Opens `lease`'s partition store off the worker's loop; [`WorkerLoop::started`] starts
+    /// its crawl once it is open.
     async fn start(&mut self, lease: Lease, taking: Taking) {
         let p = lease.partition;
-        let mut confirmed = Vec::new();
+        let mut confirmed = Marks::new();
         if taking == Taking::Over {
             // Its store is lost: what its holders applied there is not in this one, and the
             // senders let it go once confirmed. Their marks start where they confirmed.
@@ -525,52 +542,94 @@ impl WorkerLoop {
             }
             warn!(partition = %p, "taken over on this disk: its store lived where no live worker reaches (a lost disk, a machine gone): what it held is lost, its crawl goes on from the links that arrive");
         }
-        match Held::start(&self.shared, lease.clone(), &confirmed) {
-            Ok(held) => {
-                info!(partition = %p, epoch = lease.epoch, "partition taken");
-                if let Some(backup) = held.restored {
-                    warn!(
-                        partition = %p,
-                        backup_epoch = backup.epoch,
-                        backup_age_ms = shared::now_ms().saturating_sub(backup.at_ms),
-                        "partition restored from its newest backup: the pages fetched since are fetched again, and every sender sends its unconfirmed parcels again"
-                    );
-                    if let Err(error) = links::all_may_be_lost(&self.shared.redis).await {
+        let opening = Held::open(&self.shared, &lease, confirmed);
+        self.starting.insert(p, Starting { lease, opening });
+    }
+
+    /// Starts the crawls of the partitions whose store is open, or keeps their lease
+    /// waiting for the store, or gives it back.
+    async fn started(&mut self) {
+        let open: Vec<PartitionId> = self
+            .starting
+            .iter()
+            .filter(|(_, s)| s.opening.is_finished())
+            .map(|(&p, _)| p)
+            .collect();
+        for p in open {
+            let Some(Starting { lease, opening }) = self.starting.remove(&p) else {
+                continue;
+            };
+            let opened = opening.await.unwrap_or_else(|error| {
+                Err(NotStarted::Failed(Error::Cluster(format!(
+                    "opening the store of {p} failed: {error}"
+                ))))
+            });
+            match opened {
+                Ok(opened) if !lease.fence.holds() => {
+                    warn!(partition = %p, "lease lost while its store opened: not crawled here");
+                    drop(opened);
+                    if let Err(error) = self.leases.release(&lease).await {
                         self.redis_away(&error);
                     }
                 }
-                let inbox = held.inbox.clone();
-                self.held.insert(p, held);
-                self.readers.send_modify(|r| {
-                    r.insert(p, inbox);
-                });
-            }
-            Err(NotStarted::StoreBusy) => {
-                info!(partition = %p, "its store is still open in another process: waiting");
-                self.waiting.insert(p, lease);
-            }
-            Err(NotStarted::StaleEpoch { stamp }) => {
-                // Redis gave an epoch it had given before (it lost writes: a restart without
-                // its data, a failover to a replica behind): it counts on from the store's,
-                // and the next turn takes the lease above it.
-                warn!(
-                    partition = %p,
-                    epoch = lease.epoch,
-                    store_epoch = stamp,
-                    "Redis's lease epoch is behind the partition store's (Redis lost writes): raised to the store's"
-                );
-                let raised = self.leases.raise_epoch(p, stamp).await;
-                if let Err(error) = raised.and(self.leases.release(&lease).await) {
-                    self.redis_away(&error);
+                Ok(opened) => self.crawl(lease, opened).await,
+                Err(NotStarted::StoreBusy) => {
+                    info!(partition = %p, "its store is still open in another process: waiting");
+                    self.waiting.insert(p, lease);
                 }
-            }
-            Err(NotStarted::Failed(error)) => {
-                warn!(partition = %p, %error, "cannot crawl the partition: its lease goes back");
-                // Given back at once, so that a worker that can open it takes it.
-                if let Err(error) = self.leases.release(&lease).await {
-                    self.redis_away(&error);
+                Err(NotStarted::StaleEpoch { stamp }) => {
+                    // Redis gave an epoch it had given before (it lost writes: a restart
+                    // without its data, a failover to a replica behind): it counts on from
+                    // the store's, and the next turn takes the lease above it.
+                    warn!(
+                        partition = %p,
+                        epoch = lease.epoch,
+                        store_epoch = stamp,
+                        "Redis's lease epoch is behind the partition store's (Redis lost writes): raised to the store's"
+                    );
+                    let raised = self.leases.raise_epoch(p, stamp).await;
+                    if let Err(error) = raised.and(self.leases.release(&lease).await) {
+                        self.redis_away(&error);
+                    }
                 }
+                Err(NotStarted::Failed(error)) => self.not_crawled(&lease, &error).await,
             }
+        }
+    }
+
+    /// Runs the crawl of `lease`'s partition on its `opened` store.
+    async fn crawl(&mut self, lease: Lease, opened: Opened) {
+        let p = lease.partition;
+        let epoch = lease.epoch;
+        let held = match Held::start(&self.shared, lease.clone(), opened) {
+            Ok(held) => held,
+            Err(error) => return self.not_crawled(&lease, &error).await,
+        };
+        info!(partition = %p, epoch, "partition taken");
+        if let Some(backup) = held.restored {
+            warn!(
+                partition = %p,
+                backup_epoch = backup.epoch,
+                backup_age_ms = shared::now_ms().saturating_sub(backup.at_ms),
+                "partition restored from its newest backup: the pages fetched since are fetched again, and every sender sends its unconfirmed parcels again"
+            );
+            if let Err(error) = links::all_may_be_lost(&self.shared.redis).await {
+                self.redis_away(&error);
+            }
+        }
+        let inbox = held.inbox.clone();
+        self.held.insert(p, held);
+        self.readers.send_modify(|r| {
+            r.insert(p, inbox);
+        });
+    }
+
+    /// Gives back the lease of a partition that cannot be crawled here.
+    async fn not_crawled(&mut self, lease: &Lease, error: &Error) {
+        warn!(partition = %lease.partition, %error, "cannot crawl the partition: its lease goes back");
+        // Given back at once, so that a worker that can open it takes it.
+        if let Err(error) = self.leases.release(lease).await {
+            self.redis_away(&error);
         }
     }
 
@@ -598,7 +657,8 @@ impl WorkerLoop {
 
     /// Whether every partition held is idle (and none is changing hands).
     fn all_idle(&self) -> bool {
-        self.waiting.is_empty()
+        self.starting.is_empty()
+            && self.waiting.is_empty()
             && self.letting_go.is_empty()
             && self.held.values().all(|h| {
                 // Idle, and said so in Redis.
@@ -671,6 +731,11 @@ impl WorkerLoop {
         let all: Vec<PartitionId> = self.held.keys().copied().collect();
         for p in all {
             self.stop(p, ending, true);
+        }
+        for (_, starting) in std::mem::take(&mut self.starting) {
+            // Its store closes before the lease goes back.
+            drop(starting.opening.await);
+            let _ = self.leases.release(&starting.lease).await;
         }
         for (_, lease) in std::mem::take(&mut self.waiting) {
             let _ = self.leases.release(&lease).await;

@@ -1,13 +1,16 @@
 //! Partitions that outlive their machine: two workers on two data directories back up the
 //! partitions they hold (`--backup`, every 300 ms); one is killed (`kill -9`) and its
 //! directory deleted. The other takes its partitions, restores each from its newest backup
-//! and completes the crawl: every reachable page stored once, and a page fetched twice only
-//! when its first fetch came after its partition's last backup.
+//! and completes the crawl: every reachable page stored once, no page of a backup fetched
+//! again, and a page fetched twice only when its partition's last backup lacked it.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rocksdb::Env;
+use rocksdb::backup::{BackupEngine, BackupEngineOptions, RestoreOptions};
+use shared::StoreReader;
 use shared::partition::{PartitionId, Partitions};
 
 use super::kills::{MAX_IN_FLIGHT, Machines, Rig, WEB};
@@ -16,9 +19,32 @@ use super::{
     PARTITIONS, assert_fetched_at_most_twice, assert_status_from_redis_after_the_crawl,
     assert_stored_every_page, expected_of,
 };
+use crate::support::copy_dir;
 
 /// How often the workers back up each partition.
 const BACKUP_EVERY_MS: u64 = 300;
+
+/// The pages held by the newest backups in `copies` (a copy of each partition's backup
+/// directory), restored under `scratch`.
+fn pages_backed_up(copies: &BTreeMap<PartitionId, PathBuf>, scratch: &Path) -> BTreeSet<String> {
+    let mut pages = BTreeSet::new();
+    for (p, copy) in copies {
+        let options = BackupEngineOptions::new(copy).expect("backup options");
+        let env = Env::new().expect("a RocksDB environment");
+        let mut engine = BackupEngine::open(&options, &env).expect("the backups open");
+        let data = scratch.join(p.dir_name());
+        std::fs::create_dir_all(&data).expect("a partition's directory");
+        let store = shared::store::store_dir(&data);
+        engine
+            .restore_from_latest_backup(&store, &store, &RestoreOptions::default())
+            .expect("the newest backup restores");
+        let reader = StoreReader::open(&data).expect("a restored store opens");
+        for page in reader.pages() {
+            pages.insert(page.expect("page decodes").url);
+        }
+    }
+    pages
+}
 
 /// The newest backup of each partition: when it was taken.
 fn backed_up(backups: &Path) -> BTreeMap<PartitionId, SystemTime> {
@@ -50,7 +76,8 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
             "--backup-interval-ms".into(),
             BACKUP_EVERY_MS.to_string(),
         ],
-        None,
+        // Which partitions changed hands, and why, for a failure's message.
+        Some("warn,crawler::cluster=info"),
     );
     let Rig { web, redis, .. } = &rig;
     let expected = expected_of(web, WEB);
@@ -78,7 +105,16 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
     workers[0].child().kill().expect("SIGKILL");
     workers[0].child().wait().expect("killed");
     let killed_at = Instant::now();
-    let last_backups = backed_up(&backups);
+    // A copy of the backups b restores, taken before b's leases on them begin (b backs up
+    // over them once it holds them).
+    let copies: BTreeMap<PartitionId, PathBuf> = held
+        .iter()
+        .map(|p| {
+            let copy = rig.dir.path().join("a's last backups").join(p.dir_name());
+            copy_dir(&backups.join(p.dir_name()), &copy);
+            (*p, copy)
+        })
+        .collect();
     std::fs::remove_dir_all(&machines[0]).expect("machine a's disk deleted");
     assert!(!held.is_empty(), "machine a held partitions");
     let mut survivors = workers.split_off(1);
@@ -86,37 +122,60 @@ async fn a_machine_lost_with_its_disk_is_restored_from_backups() {
 
     let pages = assert_stored_every_page(&machines[1], &expected, redis);
 
-    // Fetched again: the pages of a's partitions first fetched after their last backup (and
-    // at most the fetches in flight of a lease lost on the way, under load).
+    // Fetched again: the pages of a's partitions it fetched that their last backup lacks
+    // (and at most the fetches in flight of a lease lost on the way, under load); never a
+    // page a backup holds.
+    let in_backups = pages_backed_up(&copies, &rig.dir.path().join("restored"));
     let partitions = Partitions::new(PARTITIONS).expect("partitions");
-    let now = (Instant::now(), SystemTime::now());
-    let instant_of = |at: SystemTime| now.0 - now.1.duration_since(at).unwrap_or_default();
     let fetches = assert_fetched_at_most_twice(web, WEB);
+    let url = |(host, path): &(String, String)| web.url(host, path);
+    let again_from_backups: Vec<String> = fetches
+        .iter()
+        .filter(|(page, n)| **n > 1 && in_backups.contains(&url(page)))
+        .map(|(page, _)| url(page))
+        .collect();
+    assert!(
+        again_from_backups.is_empty(),
+        "no page a backup held fetched again: {again_from_backups:?}"
+    );
     let twice = fetches.values().filter(|&&n| n > 1).count();
     let requests = web.requests();
-    let after_backup = fetches
-        .keys()
-        .filter(|(host, path)| {
-            let p = partitions.of_host(host);
-            let Some(backup) = last_backups.get(&p).filter(|_| held.contains(&p)) else {
-                return false;
-            };
-            requests
+    let lacked = |page @ (host, path): &(String, String)| {
+        held.contains(&partitions.of_host(host))
+            && !in_backups.contains(&url(page))
+            && requests
                 .iter()
-                .find(|r| r.host == *host && r.path_and_query == *path)
-                .is_some_and(|r| {
-                    r.at + Duration::from_millis(100) >= instant_of(*backup) && r.at <= killed_at
-                })
+                .any(|r| r.host == *host && r.path_and_query == *path && r.at <= killed_at)
+    };
+    let lacking = fetches.keys().filter(|page| lacked(page)).count();
+    // The others fetched twice, each with its partition and its fetches' times from the
+    // kill, for a failure's message.
+    let from_kill = |at: Instant| match at.checked_duration_since(killed_at) {
+        Some(after) => format!("+{} ms", after.as_millis()),
+        None => format!("-{} ms", (killed_at - at).as_millis()),
+    };
+    let otherwise: Vec<String> = fetches
+        .iter()
+        .filter(|(page, n)| **n > 1 && !lacked(page))
+        .map(|(page @ (host, path), _)| {
+            let times: Vec<String> = requests
+                .iter()
+                .filter(|r| r.host == *host && r.path_and_query == *path)
+                .map(|r| from_kill(r.at))
+                .collect();
+            format!("{} ({}) at {times:?}", url(page), partitions.of_host(host))
         })
-        .count();
+        .collect();
     assert!(
-        twice <= after_backup + MAX_IN_FLIGHT,
-        "{twice} pages fetched twice, {after_backup} fetched after their partition's last backup"
+        otherwise.len() <= MAX_IN_FLIGHT,
+        "{twice} pages fetched twice, {lacking} fetched by machine a and not in its last \
+         backups; the others: {otherwise:?}"
     );
     eprintln!(
-        "machine a held {held:?}; {} pages; {twice} fetched twice, {after_backup} first fetched \
-         after their partition's last backup",
-        pages.len()
+        "machine a held {held:?}; {} pages; {} in its last backups; {twice} fetched twice, \
+         {lacking} fetched by machine a and not in its last backups; the others: {otherwise:?}",
+        pages.len(),
+        in_backups.len()
     );
     assert_status_from_redis_after_the_crawl(redis, pages.len()).await;
     let mut out = Vec::new();

@@ -10,7 +10,7 @@ use testweb::TestWeb;
 
 use super::child::{self, build_args};
 use super::indexed_docs;
-use crate::support::crawled;
+use crate::support::{copy_dir, crawled};
 
 /// The failpoints, each with whether `CURRENT` names the new generation once it is passed.
 const POINTS: [(&str, bool); 4] = [
@@ -96,20 +96,6 @@ async fn switch_interrupted(crash: bool) {
         );
         assert_eq!(indexed_docs(data), docs, "{point}: every document indexed");
         searchd_finds_herons(data);
-    }
-}
-
-/// Copies a directory tree (the store and index of the reference crawl).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("directory");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if entry.file_name() != "LOCK" {
-            std::fs::copy(entry.path(), &target).expect("copied");
-        }
     }
 }
 
