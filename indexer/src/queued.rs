@@ -50,11 +50,13 @@ impl QueueBudget {
 
     /// `doc`, which holds about `bytes`, with its share of the budget, once there is room
     /// for it or the queue has stalled ([`QueueBudget::STALL`]); a document larger than the
-    /// whole budget waits until nothing else is queued, then goes alone. (The caller says the size: reading it off the document would
-    /// deserialize every stemmed field, which cost a build a tenth of its CPU.)
+    /// whole budget waits until nothing else is queued, then goes alone. (The caller says
+    /// the size: reading it off the document would deserialize every stemmed field, which
+    /// cost a build a tenth of its CPU.)
     pub(crate) fn admit(self: &Arc<Self>, doc: TantivyDocument, bytes: usize) -> Queued {
         let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let (mut held, _stalled) = self
+        // Room, or the stall: either way the document goes.
+        let (mut held, _) = self
             .freed
             .wait_timeout_while(held, self.stall, |held| {
                 *held > 0 && *held + bytes > self.limit
